@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds the baseline benchmark (CUDA runtime + cuBLAS) for Hopper:
+#   bench/build.sh [OUTPUT_DIR]      (default: build/bench)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$root/build/bench}
+mkdir -p "$out"
+nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/baselines.cu" -o "$out/baselines" -lcublas
+echo "$out/baselines"

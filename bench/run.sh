@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The benchmarks of bench/RESULTS.md, on the GPU machine:
+#   bench/run.sh OUT_DIR [PHASE...]   phases: va24 va16 fixed sgemm baselines (default: all)
+# Each tuning run writes OUT_DIR/<label>.json (`hone tune --json`); bench/summarize.py turns
+# them into the tables. Binaries come from $HONE_BIN_DIR (default .carry/).
+set -uo pipefail
+out=${1:?usage: bench/run.sh OUT_DIR [PHASE...]}
+shift
+phases=${*:-va24 va16 fixed sgemm baselines}
+B=${HONE_BIN_DIR:-$PWD/.carry}
+work=$(mktemp -d)
+jobs_all=$(nproc)
+
+tune() {  # tune LABEL CONFIG [hone tune options...]
+  local label=$1 cfg=$2
+  shift 2
+  local t0=$(date +%s.%N)
+  "$B/hone" tune "$cfg" --json --quiet -o "$work/$label.db" "$@" >"$out/$label.json" 2>"$out/$label.err"
+  local rc=$?
+  printf '%-22s rc=%s %6.1f s\n' "$label" "$rc" "$(echo "$(date +%s.%N) - $t0" | bc)"
+}
+
+for phase in $phases; do
+  case $phase in
+    va24|va16)
+      n=$([ $phase = va24 ] && echo 16777216 || echo 65536)
+      cfg=configs/vector_add.yaml
+      cold1=$work/cache-$phase-j1 coldall=$work/cache-$phase-jall
+      tune ${phase}_cold_jall $cfg --set N=$n -j $jobs_all --cache-dir $coldall
+      tune ${phase}_warm_jall $cfg --set N=$n -j $jobs_all --cache-dir $coldall
+      tune ${phase}_warm_inproc $cfg --set N=$n -j $jobs_all --cache-dir $coldall --in-process
+      tune ${phase}_cold_j1 $cfg --set N=$n -j 1 --cache-dir $cold1
+      ;;
+    fixed)
+      key="BLOCK=256,STRIDED=false,IDX_T=int,VEC=4,MEM=device,MAXREG=0,FAST=false"
+      for n in 65536 16777216; do
+        tune fixed_${n}_flush configs/vector_add.yaml --set N=$n --only "$key" --l2-flush on --cache-dir $work/c
+        tune fixed_${n}_warm configs/vector_add.yaml --set N=$n --only "$key" --l2-flush off --cache-dir $work/c
+      done
+      ;;
+    sgemm)
+      tune sgemm_cold_jall configs/sgemm.yaml -j $jobs_all --cache-dir $work/cache-sgemm
+      tune sgemm_warm_jall configs/sgemm.yaml -j $jobs_all --cache-dir $work/cache-sgemm
+      ;;
+    baselines)
+      "$B/baselines" --json 4096 >"$out/baselines.json" 2>"$out/baselines.err"
+      echo "baselines rc=$?"
+      ;;
+  esac
+done
+python3 bench/summarize.py "$out" | tee "$out/summary.md"

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Turns the JSON files of bench/run.sh into the markdown tables of bench/RESULTS.md."""
+import json
+import os
+import statistics
+import sys
+
+
+def load(out, label):
+    path = os.path.join(out, label + ".json")
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except json.JSONDecodeError:
+        return None
+
+
+def best(run):
+    timed = [r for r in run["results"] if r["status"] in ("ok", "not_converged")]
+    return min(timed, key=lambda r: r["timing"]["median_us"]) if timed else None
+
+
+def tuning_table(out, labels):
+    print("| run | configs | wall s | setup s | compile wait s | GPU work s | GPU busy s | other s "
+          "| wall / GPU busy | compiled / cached | configs/s | peak RSS MiB (tuner / largest worker) "
+          "| best | best median µs | GB/s |")
+    print("|" + "---|" * 15)
+    for label in labels:
+        run = load(out, label)
+        if not run:
+            continue
+        t = run["time"]
+        n = run["evaluated"]
+        other = t["wall_s"] - t["setup_s"] - t["compile_wait_s"] - t["gpu_s"] - t["store_s"]
+        b = best(run)
+        ratio = t["wall_s"] / t["gpu_busy_s"] if t["gpu_busy_s"] > 0 else float("nan")
+        rss = run["rusage"]
+        print(f"| {label} | {n} | {t['wall_s']:.2f} | {t['setup_s']:.2f} | {t['compile_wait_s']:.2f} "
+              f"| {t['gpu_s']:.2f} | {t['gpu_busy_s']:.2f} | {other + t['store_s']:.2f} | {ratio:.2f} "
+              f"| {t['compiled']} / {t['cache_hits']} | {n / t['wall_s']:.1f} "
+              f"| {rss['max_rss_kib_self'] / 1024:.0f} / {rss['max_rss_kib_children'] / 1024:.0f} "
+              f"| {b['key'] if b else '-'} | {b['timing']['median_us'] if b else float('nan'):.2f} "
+              f"| {(b['gbps'] or 0) if b else 0:.0f} |")
+    print()
+
+
+def statuses(run):
+    counts = {}
+    for r in run["results"]:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    return ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+
+
+def main(out):
+    print("## Tuning runs\n")
+    tuning_table(out, ["va24_cold_jall", "va24_warm_jall", "va24_warm_inproc", "va24_cold_j1",
+                       "va16_cold_jall", "va16_warm_jall", "va16_warm_inproc", "va16_cold_j1",
+                       "sgemm_cold_jall", "sgemm_warm_jall"])
+    for label in ["va24_cold_jall", "va16_cold_jall", "sgemm_cold_jall"]:
+        run = load(out, label)
+        if run:
+            print(f"- {label}: {statuses(run)}")
+    print()
+    base = {}
+    path = os.path.join(out, "baselines.json")
+    if os.path.exists(path):
+        for line in open(path):
+            try:
+                j = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            key = j["bench"] + (str(j.get("n", "")) if j["bench"] == "vector_add" else "")
+            base[key] = j
+    print("## Sample method against the kernel's own time (one fixed vector_add config)\n")
+    print("| N | hone, L2 flushed: median µs [95% CI] (mode) | hone, warm L2: median µs [95% CI] (mode) "
+          "| events around 100 back-to-back launches, µs per launch |")
+    print("|---|---|---|---|")
+    for n in (65536, 16777216):
+        cells = []
+        for kind in ("flush", "warm"):
+            run = load(out, f"fixed_{n}_{kind}")
+            r = run["results"][0] if run and run["results"] else None
+            if r and r["timing"]:
+                t = r["timing"]
+                cells.append(f"{t['median_us']:.2f} [{t['ci_low_us']:.2f}, {t['ci_high_us']:.2f}] "
+                             f"({t['sample_mode']}, n={t['n']})")
+            else:
+                cells.append("-")
+        b = base.get(f"vector_add{n}")
+        cells.append(f"{b['us_per_launch']:.2f}" if b else "-")
+        print(f"| {n} | " + " | ".join(cells) + " |")
+    print()
+    print("## Against the ceilings\n")
+    copy = base.get("copy")
+    va = load(out, "va24_cold_jall")
+    b = best(va) if va else None
+    if copy and b:
+        print(f"- best vector_add at N = 2^24: {b['gbps']:.0f} GB/s ({b['key']}); device-to-device "
+              f"copy in the same run: {copy['gbps']:.0f} GB/s (read + write) -> "
+              f"{100 * b['gbps'] / copy['gbps']:.1f}% of the copy")
+    sg = load(out, "sgemm_cold_jall")
+    cub = base.get("sgemm")
+    b = best(sg) if sg else None
+    if cub and b:
+        tf = b["gflops"] / 1000
+        print(f"- best SGEMM {b['key']}: {tf:.2f} TFLOP/s; cuBLAS SGEMM (FP32, {cub['math']}) at "
+              f"{cub['m']}^3: {cub['tflops']:.2f} TFLOP/s -> {100 * tf / cub['tflops']:.1f}% of cuBLAS")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,67 @@
+// Run-time compilation with NVRTC, straight to CUBIN for one architecture.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hone/space.hpp"
+#include "hone/spec.hpp"
+
+namespace hone {
+
+struct compile_request {
+    std::string source;                // kernel source text
+    std::string source_name;           // file name shown in NVRTC diagnostics
+    std::string name_expression;       // "vector_add<4, true>", or "" for a plain extern "C" name
+    std::string plain_name;            // extern "C" name when name_expression is empty
+    std::vector<std::string> options;  // full NVRTC option list, arch and -D included
+    // Every included file's text is part of the cache key; filled by make_compile_request.
+    std::vector<std::string> include_dirs;
+
+    std::string cache_key() const;  // hex digest of everything that determines the binary
+};
+
+// What ptxas reported (--ptxas-options=-v); -1 = not reported.
+struct resource_usage {
+    int registers = -1;
+    int spill_store_bytes = 0;
+    int spill_load_bytes = 0;
+    int stack_bytes = 0;
+    int shared_static_bytes = 0;
+    int const_bytes = 0;
+};
+
+struct compile_result {
+    bool ok = false;
+    bool timed_out = false;  // cancelled by the compile deadline
+    bool crashed = false;    // the compile worker died (NVRTC crash): log names the signal
+    bool from_cache = false;
+    std::string log;  // NVRTC log (errors, warnings, ptxas info)
+    std::vector<uint8_t> cubin;
+    std::string lowered_name;  // mangled name to pass to cuModuleGetFunction
+    resource_usage resources;
+    double compile_ms = 0.0;
+};
+
+// Builds the request for one configuration: -DNAME=value for every param and problem size,
+// --gpu-architecture=<arch>, -I dirs, max_registers, fast_math, user options, -lineinfo off.
+// Throws input_error if a name placeholder names no parameter.
+compile_request make_compile_request(const spec& s, const config& c, const bindings& scope,
+                                     const std::string& arch);
+// Same for the verify reference kernel (ref == kernel), with the reference parameters.
+compile_request make_reference_request(const spec& s, const config& ref_cfg, const bindings& scope,
+                                       const std::string& arch);
+
+// Substitutes {PARAM} placeholders in a kernel name. Throws input_error on an unknown name.
+std::string expand_name(const std::string& pattern, const spec& s, const bindings& scope,
+                        const source_pos& pos);
+
+// Compiles in this process. timeout_s > 0 cancels through nvrtcSetFlowCallback.
+compile_result compile_nvrtc(const compile_request& req, double timeout_s = 0.0);
+// Parses "ptxas info : Used N registers, ..." lines from an NVRTC log: the first entry
+// function's, or those of `function` (a lowered name) when the log lists several.
+resource_usage parse_ptxas_info(const std::string& log);
+resource_usage parse_ptxas_info(const std::string& log, const std::string& function);
+std::string nvrtc_version();  // "13.0"
+
+}  // namespace hone

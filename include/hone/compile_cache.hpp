@@ -1,0 +1,32 @@
+// Persistent, content-addressed cache of compile results, shared by concurrent hone processes.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hone/compile.hpp"
+
+namespace hone {
+
+class compile_cache {
+  public:
+    // dir: --cache-dir, else $HONE_CACHE_DIR, else $XDG_CACHE_HOME/hone, else ~/.cache/hone.
+    explicit compile_cache(std::string dir, uint64_t max_bytes = 1ull << 30);
+    static std::string default_dir();
+
+    // A hit returns the stored result (from_cache = true). A corrupted entry is removed and
+    // reported as a miss, never returned.
+    std::optional<compile_result> get(const std::string& key);
+    // Atomic: written to a temp file then renamed. Evicts least recently used entries above
+    // max_bytes. Only successful compiles are stored.
+    void put(const std::string& key, const compile_result& r);
+    const std::string& dir() const { return dir_; }
+
+  private:
+    void evict();  // least recently used first, until the total fits max_bytes
+
+    std::string dir_;
+    uint64_t max_bytes_;
+};
+
+}  // namespace hone

@@ -1,0 +1,49 @@
+// Compiles ahead of the GPU in a pool of worker processes (NVRTC does not scale across threads
+// of one process: ../shared/FACTS.md). Uses the same worker_process supervision as the GPU
+// worker. Deduplicates requests with the same cache key and consults the compile cache first.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "hone/compile.hpp"
+#include "hone/compile_cache.hpp"
+
+namespace hone {
+
+struct compile_pool_counts {
+    uint64_t compiled = 0;      // compiles run (in a worker or in this process)
+    uint64_t cache_hits = 0;    // submissions answered by the cache
+    uint64_t deduplicated = 0;  // submissions that shared an in-flight compile of the same key
+    uint64_t workers_lost = 0;  // workers that died or were killed at the hard deadline
+};
+
+class compile_pool {
+  public:
+    // jobs = 0: compile in this process, synchronously inside submit(). cache may be null.
+    // compile_timeout_s > 0: a compile past it is cancelled (compile_result::timed_out);
+    // a worker that crashes yields a failed result with the signal in the log, and is replaced.
+    compile_pool(int jobs, compile_cache* cache, double compile_timeout_s);
+    ~compile_pool();
+    compile_pool(const compile_pool&) = delete;
+    compile_pool& operator=(const compile_pool&) = delete;
+
+    uint64_t submit(compile_request req);  // returns a ticket
+    // Waits up to timeout_s (< 0: forever) for one finished compile; nullopt on timeout or when
+    // nothing is in flight.
+    std::optional<std::pair<uint64_t, compile_result>> wait(double timeout_s);
+    std::size_t in_flight() const;  // submitted, not yet returned by wait()
+    int jobs() const;
+    const compile_pool_counts& counts() const;
+
+    struct impl;
+
+  private:
+    std::unique_ptr<impl> p_;
+};
+
+// Default pool size: the number of online cores.
+int default_jobs();
+
+}  // namespace hone

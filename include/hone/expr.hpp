@@ -1,0 +1,51 @@
+// The expression language of search configs (constraints, counts, launch sizes, metrics).
+//
+// Grammar (C-like precedence): ?: || && == != < <= > >= + - * / % unary(- ! +) calls, literals.
+// Literals: integers, reals, true/false, "strings". Functions: min max ceil_div log2 is_pow2
+// abs pow2 (2^x) floor ceil sqrt int float. Integer '/' truncates like C; division or modulo by
+// zero and integer overflow are errors. Strings compare with == and !=. Booleans act as 0/1
+// in arithmetic; mixing an integer with a real gives a real. floor, ceil and int return
+// integers; log2 of an integer is the integer floor. Nesting deeper than 200 is refused.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hone/error.hpp"
+#include "hone/value.hpp"
+
+namespace hone {
+
+namespace expr_detail {
+struct node;
+}
+
+class expression {
+public:
+    expression();  // the constant 0
+    // Parses `text`; `pos` is where the text starts in its file, so errors point at the
+    // exact column. Throws input_error.
+    static expression parse(std::string_view text, source_pos pos);
+    static expression constant(value v);
+
+    // Throws input_error (at this expression's position) for unknown names, type errors,
+    // division by zero, overflow.
+    value eval(const bindings& scope) const;
+    int64_t eval_int(const bindings& scope) const;  // error if not an integer (bools -> 0/1)
+    double eval_real(const bindings& scope) const;
+    bool eval_bool(const bindings& scope) const;
+
+    std::vector<std::string> names() const;  // identifiers referenced, sorted, unique
+    // Where `name` first occurs in the text (this expression's position if it does not).
+    source_pos name_pos(std::string_view name) const;
+    const std::string& text() const { return text_; }  // serialisable: parse(text()) round-trips
+    const source_pos& pos() const { return pos_; }
+
+private:
+    std::shared_ptr<const expr_detail::node> root_;
+    std::string text_;
+    source_pos pos_;
+};
+
+}  // namespace hone

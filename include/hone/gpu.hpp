@@ -1,0 +1,108 @@
+// The GPU-work boundary. Everything that touches CUDA (context, modules, buffers, reference
+// outputs, launches, timing, verification) happens behind gpu_session, whose inputs and outputs
+// are plain data so that they can cross a pipe to a supervised worker process.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hone/device_attrs.hpp"
+#include "hone/spec.hpp"
+#include "hone/stats.hpp"
+#include "hone/status.hpp"
+
+namespace hone {
+
+struct device_info {
+    int ordinal = 0;
+    device_attrs attrs;
+    std::string uuid;  // "GPU-xxxxxxxx-..."
+    int driver_version = 0;  // cuDriverGetVersion: 13000 = 13.0
+    int64_t free_mem = 0;
+};
+
+// One buffer of the run, with its size resolved.
+struct buffer_plan {
+    std::string name;
+    elem_type type = elem_type::f32;
+    uint64_t count = 0;
+    buffer_role role = buffer_role::in;
+    init_spec init;
+    bool verify = false;   // compared against the reference after a verified launch
+    bool need_device = true;   // some configuration uses it in device memory
+    bool need_managed = false; // some configuration uses it in managed memory
+    uint64_t bytes() const { return count * elem_size(type); }
+};
+
+struct kernel_arg {
+    int buffer = -1;       // index into run_plan::buffers, or -1 for a scalar
+    elem_type type = elem_type::i32;
+    uint64_t bits = 0;     // scalar, little-endian, elem_size(type) bytes used
+};
+
+struct launch_desc {
+    std::vector<uint8_t> cubin;
+    std::string function;  // lowered (mangled) name or extern "C" name
+    std::array<uint32_t, 3> grid{1, 1, 1};
+    std::array<uint32_t, 3> block{1, 1, 1};
+    uint32_t shared_bytes = 0;
+    std::vector<kernel_arg> args;
+    memory_kind memory = memory_kind::device;  // which buffer set the pointers come from
+};
+
+struct run_plan {
+    std::vector<buffer_plan> buffers;
+    std::optional<launch_desc> reference;  // computed once; absent = no verification
+    timing_spec timing;
+    double rtol = 1e-5, atol = 1e-6;
+};
+
+struct job {
+    std::string key;  // configuration key, for messages
+    launch_desc launch;
+    bool verify = true;
+    double deadline_s = 10.0;  // the watchdog's limit for this job (isolated sessions)
+};
+
+struct job_result {
+    status st = status::ok;
+    std::string message;      // CUDA error name + text, verify summary, or watchdog note
+    std::string output;       // the kernel's printf / trap output captured (isolated sessions)
+    // Function attributes and occupancy (filled whenever the module loaded).
+    int num_regs = -1, local_bytes = -1, static_shared_bytes = -1, max_threads_per_block = -1;
+    int active_blocks_per_sm = -1;
+    double occupancy = 0;     // active warps per SM / max warps per SM
+    // Timing (has_timing(st)).
+    summary time_us;
+    std::vector<double> samples_us;
+    std::string sample_mode;  // "single+flush", "single+spin", "batch:K"
+    double gpu_busy_s = 0;    // GPU time spent on this job's measurement (sum of samples etc.)
+    double wall_s = 0;        // wall time of the job inside the session
+};
+
+class gpu_session {
+public:
+    virtual ~gpu_session() = default;
+    virtual const device_info& device() const = 0;
+    // Allocates buffers (refusing with env_error if they exceed free memory), fills inputs
+    // once, runs the reference and keeps its outputs. May be called again after a restart.
+    virtual void prepare(const run_plan& plan) = 0;
+    virtual job_result run(const job& j) = 0;
+    // True when a faulting or hanging kernel costs one job, not the session.
+    virtual bool isolated() const = 0;
+};
+
+// CUDA driver in this process: the application's context is used (primary context of the
+// device). Not fault-isolated: a sticky error ends the session.
+std::unique_ptr<gpu_session> make_in_process_session(int ordinal);
+// A supervised worker process runs the in-process session; watchdog, restart and replay of
+// prepare() are handled here (see docs/worker-protocol.md).
+std::unique_ptr<gpu_session> make_worker_session(int ordinal);
+
+// Devices visible to the driver; throws env_error when no driver or no GPU is found.
+std::vector<device_info> list_devices();
+
+}  // namespace hone

@@ -1,0 +1,57 @@
+// One evaluated configuration as stored and reported, and the identity of a tuning run.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hone/compile.hpp"
+#include "hone/gpu.hpp"
+#include "hone/value.hpp"
+
+namespace hone {
+
+// What makes results comparable. Two runs with the same id() resume each other.
+struct run_identity {
+    std::string config_path;
+    std::string kernel_name;
+    std::string source_hash;    // sha-like digest of the source text (+ includes)
+    std::string spec_hash;      // digest of everything in the spec that changes results
+    std::string problem;        // "N=1048576,M=4"
+    std::string device_name;
+    std::string device_uuid;
+    std::string arch;
+    int driver_version = 0;
+    std::string nvrtc_version;
+    std::string tool_version;
+    std::string id() const;     // digest of all of the above except config_path
+};
+
+struct eval_record {
+    std::string key;  // config key
+    std::vector<std::pair<std::string, value>> params;
+    status st = status::ok;
+    std::string message;
+    std::string compile_log;  // kept for compile_error / compile_timeout
+    double compile_ms = 0;
+    bool compile_cached = false;
+    resource_usage resources;  // from ptxas
+    job_result gpu;            // function attributes, timing, samples
+    double gbps = 0, gflops = 0;  // from metrics at the median time; 0 = not defined
+    int dynamic_shared_bytes = 0;
+    std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+    std::string created_at;  // ISO 8601, filled by the store
+};
+
+std::string tool_version();  // "0.1.0"
+
+using param_list = std::vector<std::pair<std::string, value>>;
+// Parameters as a JSON object, in order and typed (2 stays an integer, 2.0 a real), so that the
+// store and JSON reports give back exactly the values that were tuned.
+nlohmann::ordered_json params_to_json(const param_list& params);
+// Throws env_error when `j` is not an object of scalars (a damaged or foreign store).
+param_list params_from_json(const nlohmann::ordered_json& j);
+
+}  // namespace hone

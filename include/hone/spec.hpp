@@ -1,0 +1,147 @@
+// The typed form of a YAML search config. Every field keeps where it came from, so that
+// later layers (space, compile, tune) can report errors against the user's file.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hone/elem_type.hpp"
+#include "hone/error.hpp"
+#include "hone/expr.hpp"
+#include "hone/value.hpp"
+
+namespace hone {
+
+struct kernel_spec {
+    std::string source_path;  // absolute, resolved against the YAML file's folder
+    std::string source_text;  // read at load time
+    std::string name;         // "vector_add" or "vector_add<{VEC}, {STRIDED}>"
+    bool is_template = false; // name has '<' or '{': resolved through a name expression
+    std::vector<std::string> include_dirs;  // absolute
+    std::vector<std::string> options;       // extra NVRTC flags, verbatim
+    expression max_registers;  // -> --maxrregcount=N, 0 = none (may use params)
+    expression fast_math;      // -> --use_fast_math when true (may use params)
+    source_pos pos;
+};
+
+struct problem_size {
+    std::string name;
+    int64_t value = 0;
+    source_pos pos;
+};
+
+struct param_spec {
+    std::string name;
+    std::vector<value> values;  // generators (range, pow2, warp multiples) already expanded
+    source_pos pos;
+};
+
+enum class init_kind { zeros, constant, sequence, random_uniform, random_normal, file };
+
+struct init_spec {
+    init_kind kind = init_kind::zeros;
+    double a = 0.0;  // constant: value; sequence: start; uniform: low; normal: mean
+    double b = 1.0;  // sequence: step; uniform: high; normal: stddev
+    uint64_t seed = 1;
+    std::string path;  // file: raw binary, absolute
+};
+
+enum class buffer_role { in, out, inout };
+enum class memory_kind { device, managed };
+
+struct buffer_spec {
+    std::string name;
+    elem_type type = elem_type::f32;
+    expression count;   // over problem sizes and device attributes only (not params)
+    expression memory;  // evaluates to "device" or "managed"; may be a parameter
+    buffer_role role = buffer_role::in;
+    init_spec init;
+    source_pos pos;
+};
+
+struct arg_spec {
+    bool is_buffer = true;
+    std::string buffer;  // when is_buffer
+    expression scalar;   // when !is_buffer
+    elem_type type = elem_type::i32;
+    source_pos pos;
+};
+
+struct launch_spec {
+    std::vector<expression> grid;   // 1..3 dims
+    std::vector<expression> block;  // 1..3 dims
+    expression shared_bytes;        // dynamic shared memory
+    source_pos pos;
+};
+
+struct metrics_spec {
+    std::optional<expression> bytes;  // -> GB/s
+    std::optional<expression> flops;  // -> GFLOP/s
+    std::string objective = "time";   // time | gbps | gflops
+};
+
+enum class reference_kind { none, config, kernel };
+
+struct verify_spec {
+    std::vector<std::string> outputs;  // buffer names; empty = every out/inout buffer
+    double rtol = 1e-5;
+    double atol = 1e-6;
+    reference_kind ref = reference_kind::none;
+    std::map<std::string, value> reference_params;  // ref == config; missing params: first value
+    std::string reference_kernel;                   // ref == kernel: a name (may be templated)
+    std::vector<expression> reference_grid;         // ref == kernel
+    std::vector<expression> reference_block;        // ref == kernel
+    source_pos pos;
+};
+
+struct timing_spec {
+    double rel_precision = 0.01;  // stop when CI half-width <= rel_precision * median
+    int min_samples = 10;
+    int max_samples = 200;
+    double max_time_s = 1.0;      // per-configuration measurement budget
+    double warmup_ms = 5.0;
+    bool l2_flush = true;
+    std::string sample_mode = "auto";  // auto | single | batch
+    double timeout_s = 10.0;      // watchdog floor for one configuration
+};
+
+struct search_spec {
+    std::string strategy = "exhaustive";  // exhaustive | random
+    int64_t max_evals = 0;                // 0 = no limit
+    double time_limit_s = 0.0;            // 0 = no limit
+    uint64_t seed = 1;
+};
+
+struct spec {
+    std::string path;  // the YAML file, as given
+    std::string dir;   // its folder, absolute
+    kernel_spec kernel;
+    std::vector<problem_size> problem;
+    std::vector<param_spec> params;
+    std::vector<expression> constraints;
+    std::vector<buffer_spec> buffers;
+    std::vector<arg_spec> args;
+    launch_spec launch;
+    metrics_spec metrics;
+    verify_spec verify;
+    timing_spec timing;
+    search_spec search;
+    std::string output;  // results database, absolute (default: <yaml stem>.db beside the YAML)
+
+    const param_spec* find_param(std::string_view name) const;
+    const buffer_spec* find_buffer(std::string_view name) const;
+    bindings problem_bindings() const;  // problem sizes by name
+};
+
+// The device attribute names expressions may use: the names that device_attrs::add_to binds.
+const std::vector<std::string>& device_attribute_names();
+
+// Loads and validates a search config. `overrides` replace problem sizes (--set N=...);
+// an override naming no problem size is an error. Throws input_error with a position.
+spec load_spec(const std::string& path, const std::map<std::string, int64_t>& overrides = {});
+spec load_spec_text(const std::string& text, const std::string& path,
+                    const std::map<std::string, int64_t>& overrides = {});
+
+}  // namespace hone

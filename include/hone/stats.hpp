@@ -1,0 +1,56 @@
+// Statistics of timing samples: pure functions, no CUDA.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace hone {
+
+struct summary {
+    std::size_t n = 0;
+    double median = 0, mean = 0, stddev = 0, min = 0, max = 0;
+    double ci_low = 0, ci_high = 0;  // 95% confidence interval of the median (order statistics)
+    double mean_ci_half = 0;         // 95% half-width of the mean (Student t)
+    double rel_ci() const;           // (ci_high - ci_low) / 2 / median
+};
+
+summary summarize(const std::vector<double>& samples);
+// Distribution-free 95% CI of the median: order statistics from the binomial(n, 1/2).
+// Returns 0-based indices into the sorted sample; needs n >= 6 for a finite interval (below
+// that: the whole range, which covers less). Exact ranks up to n = 100, normal approx above.
+void median_ci_ranks(std::size_t n, double confidence, std::size_t& lo, std::size_t& hi);
+double student_t_quantile(std::size_t dof, double confidence);  // two-sided, e.g. 0.95
+
+// Pluggable stopping criteria, in the manner of NVBench.
+class stopping_criterion {
+public:
+    virtual ~stopping_criterion() = default;
+    // True when no more samples are needed.
+    virtual bool done(const std::vector<double>& samples, double elapsed_s) const = 0;
+    // True when done() stopped on a cap (count or time) rather than on precision.
+    virtual bool capped(const std::vector<double>& samples, double elapsed_s) const = 0;
+};
+
+// Stops when the 95% CI of the median has half-width <= rel_precision * median, after at least
+// min_samples (and never below 6); caps at max_samples, and at max_time_s once min_samples
+// are in.
+class relative_ci_criterion : public stopping_criterion {
+public:
+    relative_ci_criterion(double rel_precision, std::size_t min_samples, std::size_t max_samples,
+                          double max_time_s);
+    bool done(const std::vector<double>& samples, double elapsed_s) const override;
+    bool capped(const std::vector<double>& samples, double elapsed_s) const override;
+    bool converged(const std::vector<double>& samples) const;
+
+private:
+    bool at_cap(std::size_t n, double elapsed_s) const;
+
+    double rel_;
+    std::size_t min_, max_;
+    double max_time_;
+};
+
+// True when two intervals overlap (ties in ranking).
+bool overlaps(const summary& a, const summary& b);
+
+}  // namespace hone

@@ -1,0 +1,49 @@
+// The results store: SQLite in WAL mode, one transaction per result, so a run killed at any
+// moment loses at most the configuration in flight.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hone/record.hpp"
+
+struct sqlite3;
+
+namespace hone {
+
+struct store_query {
+    std::string identity;  // run identity id; empty = all
+    std::string where;     // SQL-free filter: "st=ok", "BLOCK>=256", "VEC=4" (params or columns)
+    int top = 0;           // 0 = all, ranked by median time
+    bool only_timed = false;
+};
+
+class results_store {
+public:
+    // Opens or creates. A file that is not a hone database, is corrupted, or has another schema
+    // version raises env_error with a clear message; it is never overwritten.
+    explicit results_store(const std::string& path);
+    ~results_store();
+    results_store(const results_store&) = delete;
+    results_store& operator=(const results_store&) = delete;
+
+    // Records the run's identity (idempotent per identity id) and returns the run's row id.
+    int64_t begin_run(const run_identity& id);
+    // Keys already evaluated for this identity, with their statuses (for resume).
+    std::map<std::string, status> done(const std::string& identity_id);
+    // Removes the stored results of this identity (--fresh), or only faulted ones.
+    void forget(const std::string& identity_id, bool only_faults);
+    void put(int64_t run_id, const eval_record& r);
+    std::vector<eval_record> query(const store_query& q);
+    std::vector<run_identity> runs();
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+    sqlite3* db_ = nullptr;
+};
+
+}  // namespace hone

@@ -1,0 +1,108 @@
+// The public facade: tune a spec (spec -> space -> compile -> GPU -> store), or check it
+// (compile only, no GPU needed). The CLI is a thin layer over these two calls.
+#pragma once
+#include <csignal>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hone/compile.hpp"
+#include "hone/gpu.hpp"
+#include "hone/record.hpp"
+#include "hone/space.hpp"
+#include "hone/spec.hpp"
+
+namespace hone {
+
+struct pipeline_state {
+    std::size_t done = 0;        // evaluated this run
+    std::size_t total = 0;       // to evaluate this run (after resume skips and caps)
+    std::size_t failures = 0;    // evaluated with a non-timed status
+    std::size_t compiled_ahead = 0;  // compiled, waiting for the GPU
+    std::size_t compiling = 0;       // in the compile pool
+    std::optional<eval_record> best;
+    double elapsed_s = 0;
+    double eta_s = -1;
+};
+
+struct tune_options {
+    int device = 0;
+    bool isolated = true;       // GPU work in a supervised worker process
+    bool fresh = false;         // forget stored results of this identity first
+    bool retry_failed = false;  // re-run configurations that faulted or timed out
+    int jobs = 0;               // compile worker processes; 0 = default_jobs()
+    std::string cache_dir;      // "" = compile_cache::default_dir()
+    bool use_cache = true;
+    std::string output;         // "" = spec.output
+    std::string only;           // a config key: evaluate just this configuration
+    int64_t max_evals = -1;     // -1 = spec.search.max_evals
+    double time_limit_s = -1;   // -1 = spec.search.time_limit_s
+    const volatile std::sig_atomic_t* stop = nullptr;  // set by a signal handler: stop cleanly
+    std::function<void(const pipeline_state&)> on_progress;   // after each configuration
+    std::function<void(const eval_record&)> on_result;
+    // Embedding: use this session instead of creating one (e.g. the application's own).
+    std::shared_ptr<gpu_session> session;
+};
+
+// Where the run's wall time went, for the benchmark and the closing summary.
+struct time_split {
+    double wall_s = 0;
+    double setup_s = 0;          // spec, worker start, inputs, reference
+    double compile_wait_s = 0;   // the GPU side waiting for the compiler
+    double compile_cpu_s = 0;    // sum of compile times (across workers)
+    double gpu_s = 0;            // inside gpu_session::run (load, verify, warm-up, samples)
+    double gpu_busy_s = 0;       // the samples' own GPU time
+    double store_s = 0;          // writing results
+};
+
+struct tune_result {
+    run_identity identity;
+    std::string output;                // the database
+    std::vector<eval_record> records;  // this identity's records: resumed and new
+    std::size_t resumed = 0;           // skipped because already stored
+    std::size_t evaluated = 0;
+    std::size_t compiled = 0, cache_hits = 0;
+    bool interrupted = false;
+    time_split time;
+    device_info device;
+};
+
+tune_result tune(const spec& s, const tune_options& opt);
+
+struct check_options {
+    std::string arch;          // "" = the local GPU's
+    int sample = 0;            // 0 = every configuration
+    uint64_t seed = 1;
+    int jobs = 0;
+    std::string cache_dir;
+    bool use_cache = false;    // check compiles for real by default
+    std::function<void(const config&, const compile_result&)> on_compiled;
+};
+
+struct check_result {
+    uint64_t total = 0, valid = 0, compiled = 0, failed = 0;
+    std::string arch;
+    std::vector<std::pair<std::string, compile_result>> results;  // key -> result
+    double wall_s = 0;
+};
+
+check_result check(const spec& s, const check_options& opt);
+
+// Helpers shared by tune and check (src/tune/plan.cpp).
+struct launch_dims {
+    std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+    uint32_t shared_bytes = 0;
+};
+// Throws input_error for a dimension <= 0 or > 2^31-1 (message names the configuration).
+launch_dims eval_launch(const spec& s, const std::vector<expression>& grid,
+                        const std::vector<expression>& block, const bindings& scope);
+memory_kind eval_memory(const spec& s, const bindings& scope);
+std::vector<kernel_arg> eval_args(const spec& s, const bindings& scope);
+run_plan make_run_plan(const spec& s, const search_space& space);
+run_identity make_identity(const spec& s, const device_info& dev);
+
+}  // namespace hone

@@ -1,0 +1,182 @@
+// hone tune: measure every configuration of a config's search space on a GPU.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <csignal>
+#include <iostream>
+
+#include "cli/commands_internal.hpp"
+#include "cli/options.hpp"
+#include "hone/report.hpp"
+#include "hone/spec.hpp"
+#include "hone/tuner.hpp"
+
+namespace hone::cli {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+extern "C" void on_interrupt(int) {
+    g_stop = 1;
+    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends hone at once
+}
+
+struct tune_args {
+    std::string config;
+    std::vector<std::string> sets;
+    int device = 0;
+    bool json = false, quiet = false, fresh = false, retry_failed = false, in_process = false;
+    int jobs = 0;
+    std::string cache_dir, output, only, l2_flush;
+    bool no_cache = false;
+    int64_t max_evals = -1;
+    double time_limit = -1;
+    std::size_t top = 10;
+};
+
+std::string time_split_text(const tune_result& r) {
+    const time_split& t = r.time;
+    const double other = t.wall_s - t.setup_s - t.compile_wait_s - t.gpu_s - t.store_s;
+    return fmt::format(
+        "time: wall {:.2f} s = setup {:.2f} s + waiting for the compiler {:.2f} s + GPU work {:.2f} s "
+        "+ store {:.2f} s + other {:.2f} s\n      GPU busy in samples {:.2f} s; compile CPU {:.2f} s; "
+        "{} compiled, {} from cache\n",
+        t.wall_s, t.setup_s, t.compile_wait_s, t.gpu_s, t.store_s, other, t.gpu_busy_s,
+        t.compile_cpu_s, r.compiled, r.cache_hits);
+}
+
+nlohmann::ordered_json rusage_json() {
+    rusage self{}, children{};
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+    return {{"max_rss_kib_self", self.ru_maxrss}, {"max_rss_kib_children", children.ru_maxrss}};
+}
+
+int run_tune(const tune_args& a) {
+    const auto sets = parse_sets(a.sets);
+    spec s = load_spec(a.config, sets);
+    if (a.l2_flush == "on") s.timing.l2_flush = true;
+    if (a.l2_flush == "off") s.timing.l2_flush = false;
+    tune_options opt;
+    opt.device = a.device;
+    opt.isolated = !a.in_process;
+    opt.fresh = a.fresh;
+    opt.retry_failed = a.retry_failed;
+    opt.jobs = a.jobs;
+    opt.cache_dir = a.cache_dir;
+    opt.use_cache = !a.no_cache;
+    opt.output = a.output;
+    opt.only = a.only;
+    opt.max_evals = a.max_evals;
+    opt.time_limit_s = a.time_limit;
+    opt.stop = &g_stop;
+    const bool tty = stderr_is_tty();
+    auto last_print = std::chrono::steady_clock::now();
+    if (!a.quiet) {
+        opt.on_progress = [&](const pipeline_state& st) {
+            progress_info p;
+            p.done = st.done;
+            p.total = st.total;
+            p.failures = st.failures;
+            if (st.best) {
+                p.best_median_us = st.best->gpu.time_us.median;
+                p.best_key = st.best->key;
+            }
+            p.eta_s = st.eta_s;
+            p.compiled_ahead = st.compiled_ahead;
+            p.compiling = st.compiling;
+            const auto now = std::chrono::steady_clock::now();
+            const bool last = st.done == st.total;
+            if (tty) {
+                fmt::print(stderr, "\r{}\x1b[K{}", progress_line(p), last ? "\n" : "");
+            } else if (last || now - last_print > std::chrono::seconds(10)) {
+                fmt::print(stderr, "{}\n", progress_line(p));
+                last_print = now;
+            }
+        };
+    }
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+    const tune_result r = tune(s, opt);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+
+    table_options t;
+    for (const auto& p : s.params) t.param_names.push_back(p.name);
+    t.top = a.top;
+    t.by = parse_rank_by(s.metrics.objective);
+    const auto best = ranked(r.records, t.by);
+    if (a.json) {
+        nlohmann::ordered_json j;
+        j["config"] = a.config;
+        j["output"] = r.output;
+        j["identity"] = to_json(r.identity);
+        j["interrupted"] = r.interrupted;
+        j["resumed"] = r.resumed;
+        j["evaluated"] = r.evaluated;
+        j["time"] = {{"wall_s", r.time.wall_s}, {"setup_s", r.time.setup_s},
+                     {"compile_wait_s", r.time.compile_wait_s}, {"compile_cpu_s", r.time.compile_cpu_s},
+                     {"gpu_s", r.time.gpu_s}, {"gpu_busy_s", r.time.gpu_busy_s},
+                     {"store_s", r.time.store_s}, {"compiled", r.compiled},
+                     {"cache_hits", r.cache_hits}};
+        j["rusage"] = rusage_json();
+        j["best"] = best.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(best[0]->key);
+        j["results"] = to_json(r.records);
+        std::cout << j.dump(2) << "\n";
+    } else {
+        fmt::print("{} on {} ({}, GPU {}), {}\n", s.kernel.name, r.device.attrs.name,
+                   r.device.attrs.arch(), r.device.ordinal, r.identity.problem);
+        fmt::print("results: {} ({} evaluated now, {} resumed){}\n", r.output, r.evaluated,
+                   r.resumed, r.interrupted ? "; interrupted: run the same command to resume" : "");
+        fmt::print("{}\n", status_summary(r.records));
+        fmt::print("{}", time_split_text(r));
+        fmt::print("\n{}", best_table(r.records, t));
+        if (!best.empty()) fmt::print("\nreproduce the best:\n{}", reproduce_snippet(*best[0], a.config, sets));
+    }
+    if (r.interrupted) return 130;
+    return best.empty() ? 1 : 0;
+}
+
+}  // namespace
+
+void register_tune(CLI::App& app, std::function<int()>& action) {
+    auto a = std::make_shared<tune_args>();
+    CLI::App* c = app.add_subcommand("tune", "Tune a config on a GPU: compile, verify, time, store");
+    c->footer(R"(Every configuration is compiled (NVRTC, ahead of the GPU in worker processes, cached),
+run in a supervised worker process (a kernel that faults or hangs costs one configuration),
+checked against the verify reference, and timed until the 95% CI of its median is within
+timing.rel_precision. Results are written to the database as they finish; running the same
+command again resumes, skipping what is stored. Ctrl-C stops cleanly.
+
+Columns of the table: median time of one launch with its 95% confidence interval [low, high];
+n samples; GB/s and GFLOP/s from metrics.bytes/flops at the median; regs per thread; spill =
+bytes spilled to local memory; smem = static + dynamic shared memory per block; occ =
+achieved-occupancy bound (active warps / max warps per SM); "tie" = CI overlaps the best's.
+
+Examples:
+  hone tune configs/vector_add.yaml
+  hone tune configs/vector_add.yaml --set N=65536 --output small.db
+  hone tune configs/sgemm.yaml --max-evals 50 --json > sgemm.json)");
+    c->add_option("config", a->config, "Search config (YAML)")->required()->check(CLI::ExistingFile);
+    c->add_option("--set", a->sets, "Override a problem size: NAME=VALUE (repeatable)");
+    c->add_option("--device", a->device, "GPU ordinal (see `hone devices`)")->check(CLI::NonNegativeNumber);
+    c->add_option("-o,--output", a->output, "Results database (default: the config's `output`)");
+    c->add_option("-j,--jobs", a->jobs, "Compile worker processes (default: one per core)")->check(CLI::NonNegativeNumber);
+    c->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $HONE_CACHE_DIR or ~/.cache/hone)");
+    c->add_flag("--no-cache", a->no_cache, "Compile everything, use no cache");
+    c->add_option("--only", a->only, "Evaluate one configuration, by key (as printed)");
+    c->add_option("--max-evals", a->max_evals, "Stop after N evaluations")->check(CLI::NonNegativeNumber);
+    c->add_option("--time-limit", a->time_limit, "Stop after S seconds")->check(CLI::NonNegativeNumber);
+    c->add_option("--l2-flush", a->l2_flush, "Override timing.l2_flush")->check(CLI::IsMember({"on", "off"}));
+    c->add_flag("--fresh", a->fresh, "Forget this run's stored results first");
+    c->add_flag("--retry-failed", a->retry_failed, "Re-run configurations that faulted or timed out");
+    c->add_flag("--in-process", a->in_process, "GPU work in this process: faster start, but a faulting kernel ends the run");
+    c->add_option("--top", a->top, "Rows of the best table (0 = all)");
+    c->add_flag("--json", a->json, "Print machine-readable results");
+    c->add_flag("-q,--quiet", a->quiet, "No progress line");
+    c->callback([a, &action] { action = [a] { return run_tune(*a); }; });
+}
+
+}  // namespace hone::cli

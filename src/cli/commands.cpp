@@ -1,0 +1,19 @@
+#include "cli/commands.hpp"
+
+#include "cli/commands_internal.hpp"
+
+namespace hone::cli {
+namespace {
+std::function<int()> g_action;
+}
+
+void register_commands(CLI::App& app) {
+    register_tune(app, g_action);
+    register_check(app, g_action);
+    register_show(app, g_action);
+    register_devices(app, g_action);
+}
+
+int run_selected(CLI::App&) { return g_action ? g_action() : 2; }
+
+}  // namespace hone::cli

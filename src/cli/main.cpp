@@ -1,0 +1,61 @@
+// hone: the command line over libhone. Exit codes: 0 ok, 1 a check/tune found failures,
+// 2 bad input (file:line:column: message), 3 environment (no driver, no GPU, I/O), 4 internal.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "hone/error.hpp"
+#include "hone/record.hpp"
+
+namespace {
+
+const char* const k_description = R"(hone: autotune CUDA kernels.
+
+A search config (YAML) names a kernel source, its tunable parameters and constraints, the
+buffers and arguments, how to launch it, how to verify it, and how to time it. hone compiles
+every configuration with NVRTC (straight to CUBIN), runs it through the CUDA driver in a
+supervised worker process, checks its output against a reference, times it until the 95%
+confidence interval of the median is within the requested precision, and stores every result
+in SQLite as it finishes. Re-running the same command resumes.
+
+Examples:
+  hone check configs/vector_add.yaml --arch sm_90     compile every configuration, no GPU needed
+  hone tune configs/vector_add.yaml                   tune on GPU 0
+  hone tune configs/vector_add.yaml --set N=65536     override a problem size
+  hone show configs/vector_add.db --top 5 --where "VEC=4,status=ok"
+  hone devices                                        list GPUs and their attributes
+
+Exit codes: 0 ok; 1 failures found; 2 bad input; 3 no driver/GPU or I/O error; 4 internal error.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{k_description, "hone"};
+    app.set_version_flag("--version", std::string("hone ") + hone::tool_version());
+    app.require_subcommand(1);
+    app.get_formatter()->column_width(34);
+    hone::cli::register_commands(app);
+    try {
+        app.parse(argc, argv);
+        return hone::cli::run_selected(app);
+    } catch (const CLI::ParseError& e) {
+        const int rc = app.exit(e);
+        return rc == 0 ? 0 : 2;
+    } catch (const hone::input_error& e) {
+        std::fflush(stdout);
+        fmt::print(stderr, "error: {}\n", e.what());
+        return 2;
+    } catch (const hone::env_error& e) {
+        std::fflush(stdout);
+        fmt::print(stderr, "error: {}\n", e.what());
+        return 3;
+    } catch (const std::exception& e) {
+        std::fflush(stdout);
+        fmt::print(stderr, "internal error: {}\n", e.what());
+        return 4;
+    }
+}

@@ -1,0 +1,53 @@
+#include "hone/record.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "hone/digest.hpp"
+#include "hone/error.hpp"
+
+namespace hone {
+
+std::string run_identity::id() const {
+    // The leading tag versions the recipe: changing the fields must not collide with old ids.
+    digest d;
+    d.add("run_identity/1").add(kernel_name).add(source_hash).add(spec_hash).add(problem);
+    d.add(device_name).add(device_uuid).add(arch).add(std::to_string(driver_version));
+    d.add(nvrtc_version).add(tool_version);
+    return d.hex();
+}
+
+std::string tool_version() {
+    return HONE_VERSION;
+}
+
+nlohmann::ordered_json params_to_json(const param_list& params) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (const auto& p : params) {
+        std::visit([&](const auto& x) { j[p.first] = x; }, p.second);
+    }
+    return j;
+}
+
+param_list params_from_json(const nlohmann::ordered_json& j) {
+    if (!j.is_object())
+        throw env_error(fmt::format("parameters are not a JSON object: {}", j.dump()));
+    param_list out;
+    for (const auto& [name, x] : j.items()) {
+        if (x.is_boolean()) {
+            out.emplace_back(name, x.get<bool>());
+        } else if (x.is_number_integer()) {
+            out.emplace_back(name, x.get<int64_t>());
+        } else if (x.is_number_float()) {
+            out.emplace_back(name, x.get<double>());
+        } else if (x.is_string()) {
+            out.emplace_back(name, x.get<std::string>());
+        } else {
+            throw env_error(fmt::format("parameter {} has no scalar value: {}", name, x.dump()));
+        }
+    }
+    return out;
+}
+
+}  // namespace hone

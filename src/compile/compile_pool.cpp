@@ -1,0 +1,237 @@
+#include "hone/compile_pool.hpp"
+
+#include <fmt/format.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <deque>
+
+#include "compile/compile_worker.hpp"
+#include "hone/error.hpp"
+#include "hone/protocol.hpp"
+#include "hone/worker_process.hpp"
+
+namespace hone {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+constexpr double hello_timeout_s = 30.0;
+
+struct task {
+    std::string key;
+    compile_request req;
+    std::vector<uint64_t> tickets;  // every submission of this key while it compiles
+};
+
+struct worker {
+    std::unique_ptr<worker_process> proc;
+    std::optional<task> busy;
+    clock_type::time_point kill_at;  // hard deadline of the busy task
+};
+
+double seconds_until(clock_type::time_point t) {
+    return std::chrono::duration<double>(t - clock_type::now()).count();
+}
+
+std::unique_ptr<worker_process> start_worker() {
+    auto proc = std::make_unique<worker_process>(serve_compiles);
+    proc->send({{"type", "hello"}, {"version", worker_protocol_version}});
+    worker_reply reply = proc->receive(hello_timeout_s);
+    const auto* msg = std::get_if<nlohmann::json>(&reply);
+    if (msg && msg->value("type", "") == "error") rethrow_error(*msg);
+    if (!msg || msg->value("type", "") != "hello") {
+        const auto* gone = std::get_if<worker_exit>(&reply);
+        throw env_error(
+            fmt::format("a compile worker did not start ({})", gone ? gone->reason : "no answer"));
+    }
+    return proc;
+}
+
+compile_result lost_worker(const std::string& what, worker_process& proc) {
+    compile_result r;
+    r.crashed = true;
+    r.log = what;
+    const std::string output = proc.take_output();
+    if (!output.empty()) r.log += "\n" + output;
+    return r;
+}
+
+}  // namespace
+
+struct compile_pool::impl {
+    impl(int j, compile_cache* c, double t) : jobs(j), cache(c), timeout_s(t) {}
+
+    int jobs;
+    compile_cache* cache;
+    double timeout_s;
+    uint64_t next_ticket = 1;
+    std::size_t in_flight = 0;
+    compile_pool_counts counts;
+    std::deque<std::pair<uint64_t, compile_result>> ready;
+    std::deque<task> queue;
+    std::vector<worker> workers;  // started on demand, at most `jobs`
+
+    task* find_task(const std::string& key) {
+        for (auto& t : queue) {
+            if (t.key == key) return &t;
+        }
+        for (auto& w : workers) {
+            if (w.busy && w.busy->key == key) return &*w.busy;
+        }
+        return nullptr;
+    }
+
+    void finish(const task& t, const compile_result& r) {
+        if (cache && r.ok) cache->put(t.key, r);
+        for (uint64_t ticket : t.tickets) ready.emplace_back(ticket, r);
+    }
+
+    worker* idle_worker() {
+        for (auto& w : workers) {
+            if (!w.busy) return &w;
+        }
+        if (static_cast<int>(workers.size()) >= jobs) return nullptr;
+        return &workers.emplace_back(worker{start_worker(), std::nullopt, {}});
+    }
+
+    void dispatch() {
+        while (!queue.empty()) {
+            worker* w = idle_worker();
+            if (!w) return;
+            w->busy = std::move(queue.front());
+            queue.pop_front();
+            ++counts.compiled;
+            // The worker cancels at the deadline itself; the kill is for a compile stuck
+            // where NVRTC does not poll its flow callback.
+            w->kill_at = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
+                                                 std::chrono::duration<double>(2 * timeout_s));
+            // A worker gone before the send is reported by the next receive().
+            w->proc->send(
+                {{"type", "compile"}, {"request", w->busy->req}, {"timeout_s", timeout_s}});
+        }
+    }
+
+    // Handles what worker w has to say; false when the worker is gone.
+    bool collect(worker& w, double wait_s) {
+        worker_reply reply = w.proc->receive(wait_s);
+        if (const auto* msg = std::get_if<nlohmann::json>(&reply)) {
+            if (msg->value("type", "") == "error") rethrow_error(*msg);
+            finish(*w.busy, msg->at("result").get<compile_result>());
+            w.busy.reset();
+            return true;
+        }
+        if (const auto* gone = std::get_if<worker_exit>(&reply)) {
+            finish(*w.busy, lost_worker("NVRTC worker died: " + gone->reason, *w.proc));
+            return false;
+        }
+        if (timeout_s > 0 && seconds_until(w.kill_at) <= 0) {
+            w.proc->kill();
+            compile_result r = lost_worker(
+                fmt::format("NVRTC worker killed after {:g} s (compile deadline {:g} s)",
+                            2 * timeout_s, timeout_s),
+                *w.proc);
+            r.timed_out = true;
+            finish(*w.busy, r);
+            return false;
+        }
+        return true;
+    }
+
+    // Waits up to wait_s (< 0: no limit) for busy workers, up to the nearest hard deadline.
+    void poll_workers(double wait_s) {
+        std::vector<pollfd> fds;
+        for (const auto& w : workers) {
+            if (!w.busy) continue;
+            fds.push_back({w.proc->fd(), POLLIN, 0});
+            if (timeout_s > 0) {
+                const double left = std::max(0.0, seconds_until(w.kill_at));
+                wait_s = wait_s < 0 ? left : std::min(wait_s, left);
+            }
+        }
+        if (fds.empty()) return;
+        const int wait_ms = wait_s < 0 ? -1 : static_cast<int>(std::ceil(wait_s * 1000));
+        if (::poll(fds.data(), fds.size(), wait_ms) < 0 && errno != EINTR) {
+            throw env_error("waiting for compile workers failed");
+        }
+        for (std::size_t i = 0; i < workers.size();) {
+            if (workers[i].busy && !collect(workers[i], 0)) {
+                ++counts.workers_lost;
+                workers.erase(workers.begin() + static_cast<std::ptrdiff_t>(i));
+            } else {
+                ++i;
+            }
+        }
+    }
+};
+
+compile_pool::compile_pool(int jobs, compile_cache* cache, double compile_timeout_s)
+    : p_(std::make_unique<impl>(std::max(0, jobs), cache, compile_timeout_s)) {}
+
+compile_pool::~compile_pool() = default;
+
+uint64_t compile_pool::submit(compile_request req) {
+    const uint64_t ticket = p_->next_ticket++;
+    ++p_->in_flight;
+    task t{req.cache_key(), std::move(req), {ticket}};
+    if (p_->cache) {
+        if (auto hit = p_->cache->get(t.key)) {
+            ++p_->counts.cache_hits;
+            p_->ready.emplace_back(ticket, std::move(*hit));
+            return ticket;
+        }
+    }
+    if (task* same = p_->find_task(t.key)) {
+        ++p_->counts.deduplicated;
+        same->tickets.push_back(ticket);
+        return ticket;
+    }
+    if (p_->jobs == 0) {
+        ++p_->counts.compiled;
+        p_->finish(t, compile_nvrtc(t.req, p_->timeout_s));
+        return ticket;
+    }
+    p_->queue.push_back(std::move(t));
+    return ticket;
+}
+
+std::optional<std::pair<uint64_t, compile_result>> compile_pool::wait(double timeout_s) {
+    const auto deadline =
+        clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
+                                std::chrono::duration<double>(std::max(0.0, timeout_s)));
+    for (;;) {
+        if (!p_->ready.empty()) {
+            auto done = std::move(p_->ready.front());
+            p_->ready.pop_front();
+            --p_->in_flight;
+            return done;
+        }
+        if (p_->in_flight == 0) return std::nullopt;
+        p_->dispatch();
+        const double left = timeout_s < 0 ? -1.0 : std::max(0.0, seconds_until(deadline));
+        p_->poll_workers(left);
+        if (p_->ready.empty() && timeout_s >= 0 && seconds_until(deadline) <= 0)
+            return std::nullopt;
+    }
+}
+
+std::size_t compile_pool::in_flight() const {
+    return p_->in_flight;
+}
+int compile_pool::jobs() const {
+    return p_->jobs;
+}
+const compile_pool_counts& compile_pool::counts() const {
+    return p_->counts;
+}
+
+int default_jobs() {
+    const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<int>(n) : 1;
+}
+
+}  // namespace hone

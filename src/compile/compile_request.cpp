@@ -1,0 +1,91 @@
+// From a configuration to the NVRTC option list: every problem size and parameter becomes a
+// macro, so kernels read them as compile-time constants.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "hone/compile.hpp"
+
+namespace hone {
+namespace {
+
+std::string folder_of(const std::string& path) {
+    return std::filesystem::path(path).parent_path().string();
+}
+
+// Everything but the kernel name: shared by the tuned kernel and the reference kernel.
+compile_request base_request(const spec& s, const config& c, const bindings& scope,
+                             const std::string& arch) {
+    compile_request r;
+    r.source = s.kernel.source_text;
+    r.source_name = s.kernel.source_path;
+    r.options.push_back("--gpu-architecture=" + arch);
+    for (const auto& p : s.problem) r.options.push_back(fmt::format("-D{}={}", p.name, p.value));
+    for (std::size_t i = 0; i < s.params.size() && i < c.values.size(); ++i) {
+        r.options.push_back(fmt::format("-D{}={}", s.params[i].name, define_text(c.values[i])));
+    }
+    r.include_dirs = s.kernel.include_dirs;
+    r.include_dirs.push_back(folder_of(s.kernel.source_path));
+    for (const auto& dir : r.include_dirs) r.options.push_back("-I" + dir);
+    const int64_t max_regs = s.kernel.max_registers.eval_int(scope);
+    if (max_regs > 0) r.options.push_back(fmt::format("--maxrregcount={}", max_regs));
+    if (s.kernel.fast_math.eval_bool(scope)) r.options.push_back("--use_fast_math");
+    // The resource report (registers, spills, shared memory) comes from ptxas's verbose log.
+    r.options.push_back("--ptxas-options=-v");
+    r.options.insert(r.options.end(), s.kernel.options.begin(), s.kernel.options.end());
+    return r;
+}
+
+void set_name(compile_request& r, const std::string& name, bool is_template, const spec& s,
+              const bindings& scope, const source_pos& pos) {
+    if (is_template) {
+        r.name_expression = expand_name(name, s, scope, pos);
+    } else {
+        r.plain_name = name;
+    }
+}
+
+}  // namespace
+
+std::string expand_name(const std::string& pattern, const spec& s, const bindings& scope,
+                        const source_pos& pos) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < pattern.size()) {
+        const std::size_t open = pattern.find('{', i);
+        out += pattern.substr(i, open - i);
+        if (open == std::string::npos) break;
+        const std::size_t close = pattern.find('}', open);
+        if (close == std::string::npos) {
+            throw input_error(pos, fmt::format("'{{' without '}}' in kernel name '{}'", pattern));
+        }
+        const std::string name = pattern.substr(open + 1, close - open - 1);
+        const auto it = scope.find(name);
+        if (it == scope.end()) {
+            throw input_error(pos, fmt::format("'{{{}}}' in kernel name '{}' names no parameter, "
+                                               "problem size or device attribute",
+                                               name, pattern));
+        }
+        out += template_text(it->second);
+        i = close + 1;
+    }
+    return out;
+}
+
+compile_request make_compile_request(const spec& s, const config& c, const bindings& scope,
+                                     const std::string& arch) {
+    compile_request r = base_request(s, c, scope, arch);
+    set_name(r, s.kernel.name, s.kernel.is_template, s, scope, s.kernel.pos);
+    return r;
+}
+
+compile_request make_reference_request(const spec& s, const config& ref_cfg, const bindings& scope,
+                                       const std::string& arch) {
+    compile_request r = base_request(s, ref_cfg, scope, arch);
+    const std::string& name = s.verify.reference_kernel;
+    const bool is_template = name.find_first_of("<{") != std::string::npos;
+    set_name(r, name, is_template, s, scope, s.verify.pos);
+    return r;
+}
+
+}  // namespace hone

@@ -1,0 +1,111 @@
+// One NVRTC compile, straight to CUBIN: loading a CUBIN takes ~0.04 ms where JIT-compiling PTX
+// in the driver takes ~119 ms (../shared/FACTS.md).
+#include <fmt/format.h>
+#include <nvrtc.h>
+
+#include <chrono>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "hone/compile.hpp"
+
+namespace hone {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+struct program_deleter {
+    void operator()(nvrtcProgram p) const { nvrtcDestroyProgram(&p); }
+};
+using program_ptr = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, program_deleter>;
+
+// NVRTC polls this during the compile; 1 cancels. Once past the deadline it stays past it,
+// as NVRTC requires.
+int past_deadline(void* payload, void*) {
+    return clock_type::now() >= *static_cast<const clock_type::time_point*>(payload) ? 1 : 0;
+}
+
+std::string program_log(nvrtcProgram p) {
+    std::size_t n = 0;
+    if (nvrtcGetProgramLogSize(p, &n) != NVRTC_SUCCESS || n <= 1) return {};
+    std::string log(n, '\0');
+    nvrtcGetProgramLog(p, log.data());
+    log.resize(n - 1);  // the terminating NUL
+    return log;
+}
+
+std::vector<uint8_t> program_cubin(nvrtcProgram p) {
+    std::size_t n = 0;
+    if (nvrtcGetCUBINSize(p, &n) != NVRTC_SUCCESS || n == 0) return {};
+    std::vector<uint8_t> cubin(n);
+    if (nvrtcGetCUBIN(p, reinterpret_cast<char*>(cubin.data())) != NVRTC_SUCCESS) return {};
+    return cubin;
+}
+
+void fail(compile_result& r, const char* step, nvrtcResult rc) {
+    r.ok = false;
+    r.timed_out = rc == NVRTC_ERROR_CANCELLED;
+    if (!r.log.empty() && r.log.back() != '\n') r.log += '\n';
+    r.log += fmt::format("{}: {}", step, nvrtcGetErrorString(rc));
+}
+
+// Everything after creating the program; fills r, never throws for a failed compile.
+void run_compile(nvrtcProgram p, const compile_request& req, double timeout_s, compile_result& r) {
+    const bool named = !req.name_expression.empty();
+    nvrtcResult rc = named ? nvrtcAddNameExpression(p, req.name_expression.c_str()) : NVRTC_SUCCESS;
+    if (rc != NVRTC_SUCCESS) return fail(r, "nvrtcAddNameExpression", rc);
+    const clock_type::time_point deadline =
+        clock_type::now() +
+        std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(timeout_s));
+    if (timeout_s > 0) {
+        rc = nvrtcSetFlowCallback(p, past_deadline, const_cast<clock_type::time_point*>(&deadline));
+        if (rc != NVRTC_SUCCESS) return fail(r, "nvrtcSetFlowCallback", rc);
+    }
+    std::vector<const char*> opts;
+    for (const auto& o : req.options) opts.push_back(o.c_str());
+    rc = nvrtcCompileProgram(p, static_cast<int>(opts.size()), opts.data());
+    r.log = program_log(p);
+    if (rc != NVRTC_SUCCESS) return fail(r, "nvrtcCompileProgram", rc);
+    r.cubin = program_cubin(p);
+    if (r.cubin.empty()) {
+        r.log += "\nno CUBIN produced: --gpu-architecture must name a real sm_XY architecture";
+        return;
+    }
+    if (named) {
+        const char* lowered = nullptr;
+        rc = nvrtcGetLoweredName(p, req.name_expression.c_str(), &lowered);
+        if (rc != NVRTC_SUCCESS) return fail(r, "nvrtcGetLoweredName", rc);
+        r.lowered_name = lowered;
+    } else {
+        r.lowered_name = req.plain_name;
+    }
+    r.resources = parse_ptxas_info(r.log, r.lowered_name);
+    r.ok = true;
+}
+
+}  // namespace
+
+compile_result compile_nvrtc(const compile_request& req, double timeout_s) {
+    const auto t0 = clock_type::now();
+    compile_result r;
+    nvrtcProgram raw = nullptr;
+    const nvrtcResult rc =
+        nvrtcCreateProgram(&raw, req.source.c_str(), req.source_name.c_str(), 0, nullptr, nullptr);
+    if (rc != NVRTC_SUCCESS) {
+        fail(r, "nvrtcCreateProgram", rc);
+    } else {
+        const program_ptr p(raw);
+        run_compile(p.get(), req, timeout_s, r);
+    }
+    r.compile_ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+    return r;
+}
+
+std::string nvrtc_version() {
+    int major = 0, minor = 0;
+    nvrtcVersion(&major, &minor);
+    return fmt::format("{}.{}", major, minor);
+}
+
+}  // namespace hone

@@ -1,0 +1,62 @@
+// The CUDA driver, loaded with dlopen on first use: hone runs (`hone check`) where there is no
+// driver, and links no libcuda. cuda.h supplies the types and, through its #defines, the
+// versioned symbol names (cuMemAlloc -> cuMemAlloc_v2), which are what dlsym looks up.
+#pragma once
+#include <cuda.h>
+
+namespace hone::cu {
+
+// clang-format off
+#define HONE_CUDA_FUNCTIONS(X) \
+    X(cuInit) \
+    X(cuDriverGetVersion) \
+    X(cuGetErrorName) \
+    X(cuGetErrorString) \
+    X(cuDeviceGetCount) \
+    X(cuDeviceGet) \
+    X(cuDeviceGetName) \
+    X(cuDeviceGetUuid) \
+    X(cuDeviceGetAttribute) \
+    X(cuDeviceTotalMem) \
+    X(cuDevicePrimaryCtxRetain) \
+    X(cuDevicePrimaryCtxRelease) \
+    X(cuCtxSetCurrent) \
+    X(cuMemGetInfo) \
+    X(cuMemAlloc) \
+    X(cuMemAllocManaged) \
+    X(cuMemFree) \
+    X(cuMemcpyHtoD) \
+    X(cuMemcpyDtoH) \
+    X(cuMemsetD32Async) \
+    X(cuModuleLoadData) \
+    X(cuModuleUnload) \
+    X(cuModuleGetFunction) \
+    X(cuFuncGetAttribute) \
+    X(cuFuncSetAttribute) \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
+    X(cuLaunchKernel) \
+    X(cuStreamCreate) \
+    X(cuStreamDestroy) \
+    X(cuStreamSynchronize) \
+    X(cuEventCreate) \
+    X(cuEventDestroy) \
+    X(cuEventRecord) \
+    X(cuEventSynchronize) \
+    X(cuEventElapsedTime)
+// clang-format on
+
+// Member names go through cuda.h's macros as well, so `api.cuMemAlloc` is the _v2 pointer.
+struct api {
+#define HONE_CUDA_POINTER(fn) decltype(&::fn) fn = nullptr;
+    HONE_CUDA_FUNCTIONS(HONE_CUDA_POINTER)
+#undef HONE_CUDA_POINTER
+};
+
+// The loaded and initialised driver. Throws env_error when there is no usable driver or no
+// device; the first failure is remembered and rethrown (dlopen is not retried).
+const api& driver();
+
+// Throws cuda_error "<what>: CUDA_ERROR_OUT_OF_MEMORY (out of memory)" unless r is CUDA_SUCCESS.
+void check(CUresult r, const char* what);
+
+}  // namespace hone::cu

@@ -1,0 +1,101 @@
+#include "driver/resources.hpp"
+
+#include <utility>
+
+namespace hone::cu {
+
+primary_context::primary_context(int ordinal) {
+    const api& a = driver();
+    check(a.cuDeviceGet(&dev_, ordinal), "cuDeviceGet");
+    check(a.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+    try {
+        make_current();
+    } catch (...) {
+        a.cuDevicePrimaryCtxRelease(dev_);
+        throw;
+    }
+}
+
+primary_context::~primary_context() {
+    driver().cuDevicePrimaryCtxRelease(dev_);
+}
+
+void primary_context::make_current() const {
+    check(driver().cuCtxSetCurrent(ctx_), "cuCtxSetCurrent");
+}
+
+module::module(const void* image) {
+    check(driver().cuModuleLoadData(&mod_, image), "cuModuleLoadData");
+}
+
+module::~module() {
+    driver().cuModuleUnload(mod_);
+}
+
+CUfunction module::function(const std::string& name) const {
+    CUfunction f = nullptr;
+    check(driver().cuModuleGetFunction(&f, mod_, name.c_str()), "cuModuleGetFunction");
+    return f;
+}
+
+device_buffer::device_buffer(uint64_t bytes, bool managed) : bytes_(bytes) {
+    const api& a = driver();
+    check(managed ? a.cuMemAllocManaged(&ptr_, bytes, CU_MEM_ATTACH_GLOBAL)
+                  : a.cuMemAlloc(&ptr_, bytes),
+          managed ? "cuMemAllocManaged" : "cuMemAlloc");
+}
+
+device_buffer::~device_buffer() {
+    if (ptr_) driver().cuMemFree(ptr_);
+}
+
+device_buffer::device_buffer(device_buffer&& o) noexcept
+    : ptr_(std::exchange(o.ptr_, 0)), bytes_(std::exchange(o.bytes_, 0)) {}
+
+device_buffer& device_buffer::operator=(device_buffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
+}
+
+void device_buffer::upload(const void* src) const {
+    check(driver().cuMemcpyHtoD(ptr_, src, bytes_), "cuMemcpyHtoD");
+}
+
+void device_buffer::download(void* dst) const {
+    check(driver().cuMemcpyDtoH(dst, ptr_, bytes_), "cuMemcpyDtoH");
+}
+
+stream::stream() {
+    check(driver().cuStreamCreate(&s_, CU_STREAM_DEFAULT), "cuStreamCreate");
+}
+
+stream::~stream() {
+    driver().cuStreamDestroy(s_);
+}
+
+void stream::synchronize() const {
+    check(driver().cuStreamSynchronize(s_), "cuStreamSynchronize");
+}
+
+event::event() {
+    check(driver().cuEventCreate(&e_, CU_EVENT_DEFAULT), "cuEventCreate");
+}
+
+event::~event() {
+    driver().cuEventDestroy(e_);
+}
+
+void event::record(const stream& s) const {
+    check(driver().cuEventRecord(e_, s.get()), "cuEventRecord");
+}
+
+float event::elapsed_ms(const event& start, const event& end) {
+    const api& a = driver();
+    check(a.cuEventSynchronize(end.e_), "cuEventSynchronize");
+    float ms = 0;
+    check(a.cuEventElapsedTime(&ms, start.e_, end.e_), "cuEventElapsedTime");
+    return ms;
+}
+
+}  // namespace hone::cu

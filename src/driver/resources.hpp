@@ -1,0 +1,87 @@
+// Owners of driver objects. Destructors ignore errors: after a sticky error every call fails,
+// and the process is about to end anyway.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "driver/cuda_api.hpp"
+
+namespace hone::cu {
+
+// The device's primary context (the one the runtime API would share), made current.
+class primary_context {
+  public:
+    explicit primary_context(int ordinal);
+    ~primary_context();
+    primary_context(const primary_context&) = delete;
+    primary_context& operator=(const primary_context&) = delete;
+    // Contexts are current per thread: call before work on a thread that may be new.
+    void make_current() const;
+    CUdevice device() const { return dev_; }
+
+  private:
+    CUdevice dev_ = 0;
+    CUcontext ctx_ = nullptr;
+};
+
+class module {
+  public:
+    // A CUBIN, or NUL-terminated PTX text (JIT-compiled by the driver).
+    explicit module(const void* image);
+    ~module();
+    module(const module&) = delete;
+    module& operator=(const module&) = delete;
+    CUfunction function(const std::string& name) const;
+
+  private:
+    CUmodule mod_ = nullptr;
+};
+
+class device_buffer {
+  public:
+    device_buffer() = default;
+    // managed: cuMemAllocManaged with CU_MEM_ATTACH_GLOBAL; else cuMemAlloc.
+    device_buffer(uint64_t bytes, bool managed);
+    ~device_buffer();
+    device_buffer(device_buffer&& o) noexcept;
+    device_buffer& operator=(device_buffer&& o) noexcept;
+    CUdeviceptr ptr() const { return ptr_; }
+    uint64_t bytes() const { return bytes_; }
+    void upload(const void* src) const;  // bytes() bytes, synchronous
+    void download(void* dst) const;      // bytes() bytes, synchronous
+
+  private:
+    CUdeviceptr ptr_ = 0;
+    uint64_t bytes_ = 0;
+};
+
+class stream {
+  public:
+    // Blocking (CU_STREAM_DEFAULT): synchronous copies, which go through the legacy default
+    // stream, are then ordered with the kernels queued here.
+    stream();
+    ~stream();
+    stream(const stream&) = delete;
+    stream& operator=(const stream&) = delete;
+    CUstream get() const { return s_; }
+    void synchronize() const;
+
+  private:
+    CUstream s_ = nullptr;
+};
+
+class event {
+  public:
+    event();
+    ~event();
+    event(const event&) = delete;
+    event& operator=(const event&) = delete;
+    void record(const stream& s) const;
+    // Milliseconds from start to end; both recorded and end completed (synchronises on end).
+    static float elapsed_ms(const event& start, const event& end);
+
+  private:
+    CUevent e_ = nullptr;
+};
+
+}  // namespace hone::cu

@@ -1,0 +1,152 @@
+#include "expr/eval.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "expr/functions.hpp"
+
+namespace hone::expr_detail {
+namespace {
+
+std::string known_names(const bindings& scope) {
+    std::string out;
+    for (const auto& [name, v] : scope) out += (out.empty() ? "" : ", ") + name;
+    return out.empty() ? "none" : out;
+}
+
+value integer_arith(op_code op, int64_t a, int64_t b, const site& at) {
+    int64_t r = 0;
+    bool overflow = false;
+    switch (op) {
+        case op_code::add: overflow = __builtin_add_overflow(a, b, &r); break;
+        case op_code::sub: overflow = __builtin_sub_overflow(a, b, &r); break;
+        case op_code::mul: overflow = __builtin_mul_overflow(a, b, &r); break;
+        case op_code::div:
+        case op_code::mod:
+            if (b == 0) at.fail(fmt::format("{} by zero in '{}'", op == op_code::div ? "division" : "modulo", at.snippet()));
+            // INT64_MIN / -1 overflows; INT64_MIN % -1 is 0 but undefined behaviour in C++.
+            if (b == -1) return op == op_code::mod ? 0 : integer_arith(op_code::sub, 0, a, at);
+            r = op == op_code::div ? a / b : a % b;
+            break;
+        default: break;
+    }
+    if (overflow) at.fail(fmt::format("integer overflow in '{}'", at.snippet()));
+    return r;
+}
+
+value real_arith(op_code op, double a, double b, const site& at) {
+    switch (op) {
+        case op_code::add: return finite(a + b, at);
+        case op_code::sub: return finite(a - b, at);
+        case op_code::mul: return finite(a * b, at);
+        case op_code::div:
+            if (b == 0) at.fail(fmt::format("division by zero in '{}'", at.snippet()));
+            return finite(a / b, at);
+        default: at.fail(fmt::format("'%' needs integers, got a real in '{}'", at.snippet()));
+    }
+}
+
+bool compare(op_code op, const value& a, const value& b, const site& at) {
+    const bool sa = std::holds_alternative<std::string>(a), sb = std::holds_alternative<std::string>(b);
+    if (sa || sb) {
+        if (!sa || !sb) at.fail(fmt::format("cannot compare the {} {} with the {} {} in '{}'", type_name(a), display_text(a),
+                                            type_name(b), display_text(b), at.snippet()));
+        if (op != op_code::eq && op != op_code::ne) at.fail(fmt::format("strings compare only with == and != in '{}'", at.snippet()));
+        return (std::get<std::string>(a) == std::get<std::string>(b)) == (op == op_code::eq);
+    }
+    const bool as_real = std::holds_alternative<double>(a) || std::holds_alternative<double>(b);
+    auto cmp = [op](auto x, auto y) {
+        switch (op) {
+            case op_code::lt: return x < y;
+            case op_code::le: return x <= y;
+            case op_code::gt: return x > y;
+            case op_code::ge: return x >= y;
+            case op_code::eq: return x == y;
+            default: return x != y;
+        }
+    };
+    if (as_real) return cmp(real_of(a, at, "comparison"), real_of(b, at, "comparison"));
+    return cmp(int_of(a, at, "comparison"), int_of(b, at, "comparison"));
+}
+
+value binary(const node& n, const bindings& scope, const source_pos& base, std::string_view text) {
+    const site at{base, text, n};
+    const value a = eval_node(*n.kids[0], scope, base, text);
+    if (n.op == op_code::logical_and || n.op == op_code::logical_or) {
+        const bool left = truth_of(a, at, n.op == op_code::logical_and ? "&&" : "||");
+        if (left == (n.op == op_code::logical_or)) return left;  // short circuit
+        return truth_of(eval_node(*n.kids[1], scope, base, text), at, n.op == op_code::logical_and ? "&&" : "||");
+    }
+    const value b = eval_node(*n.kids[1], scope, base, text);
+    if (n.op >= op_code::lt) return compare(n.op, a, b, at);
+    static constexpr const char* spelling[] = {"", "", "", "", "+", "-", "*", "/", "%"};
+    const char* what = spelling[static_cast<int>(n.op)];
+    if (std::holds_alternative<double>(a) || std::holds_alternative<double>(b))
+        return real_arith(n.op, real_of(a, at, what), real_of(b, at, what), at);
+    return integer_arith(n.op, int_of(a, at, what), int_of(b, at, what), at);
+}
+
+value unary(const node& n, const bindings& scope, const source_pos& base, std::string_view text) {
+    const site at{base, text, n};
+    const value a = eval_node(*n.kids[0], scope, base, text);
+    if (n.op == op_code::logical_not) return !truth_of(a, at, "!");
+    if (const auto* d = std::get_if<double>(&a)) return n.op == op_code::neg ? -*d : *d;
+    const int64_t i = int_of(a, at, n.op == op_code::neg ? "unary -" : "unary +");
+    return n.op == op_code::neg ? integer_arith(op_code::sub, 0, i, at) : value(i);
+}
+
+}  // namespace
+
+bool is_number(const value& v) { return !std::holds_alternative<std::string>(v); }
+
+double real_of(const value& v, const site& at, const char* what) {
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    return static_cast<double>(int_of(v, at, what));
+}
+
+int64_t int_of(const value& v, const site& at, const char* what) {
+    if (const auto* i = std::get_if<int64_t>(&v)) return *i;
+    if (const auto* b = std::get_if<bool>(&v)) return *b;
+    if (const auto* d = std::get_if<double>(&v))
+        at.fail(fmt::format("{} needs an integer, got the real {} in '{}'", what, template_text(*d), at.snippet()));
+    at.fail(fmt::format("{} needs a number, got the string {} in '{}'", what, display_text(v), at.snippet()));
+}
+
+bool truth_of(const value& v, const site& at, const char* what) {
+    if (const auto* b = std::get_if<bool>(&v)) return *b;
+    if (const auto* i = std::get_if<int64_t>(&v)) return *i != 0;
+    at.fail(fmt::format("{} needs a boolean, got the {} {} in '{}'", what, type_name(v), display_text(v), at.snippet()));
+}
+
+value finite(double d, const site& at) {
+    if (!std::isfinite(d)) at.fail(fmt::format("'{}' has no finite real value", at.snippet()));
+    return d;
+}
+
+value eval_node(const node& n, const bindings& scope, const source_pos& base, std::string_view text) {
+    switch (n.kind) {
+        case node_kind::literal: return n.literal;
+        case node_kind::name: {
+            const auto it = scope.find(n.name);
+            if (it == scope.end())
+                site{base, text, n}.fail(fmt::format("unknown name '{}' (known: {})", n.name, known_names(scope)));
+            return it->second;
+        }
+        case node_kind::unary: return unary(n, scope, base, text);
+        case node_kind::binary: return binary(n, scope, base, text);
+        case node_kind::conditional: {
+            const bool c = truth_of(eval_node(*n.kids[0], scope, base, text), site{base, text, n}, "?:");
+            return eval_node(*n.kids[c ? 1 : 2], scope, base, text);
+        }
+        case node_kind::call: {
+            std::vector<value> args;
+            for (const auto& k : n.kids) args.push_back(eval_node(*k, scope, base, text));
+            return call_function(n.function, args, site{base, text, n});
+        }
+    }
+    return n.literal;
+}
+
+}  // namespace hone::expr_detail

@@ -1,0 +1,52 @@
+// The syntax tree of an expression and the error site shared by the parser and the evaluator.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hone/error.hpp"
+#include "hone/value.hpp"
+
+namespace hone::expr_detail {
+
+// Deep trees would overflow the stack of the recursive parser and evaluator.
+constexpr int max_depth = 200;
+
+enum class node_kind { literal, name, unary, binary, conditional, call };
+enum class op_code { none, neg, plus, logical_not, add, sub, mul, div, mod,
+                     lt, le, gt, ge, eq, ne, logical_and, logical_or };
+
+struct node {
+    node_kind kind = node_kind::literal;
+    op_code op = op_code::none;
+    int function = -1;  // call: index into the function table
+    std::string name;   // name: the identifier
+    value literal = int64_t{0};
+    std::vector<std::shared_ptr<const node>> kids;
+    int offset = 0;  // span in the expression text, for error positions
+    int length = 0;
+    int depth = 1;
+};
+using node_ptr = std::shared_ptr<const node>;
+
+// `base` is where the expression text starts; errors point `offset` characters further.
+inline source_pos pos_at(const source_pos& base, int offset) {
+    source_pos p = base;
+    if (p.column > 0) p.column += offset;
+    return p;
+}
+
+// A node being evaluated: what error messages point at and quote.
+struct site {
+    const source_pos& base;
+    std::string_view text;
+    const node& n;
+
+    std::string snippet() const { return std::string(text.substr(n.offset, n.length)); }
+    [[noreturn]] void fail(const std::string& message) const {
+        throw input_error(pos_at(base, n.offset), message);
+    }
+};
+
+}  // namespace hone::expr_detail

@@ -1,0 +1,20 @@
+// Host images of buffer contents, generated from a buffer's init spec. Deterministic: the same
+// plan gives the same bytes on every machine (random numbers come from std::mt19937_64, whose
+// sequence the standard fixes, turned into reals here rather than by the library's
+// distributions, whose algorithms are implementation-defined).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "hone/gpu.hpp"
+
+namespace hone {
+
+// count * elem_size bytes. Throws input_error if a file input has the wrong size and
+// env_error if it cannot be read.
+std::vector<uint8_t> generate_input(const buffer_plan& b);
+// Converts v to t and writes elem_size(t) bytes: floats round to nearest (even), integers round
+// to nearest and saturate, NaN becomes 0 for integers.
+void store_value(elem_type t, double v, void* dst);
+
+}  // namespace hone

@@ -1,0 +1,124 @@
+#include "measure/launch.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace hone {
+namespace {
+
+int func_attribute(CUfunction f, CUfunction_attribute which) {
+    int v = 0;
+    cu::check(cu::driver().cuFuncGetAttribute(&v, which, f), "cuFuncGetAttribute");
+    return v;
+}
+
+launch_limits read_limits(CUfunction f) {
+    launch_limits l;
+    l.num_regs = func_attribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS);
+    l.local_bytes = func_attribute(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+    l.static_shared_bytes = func_attribute(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    l.max_threads_per_block = func_attribute(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    return l;
+}
+
+// The limits that the attributes alone decide; empty when none is exceeded.
+std::string size_refusal(const launch_limits& l, int64_t threads, int64_t dynamic_shared,
+                         const device_attrs& dev) {
+    if (threads > l.max_threads_per_block)
+        return fmt::format(
+            "a block of {} threads exceeds this kernel's limit of {} ({} "
+            "registers per thread)",
+            threads, l.max_threads_per_block, l.num_regs);
+    const int64_t shared = l.static_shared_bytes + dynamic_shared;
+    if (shared > dev.max_shared_per_block_optin)
+        return fmt::format(
+            "{} bytes of shared memory per block ({} static + {} dynamic) exceed "
+            "the device's {}",
+            shared, l.static_shared_bytes, dynamic_shared, dev.max_shared_per_block_optin);
+    return "";
+}
+
+// PTX rather than CUBIN: the driver JIT-compiles it for whatever GPU this is.
+constexpr const char* spin_ptx = R"(.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry hone_spin(.param .u64 hone_spin_ns)
+{
+    .reg .pred %p;
+    .reg .u64 %start, %now, %limit, %elapsed;
+    ld.param.u64 %limit, [hone_spin_ns];
+    mov.u64 %start, %globaltimer;
+WAIT:
+    mov.u64 %now, %globaltimer;
+    sub.u64 %elapsed, %now, %start;
+    setp.lt.u64 %p, %elapsed, %limit;
+    @%p bra WAIT;
+    ret;
+}
+)";
+
+}  // namespace
+
+kernel_launch::kernel_launch(const cu::module& m, const launch_desc& d,
+                             const std::vector<CUdeviceptr>& pointers)
+    : fn_(m.function(d.function)), grid_(d.grid), block_(d.block), shared_(d.shared_bytes) {
+    values_.reserve(d.args.size());
+    for (const auto& a : d.args) {
+        if (a.buffer < 0) {
+            values_.push_back(a.bits);
+            continue;
+        }
+        if (static_cast<std::size_t>(a.buffer) >= pointers.size())
+            throw std::logic_error(
+                fmt::format("kernel argument names buffer {} of {}", a.buffer, pointers.size()));
+        values_.push_back(pointers[a.buffer]);
+    }
+    // Every slot is 8 bytes, little-endian: a pointer to it also points at the value's low
+    // bytes, which is what a narrower scalar parameter reads.
+    for (auto& v : values_) params_.push_back(&v);
+}
+
+launch_limits kernel_launch::prepare(const device_attrs& dev) {
+    launch_limits l = read_limits(fn_);
+    const int64_t threads = int64_t{block_[0]} * block_[1] * block_[2];
+    const int64_t shared = int64_t{l.static_shared_bytes} + shared_;
+    l.refusal = size_refusal(l, threads, shared_, dev);
+    if (!l.refusal.empty()) return l;
+    const cu::api& a = cu::driver();
+    // Beyond the default 48 KiB the kernel must opt in before the launch.
+    if (shared > dev.max_shared_per_block)
+        cu::check(a.cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                       static_cast<int>(shared_)),
+                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    cu::check(a.cuOccupancyMaxActiveBlocksPerMultiprocessor(&l.active_blocks_per_sm, fn_,
+                                                            static_cast<int>(threads), shared_),
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (l.active_blocks_per_sm == 0) {
+        l.refusal = fmt::format(
+            "no block fits on a multiprocessor ({} threads of {} registers, "
+            "{} bytes of shared memory)",
+            threads, l.num_regs, shared);
+        return l;
+    }
+    const int64_t warps = (threads + dev.warp_size - 1) / dev.warp_size;
+    l.occupancy = static_cast<double>(l.active_blocks_per_sm * warps * dev.warp_size) /
+                  static_cast<double>(dev.max_threads_per_sm);
+    return l;
+}
+
+void kernel_launch::enqueue(const cu::stream& s) {
+    cu::check(cu::driver().cuLaunchKernel(fn_, grid_[0], grid_[1], grid_[2], block_[0], block_[1],
+                                          block_[2], shared_, s.get(), params_.data(), nullptr),
+              "cuLaunchKernel");
+}
+
+spin_kernel::spin_kernel() : module_(spin_ptx), fn_(module_.function("hone_spin")) {}
+
+void spin_kernel::enqueue(const cu::stream& s, uint64_t ns) {
+    void* params[] = {&ns};
+    cu::check(cu::driver().cuLaunchKernel(fn_, 1, 1, 1, 1, 1, 1, 0, s.get(), params, nullptr),
+              "cuLaunchKernel(spin)");
+}
+
+}  // namespace hone

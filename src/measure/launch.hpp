@@ -1,0 +1,51 @@
+// One kernel ready to launch: function, dimensions and the parameter array cuLaunchKernel reads.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "driver/resources.hpp"
+#include "hone/gpu.hpp"
+
+namespace hone {
+
+// Function attributes and the occupancy of one launch configuration.
+struct launch_limits {
+    int num_regs = -1, local_bytes = -1, static_shared_bytes = -1, max_threads_per_block = -1;
+    int active_blocks_per_sm = -1;
+    double occupancy = 0;
+    std::string refusal;  // why it cannot run on this device; empty = it can
+};
+
+class kernel_launch {
+  public:
+    // pointers[i]: the device address of plan buffer i in the launch's memory set.
+    kernel_launch(const cu::module& m, const launch_desc& d,
+                  const std::vector<CUdeviceptr>& pointers);
+    // Reads the function's attributes, checks them against the device and, when it fits,
+    // raises the dynamic shared memory limit where the launch needs more than the default.
+    launch_limits prepare(const device_attrs& dev);
+    void enqueue(const cu::stream& s);
+
+  private:
+    CUfunction fn_ = nullptr;
+    std::array<uint32_t, 3> grid_, block_;
+    uint32_t shared_ = 0;
+    std::vector<uint64_t> values_;  // one slot a parameter, little-endian
+    std::vector<void*> params_;
+};
+
+// A kernel that waits on the GPU's global timer: queued before the start event, it keeps the
+// GPU busy while the host queues the event and the measured launch.
+class spin_kernel {
+  public:
+    spin_kernel();
+    void enqueue(const cu::stream& s, uint64_t ns);
+
+  private:
+    cu::module module_;
+    CUfunction fn_;
+};
+
+}  // namespace hone

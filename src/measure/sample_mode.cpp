@@ -1,0 +1,41 @@
+#include "measure/sample_mode.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace hone {
+namespace {
+
+int batch_size(double kernel_us) {
+    if (!(kernel_us > 0.0)) return max_batch;
+    const double k = std::ceil(batch_target_us / kernel_us);
+    return static_cast<int>(std::clamp(k, 1.0, static_cast<double>(max_batch)));
+}
+
+}  // namespace
+
+std::string sample_mode::name() const {
+    switch (kind) {
+        case sample_kind::single_flush:
+            return "single+flush";
+        case sample_kind::single_spin:
+            return "single+spin";
+        case sample_kind::batch:
+            return fmt::format("batch:{}", batch);
+    }
+    return "";
+}
+
+sample_mode choose_sample_mode(const timing_spec& timing, double kernel_us) {
+    const sample_mode single{timing.l2_flush ? sample_kind::single_flush : sample_kind::single_spin,
+                             1};
+    const sample_mode batched{sample_kind::batch, batch_size(kernel_us)};
+    if (timing.sample_mode == "single") return single;
+    if (timing.sample_mode == "batch") return batched;
+    if (timing.l2_flush || kernel_us >= spin_threshold_us) return single;
+    return batched;
+}
+
+}  // namespace hone

@@ -1,0 +1,32 @@
+// How one timing sample is taken. Launch overhead (~4 us on an H100) leaks into an event pair
+// unless the GPU is kept busy while the host queues the start event and the launches, so
+// something long runs before each sample:
+//   single+flush  a memset over 2x L2: cold caches, and a busy GPU;
+//   single+spin   warm caches, kernel >= 20 us: a spin kernel that outlasts the queueing;
+//   batch:K       warm caches, kernel < 20 us: a spin, then K back-to-back launches between
+//                 the events; the sample is their mean (a sample lasts >= ~200 us). Never
+//                 flushed, even when forced with l2_flush set.
+#pragma once
+#include <string>
+
+#include "hone/spec.hpp"
+
+namespace hone {
+
+enum class sample_kind { single_flush, single_spin, batch };
+
+struct sample_mode {
+    sample_kind kind = sample_kind::single_flush;
+    int batch = 1;             // launches per sample
+    std::string name() const;  // "single+flush", "single+spin", "batch:K"
+};
+
+constexpr double spin_threshold_us = 20.0;  // below: batch when caches stay warm
+constexpr double batch_target_us = 200.0;   // length of one batched sample
+constexpr int max_batch = 10000;
+
+// kernel_us: the warm-up estimate of one launch. timing.sample_mode "single" or "batch" forces
+// the kind; "auto" chooses as described above.
+sample_mode choose_sample_mode(const timing_spec& timing, double kernel_us);
+
+}  // namespace hone

@@ -1,0 +1,65 @@
+// The in-process GPU session: buffers, reference outputs and measurements in this process's
+// primary context. Not fault-isolated: after a sticky error it refuses further work.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "driver/resources.hpp"
+#include "hone/gpu.hpp"
+#include "measure/launch.hpp"
+#include "measure/sample_mode.hpp"
+
+namespace hone {
+
+// One plan buffer: its host image and its copies in each memory set it is used in.
+struct session_buffer {
+    buffer_plan plan;
+    std::vector<uint8_t> image;  // inout: the inputs to restore; out: poison; in: empty
+    cu::device_buffer device, managed;
+    std::vector<uint8_t> reference;  // the reference launch's output (verified buffers)
+    const cu::device_buffer& in_set(memory_kind k) const;
+};
+
+// What the warm-up measured.
+struct warm_up_estimate {
+    double kernel_us = 0;           // GPU time per launch, back to back
+    double host_us_per_launch = 0;  // host time to queue one launch
+    double busy_ms = 0;             // GPU time the warm-up took
+};
+
+class in_process_session final : public gpu_session {
+  public:
+    explicit in_process_session(int ordinal);
+    const device_info& device() const override { return info_; }
+    void prepare(const run_plan& plan) override;
+    job_result run(const job& j) override;
+    bool isolated() const override { return false; }
+
+  private:
+    // Setup (session.cpp).
+    void allocate_and_fill();
+    void compute_reference();
+    // One job (session_run.cpp).
+    void reset_outputs(memory_kind k);
+    std::vector<CUdeviceptr> pointers(memory_kind k) const;
+    std::string check_outputs(memory_kind k);
+    void run_checked(const job& j, job_result& r);
+    // Timing (session_timing.cpp).
+    warm_up_estimate warm_up(kernel_launch& k);
+    double take_sample(kernel_launch& k, const sample_mode& mode, double& cover_us);
+    void measure(kernel_launch& k, job_result& r);
+
+    device_info info_;
+    cu::primary_context ctx_;
+    cu::stream stream_;
+    cu::event start_, stop_;
+    spin_kernel spin_;
+    run_plan plan_;
+    std::vector<session_buffer> buffers_;
+    cu::device_buffer flush_;
+    std::string fault_;  // the sticky error that ended this session; empty while usable
+};
+
+}  // namespace hone

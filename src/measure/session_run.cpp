@@ -1,0 +1,93 @@
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "hone/driver.hpp"
+#include "hone/verify.hpp"
+#include "measure/session.hpp"
+
+namespace hone {
+namespace {
+
+void copy_limits(const launch_limits& l, job_result& r) {
+    r.num_regs = l.num_regs;
+    r.local_bytes = l.local_bytes;
+    r.static_shared_bytes = l.static_shared_bytes;
+    r.max_threads_per_block = l.max_threads_per_block;
+    r.active_blocks_per_sm = l.active_blocks_per_sm;
+    r.occupancy = l.occupancy;
+}
+
+}  // namespace
+
+std::vector<CUdeviceptr> in_process_session::pointers(memory_kind k) const {
+    std::vector<CUdeviceptr> out;
+    for (const auto& b : buffers_) out.push_back(b.in_set(k).ptr());
+    return out;
+}
+
+void in_process_session::reset_outputs(memory_kind k) {
+    for (const auto& b : buffers_)
+        if (!b.image.empty()) b.in_set(k).upload(b.image.data());
+}
+
+std::string in_process_session::check_outputs(memory_kind k) {
+    std::string message;
+    std::vector<uint8_t> got;
+    for (const auto& b : buffers_) {
+        if (b.reference.empty()) continue;
+        got.resize(b.plan.bytes());
+        b.in_set(k).download(got.data());
+        const verify_outcome v = compare_buffers(b.plan.type, got.data(), b.reference.data(),
+                                                 b.plan.count, plan_.rtol, plan_.atol, b.plan.name);
+        if (!v.ok) message += (message.empty() ? "" : "; ") + v.message;
+    }
+    return message;
+}
+
+// The job's steps; driver failures propagate to run() as cuda_error.
+void in_process_session::run_checked(const job& j, job_result& r) {
+    const launch_desc& d = j.launch;
+    const cu::module m(d.cubin.data());
+    kernel_launch k(m, d, pointers(d.memory));
+    const launch_limits limits = k.prepare(info_.attrs);
+    copy_limits(limits, r);
+    if (!limits.refusal.empty()) {
+        r.st = status::device_limits;
+        r.message = limits.refusal;
+        return;
+    }
+    reset_outputs(d.memory);
+    k.enqueue(stream_);
+    stream_.synchronize();
+    if (j.verify) {
+        r.message = check_outputs(d.memory);
+        if (!r.message.empty()) {
+            r.st = status::wrong_result;
+            return;
+        }
+    }
+    // Timing runs the kernel again and again on the buffers as the first launch left them:
+    // an inout buffer then holds the output of earlier launches, which changes the work only
+    // for kernels whose cost depends on the values.
+    measure(k, r);
+}
+
+job_result in_process_session::run(const job& j) {
+    if (!fault_.empty()) throw env_error("the GPU session ended after a fault: " + fault_);
+    const auto t0 = std::chrono::steady_clock::now();
+    job_result r;
+    ctx_.make_current();
+    try {
+        run_checked(j, r);
+    } catch (const cuda_error& e) {
+        r.st = e.sticky() ? status::runtime_fault : status::launch_error;
+        r.message = e.what();
+        r.samples_us.clear();
+        if (e.sticky()) fault_ = fmt::format("{} (job {})", e.what(), j.key);
+    }
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+}  // namespace hone

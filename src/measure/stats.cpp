@@ -1,0 +1,83 @@
+#include "hone/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "measure/distributions.hpp"
+
+namespace hone {
+namespace {
+
+// Above this many samples the binomial ranks come from the normal approximation, which is
+// within one rank of the exact ones there.
+constexpr std::size_t exact_rank_limit = 100;
+
+// P(X <= k) for X ~ binomial(n, 1/2).
+double binomial_half_cdf(std::size_t k, std::size_t n) {
+    if (k >= n) return 1.0;
+    return regularized_beta(0.5, static_cast<double>(n - k), static_cast<double>(k) + 1.0);
+}
+
+double median_of_sorted(const std::vector<double>& s) {
+    const std::size_t n = s.size();
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+}  // namespace
+
+double summary::rel_ci() const {
+    const double half = (ci_high - ci_low) / 2.0;
+    if (half == 0.0) return 0.0;
+    return median > 0.0 ? half / median : std::numeric_limits<double>::infinity();
+}
+
+void median_ci_ranks(std::size_t n, double confidence, std::size_t& lo, std::size_t& hi) {
+    if (n == 0) throw std::invalid_argument("median_ci_ranks: no samples");
+    const double alpha_half = (1.0 - confidence) / 2.0;
+    // k: the 1-based rank of the lower bound, the largest with P(X < k) <= alpha/2; the
+    // interval [x_(k), x_(n+1-k)] then covers the median with probability >= confidence.
+    std::size_t k = 0;
+    if (n > exact_rank_limit) {
+        const double z = normal_quantile(1.0 - alpha_half);
+        k = static_cast<std::size_t>(std::floor((static_cast<double>(n) + 1.0) / 2.0 -
+                                                z * std::sqrt(static_cast<double>(n)) / 2.0));
+    } else {
+        while (k < n / 2 && binomial_half_cdf(k, n) <= alpha_half) ++k;
+    }
+    // Too few samples for the confidence (k == 0): the whole range, which covers less.
+    k = std::max<std::size_t>(k, 1);
+    lo = k - 1;
+    hi = n - k;
+}
+
+summary summarize(const std::vector<double>& samples) {
+    summary s;
+    s.n = samples.size();
+    if (s.n == 0) return s;
+    std::vector<double> sorted = samples;
+    std::sort(sorted.begin(), sorted.end());
+    s.min = sorted.front();
+    s.max = sorted.back();
+    s.median = median_of_sorted(sorted);
+    s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(s.n);
+    std::size_t lo = 0, hi = 0;
+    median_ci_ranks(s.n, 0.95, lo, hi);
+    s.ci_low = sorted[lo];
+    s.ci_high = sorted[hi];
+    if (s.n < 2) return s;
+    double ss = 0.0;
+    for (const double x : sorted) ss += (x - s.mean) * (x - s.mean);
+    s.stddev = std::sqrt(ss / static_cast<double>(s.n - 1));
+    s.mean_ci_half =
+        student_t_quantile(s.n - 1, 0.95) * s.stddev / std::sqrt(static_cast<double>(s.n));
+    return s;
+}
+
+bool overlaps(const summary& a, const summary& b) {
+    return a.ci_low <= b.ci_high && b.ci_low <= a.ci_high;
+}
+
+}  // namespace hone

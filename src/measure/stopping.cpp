@@ -1,0 +1,38 @@
+#include <algorithm>
+
+#include "hone/stats.hpp"
+
+namespace hone {
+namespace {
+
+// The smallest sample whose order-statistic interval reaches 95% (n = 6: 96.9%).
+constexpr std::size_t min_ci_samples = 6;
+
+}  // namespace
+
+relative_ci_criterion::relative_ci_criterion(double rel_precision, std::size_t min_samples,
+                                             std::size_t max_samples, double max_time_s)
+    : rel_(rel_precision),
+      min_(min_samples),
+      max_(std::max(max_samples, min_samples)),
+      max_time_(max_time_s) {}
+
+bool relative_ci_criterion::converged(const std::vector<double>& samples) const {
+    if (samples.size() < std::max(min_, min_ci_samples)) return false;
+    return summarize(samples).rel_ci() <= rel_;
+}
+
+bool relative_ci_criterion::at_cap(std::size_t n, double elapsed_s) const {
+    // The time cap applies only once min_samples are in: a slow kernel still gets a summary.
+    return n >= max_ || (n >= min_ && elapsed_s >= max_time_);
+}
+
+bool relative_ci_criterion::capped(const std::vector<double>& samples, double elapsed_s) const {
+    return at_cap(samples.size(), elapsed_s) && !converged(samples);
+}
+
+bool relative_ci_criterion::done(const std::vector<double>& samples, double elapsed_s) const {
+    return at_cap(samples.size(), elapsed_s) || converged(samples);
+}
+
+}  // namespace hone

@@ -1,0 +1,72 @@
+// Problem sizes, parameters and constraints.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "spec/loader.hpp"
+#include "spec/names.hpp"
+
+namespace hone::spec_detail {
+namespace {
+
+void check_overrides(const std::map<std::string, int64_t>& overrides, const spec& s) {
+    std::vector<std::string> known;
+    for (const auto& p : s.problem) known.push_back(p.name);
+    for (const auto& [name, v] : overrides) {
+        if (std::find(known.begin(), known.end(), name) == known.end())
+            throw input_error({}, fmt::format("--set {}={}: no problem size named '{}' (known: {}){}", name, v, name,
+                                              known.empty() ? "none" : join(known), suggestion(name, known)));
+        if (v <= 0) throw input_error({}, fmt::format("--set {}={}: expected a positive integer", name, v));
+    }
+}
+
+}  // namespace
+
+void load_problem(const doc& d, const entry* e, const std::map<std::string, int64_t>& overrides, spec& s) {
+    if (e) {
+        for (const auto& item : read_map(d, e->value, "problem")) {
+            check_new_name(d, item.key_node, item.key, s);
+            problem_size p{item.key, 0, value_pos(d, item)};
+            // Earlier sizes only: s.problem holds exactly those so far.
+            const expression x = read_expr(d, item.value);
+            check_expr(s, x, use_problem, "a problem size");
+            const auto it = overrides.find(item.key);
+            p.value = it != overrides.end() ? it->second : x.eval_int(s.problem_bindings());
+            s.problem.push_back(p);
+        }
+    }
+    check_overrides(overrides, s);
+}
+
+void load_params(const doc& d, const entry* e, spec& s) {
+    if (!e) return;
+    for (const auto& item : read_map(d, e->value, "params")) {
+        check_new_name(d, item.key_node, item.key, s);
+        param_spec p{item.key, {}, value_pos(d, item)};
+        if (item.value.IsMap()) {
+            p.values = expand_generator(d, item.value, item.key);
+        } else {
+            for (const auto& v : read_list(d, item.value, "values or a generator ({range: ...}, {pow2: ...}, {warps: ...})"))
+                p.values.push_back(read_value(d, v));
+        }
+        if (p.values.empty()) throw input_error(p.pos, fmt::format("parameter '{}' has no values", p.name));
+        // 1, 1.0 and true are distinct values: their -D text differs.
+        std::set<std::pair<std::size_t, std::string>> seen;
+        for (const auto& v : p.values)
+            if (!seen.emplace(v.index(), display_text(v)).second)
+                throw input_error(p.pos, fmt::format("parameter '{}' lists {} twice", p.name, display_text(v)));
+        s.params.push_back(std::move(p));
+    }
+}
+
+void load_constraints(const doc& d, const entry* e, spec& s) {
+    if (!e) return;
+    for (const auto& item : read_list(d, e->value, "constraint expressions")) {
+        expression c = read_expr(d, item);
+        if (const auto v = check_expr(s, c, use_all, "a constraint")) c.eval_bool(s.problem_bindings());
+        s.constraints.push_back(std::move(c));
+    }
+}
+
+}  // namespace hone::spec_detail

@@ -1,0 +1,169 @@
+#include "store/codec.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <nlohmann/json.hpp>
+
+#include "hone/error.hpp"
+
+namespace hone::store_detail {
+namespace {
+
+constexpr std::array columns = {"key",
+                                "params",
+                                "status",
+                                "message",
+                                "output",
+                                "compile_log",
+                                "compile_ms",
+                                "compile_cached",
+                                "ptx_regs",
+                                "spill_store",
+                                "spill_load",
+                                "stack_bytes",
+                                "ptx_shared_static",
+                                "const_bytes",
+                                "num_regs",
+                                "local_bytes",
+                                "static_shared",
+                                "max_threads_per_block",
+                                "active_blocks_per_sm",
+                                "occupancy",
+                                "sample_mode",
+                                "n",
+                                "median",
+                                "mean",
+                                "stddev",
+                                "min",
+                                "max",
+                                "ci_low",
+                                "ci_high",
+                                "mean_ci_half",
+                                "gpu_busy_s",
+                                "wall_s",
+                                "gbps",
+                                "gflops",
+                                "grid_x",
+                                "grid_y",
+                                "grid_z",
+                                "block_x",
+                                "block_y",
+                                "block_z",
+                                "dynamic_shared",
+                                "samples",
+                                "created_at"};
+
+std::string samples_text(const std::vector<double>& samples) {
+    return nlohmann::json(samples).dump();
+}
+
+// A row that does not decode was not written by this schema's hone: report, never guess.
+template <typename F>
+auto decoding(const std::string& path, const std::string& key, const char* what, F&& f) {
+    try {
+        return f();
+    } catch (const nlohmann::json::exception& e) {
+        throw env_error(
+            fmt::format("{}: the {} of {} do not decode: {}", path, what, key, e.what()));
+    }
+}
+
+}  // namespace
+
+const std::string& record_columns() {
+    static const std::string text = fmt::format("{}", fmt::join(columns, ", "));
+    return text;
+}
+
+const std::string& insert_record_sql() {
+    static const std::string text = [] {
+        std::string values = "?1";
+        for (std::size_t i = 0; i + 1 < columns.size(); ++i) values += fmt::format(", ?{}", i + 2);
+        return fmt::format(
+            "INSERT OR REPLACE INTO results (run_id, {}) "
+            "VALUES ({}, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+            record_columns(), values);
+    }();
+    return text;
+}
+
+void bind_record(sql::stmt& s, int64_t run_id, const eval_record& r) {
+    int i = 1;
+    s.bind(i, run_id);
+    auto b = [&](const auto& v) { s.bind(++i, v); };
+    const job_result& g = r.gpu;
+    const resource_usage& u = r.resources;
+    b(r.key);
+    b(params_to_json(r.params).dump());
+    b(status_name(r.st));
+    b(r.message);
+    b(g.output);
+    b(r.compile_log);
+    b(r.compile_ms);
+    b(int64_t{r.compile_cached});
+    for (int v : {u.registers, u.spill_store_bytes, u.spill_load_bytes, u.stack_bytes,
+                  u.shared_static_bytes, u.const_bytes, g.num_regs, g.local_bytes,
+                  g.static_shared_bytes, g.max_threads_per_block, g.active_blocks_per_sm}) {
+        b(v);
+    }
+    b(g.occupancy);
+    b(g.sample_mode);
+    b(static_cast<int64_t>(g.time_us.n));
+    const summary& t = g.time_us;
+    for (double v : {t.median, t.mean, t.stddev, t.min, t.max, t.ci_low, t.ci_high, t.mean_ci_half,
+                     g.gpu_busy_s, g.wall_s, r.gbps, r.gflops}) {
+        b(v);
+    }
+    for (uint32_t v : r.grid) b(int64_t{v});
+    for (uint32_t v : r.block) b(int64_t{v});
+    b(r.dynamic_shared_bytes);
+    b(samples_text(g.samples_us));
+}
+
+eval_record read_record(const sql::stmt& s, const std::string& path) {
+    eval_record r;
+    int c = 0;
+    r.key = s.text(c++);
+    r.params = decoding(path, r.key, "parameters",
+                        [&] { return params_from_json(nlohmann::ordered_json::parse(s.text(c))); });
+    ++c;
+    const std::string st = s.text(c++);
+    const auto parsed = parse_status(st);
+    if (!parsed) throw env_error(fmt::format("{}: unknown status '{}' for {}", path, st, r.key));
+    // One copy of the status and message is stored: the GPU part mirrors the record's.
+    r.st = *parsed;
+    r.gpu.st = r.st;
+    r.message = s.text(c++);
+    r.gpu.message = r.message;
+    r.gpu.output = s.text(c++);
+    r.compile_log = s.text(c++);
+    r.compile_ms = s.real(c++);
+    r.compile_cached = s.i64(c++) != 0;
+    resource_usage& u = r.resources;
+    job_result& g = r.gpu;
+    for (int* v : {&u.registers, &u.spill_store_bytes, &u.spill_load_bytes, &u.stack_bytes,
+                   &u.shared_static_bytes, &u.const_bytes, &g.num_regs, &g.local_bytes,
+                   &g.static_shared_bytes, &g.max_threads_per_block, &g.active_blocks_per_sm}) {
+        *v = s.i32(c++);
+    }
+    g.occupancy = s.real(c++);
+    g.sample_mode = s.text(c++);
+    summary& t = g.time_us;
+    t.n = static_cast<std::size_t>(s.i64(c++));
+    for (double* v : {&t.median, &t.mean, &t.stddev, &t.min, &t.max, &t.ci_low, &t.ci_high,
+                      &t.mean_ci_half, &g.gpu_busy_s, &g.wall_s, &r.gbps, &r.gflops}) {
+        *v = s.real(c++);
+    }
+    for (uint32_t& v : r.grid) v = static_cast<uint32_t>(s.i64(c++));
+    for (uint32_t& v : r.block) v = static_cast<uint32_t>(s.i64(c++));
+    r.dynamic_shared_bytes = s.i32(c++);
+    g.samples_us = decoding(path, r.key, "samples", [&] {
+        return nlohmann::json::parse(s.text(c)).get<std::vector<double>>();
+    });
+    ++c;
+    r.created_at = s.text(c++);
+    return r;
+}
+
+}  // namespace hone::store_detail

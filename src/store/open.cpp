@@ -1,0 +1,145 @@
+#include "store/open.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "hone/error.hpp"
+#include "store/schema.hpp"
+#include "store/sqlite_util.hpp"
+
+namespace hone::store_detail {
+namespace {
+
+constexpr const char* move_it = "use another --output or move the file";
+
+struct closer {
+    void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using db_ptr = std::unique_ptr<sqlite3, closer>;
+
+[[noreturn]] void refuse(const std::string& path, const std::string& why) {
+    throw env_error(fmt::format("{} {}; it was left unchanged: {}", path, why, move_it));
+}
+
+// SQLite would happily treat an empty file as a new database, but would refuse any other
+// file only on first read; checking the magic first gives a clear message without touching it.
+void check_magic(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return;  // absent: SQLite creates it (or explains why it cannot)
+    char head[16] = {};
+    f.read(head, sizeof head);
+    if (f.gcount() == 0) return;
+    if (f.gcount() < 16 || std::memcmp(head, "SQLite format 3", 16) != 0) {
+        refuse(path, "is not a hone results database (not an SQLite file)");
+    }
+}
+
+bool is_damage(sqlite3* db) {
+    const int rc = sqlite3_errcode(db) & 0xff;
+    return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+}
+
+[[noreturn]] void refuse_corrupted(const std::string& path, const std::string& detail) {
+    throw env_error(
+        fmt::format("{} is corrupted ({}); it was left unchanged: restore it from a backup, or {}",
+                    path, detail, move_it));
+}
+
+// Runs a check query; damage found while reading is reported as corruption.
+template <typename F>
+auto reading(sqlite3* db, const std::string& path, F&& f) {
+    try {
+        return f();
+    } catch (const env_error&) {
+        if (is_damage(db)) refuse_corrupted(path, sqlite3_errmsg(db));
+        throw;
+    }
+}
+
+int64_t scalar(sqlite3* db, const std::string& path, const char* query) {
+    return reading(db, path, [&] {
+        sql::stmt s(db, path, query);
+        return s.step() ? s.i64(0) : int64_t{0};
+    });
+}
+
+void quick_check(sqlite3* db, const std::string& path) {
+    std::string problems = reading(db, path, [&] {
+        sql::stmt s(db, path, "PRAGMA quick_check(3)");
+        std::string out;
+        // A row may hold several lines, headed "*** in database main ***": keep the findings.
+        while (s.step()) {
+            std::istringstream lines(s.text(0));
+            for (std::string line; std::getline(lines, line);) {
+                if (line != "ok" && !line.starts_with("***"))
+                    out += (out.empty() ? "" : "; ") + line;
+            }
+        }
+        return out;
+    });
+    if (!problems.empty()) refuse_corrupted(path, "quick_check: " + problems);
+}
+
+// application_id and user_version live in the file header, readable even when pages are not.
+void check_identity(sqlite3* db, const std::string& path) {
+    const int64_t app = scalar(db, path, "PRAGMA application_id");
+    const int64_t version = scalar(db, path, "PRAGMA user_version");
+    if (app != application_id) {
+        refuse(path, fmt::format("is an SQLite database of another application "
+                                 "(application_id {:#x}, not hone's)",
+                                 app));
+    }
+    if (version != schema_version) {
+        throw env_error(
+            fmt::format("{} was written by hone schema {}; this hone reads schema {}: {}", path,
+                        version, schema_version, move_it));
+    }
+}
+
+void check_meta(sqlite3* db, const std::string& path) {
+    const std::string format = reading(db, path, [&] {
+        sql::stmt s(db, path, "SELECT value FROM meta WHERE key = 'format'");
+        return s.step() ? s.text(0) : std::string();
+    });
+    if (format != meta_format) refuse(path, "is not a hone results database (no hone meta row)");
+}
+
+bool is_blank(sqlite3* db, const std::string& path) {
+    return scalar(db, path, "PRAGMA application_id") == 0 &&
+           scalar(db, path, "PRAGMA user_version") == 0 &&
+           scalar(db, path, "SELECT count(*) FROM sqlite_schema") == 0;
+}
+
+}  // namespace
+
+sqlite3* open_checked(const std::string& path) {
+    check_magic(path);
+    sqlite3* raw = nullptr;
+    const int rc =
+        sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    db_ptr db(raw);
+    if (rc != SQLITE_OK) {
+        throw env_error(fmt::format("cannot open results database {}: {}", path,
+                                    raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    }
+    // Two hone processes may share a database (tune and report): wait for the writer.
+    sqlite3_busy_timeout(db.get(), 10000);
+    if (is_blank(db.get(), path)) {
+        create_schema(db.get(), path);
+    } else {
+        check_identity(db.get(), path);
+        quick_check(db.get(), path);
+        check_meta(db.get(), path);
+    }
+    // WAL: a killed writer loses only its open transaction; NORMAL sync is durable across
+    // process crashes in WAL mode, which is the failure this store is built for.
+    sql::stmt(db.get(), path, "PRAGMA journal_mode=WAL").run();
+    sql::exec(db.get(), path, "PRAGMA synchronous=NORMAL");
+    return db.release();
+}
+
+}  // namespace hone::store_detail

@@ -1,0 +1,18 @@
+// Opening a results database safely: whatever is at the path is checked before anything is
+// written, so that a foreign, damaged or newer file is refused and left exactly as it was.
+#pragma once
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+
+namespace hone::store_detail {
+
+constexpr int schema_version = 1;
+constexpr int32_t application_id = 0x686f6e65;  // "hone"
+
+// Returns an open connection in WAL mode with the current schema; creates the database when
+// the file is absent or empty. Throws env_error (naming the file and what to do) otherwise.
+sqlite3* open_checked(const std::string& path);
+
+}  // namespace hone::store_detail

@@ -1,0 +1,63 @@
+// Thin RAII over the SQLite C API: prepared statements with typed binds and columns, and
+// errors turned into env_error naming the database file.
+#pragma once
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace hone::sql {
+
+using arg = std::variant<int64_t, double, std::string>;
+
+[[noreturn]] void fail(sqlite3* db, const std::string& path, std::string_view doing);
+
+class stmt {
+public:
+    stmt(sqlite3* db, const std::string& path, std::string_view sql);
+    ~stmt();
+    stmt(const stmt&) = delete;
+    stmt& operator=(const stmt&) = delete;
+
+    // Binds are 1-based, as in SQLite.
+    stmt& bind(int i, int64_t v);
+    stmt& bind(int i, int v) { return bind(i, static_cast<int64_t>(v)); }
+    stmt& bind(int i, double v);
+    stmt& bind(int i, std::string_view v);
+    stmt& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
+    stmt& bind(int i, const char* v) { return bind(i, std::string_view(v)); }
+    stmt& bind(int i, const arg& v);
+
+    bool step();  // true while a row is available
+    void run();   // steps a statement that returns no rows
+
+    // Columns are 0-based, as in SQLite.
+    int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
+    int i32(int c) const { return sqlite3_column_int(s_, c); }
+    double real(int c) const { return sqlite3_column_double(s_, c); }
+    std::string text(int c) const;
+
+private:
+    sqlite3* db_;
+    const std::string& path_;
+    sqlite3_stmt* s_ = nullptr;
+};
+
+void exec(sqlite3* db, const std::string& path, const char* sql);
+
+// BEGIN IMMEDIATE ... COMMIT, rolled back when the scope is left by an exception.
+class transaction {
+public:
+    transaction(sqlite3* db, const std::string& path);
+    ~transaction();
+    void commit();
+
+private:
+    sqlite3* db_;
+    const std::string& path_;
+    bool done_ = false;
+};
+
+}  // namespace hone::sql

@@ -1,0 +1,176 @@
+#include "hone/store.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "hone/error.hpp"
+#include "store/codec.hpp"
+#include "store/open.hpp"
+#include "store/sqlite_util.hpp"
+#include "store/where.hpp"
+
+namespace hone {
+namespace {
+
+constexpr const char* now_sql = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+// Results of one identity (?1), or of all when ?1 is empty.
+constexpr const char* in_scope =
+    "(?1 = '' OR run_id IN (SELECT run_id FROM runs WHERE identity = ?1))";
+
+std::string fault_sql() {
+    std::string names;
+    // status::timeout is the last status in status.hpp.
+    for (int i = 0; i <= static_cast<int>(status::timeout); ++i) {
+        const auto s = static_cast<status>(i);
+        if (is_fault(s)) names += fmt::format("{}'{}'", names.empty() ? "" : ", ", status_name(s));
+    }
+    return fmt::format("status IN ({})", names);
+}
+
+const char* const column_aliases = "status, median_us, gbps, gflops, regs, occupancy";
+
+// A misspelt parameter would silently match nothing: name the known ones instead.
+void check_params(sqlite3* db, const std::string& path, const std::string& identity,
+                  const store_detail::sql_filter& f) {
+    if (f.params.empty()) return;
+    sql::stmt first(db, path, fmt::format("SELECT params FROM results WHERE {} LIMIT 1", in_scope));
+    first.bind(1, identity);
+    if (!first.step()) return;  // nothing stored: nothing to check against
+    const auto known = nlohmann::ordered_json::parse(first.text(0), nullptr, false);
+    for (const auto& p : f.params) {
+        sql::stmt s(db, path,
+                    fmt::format("SELECT EXISTS (SELECT 1 FROM results WHERE {} AND "
+                                "json_type(params, ?2) IS NOT NULL)",
+                                in_scope));
+        s.bind(1, identity).bind(2, fmt::format("$.\"{}\"", p.name));
+        if (s.step() && s.i64(0) != 0) continue;
+        std::vector<std::string> names;
+        if (known.is_object()) {
+            for (const auto& [k, v] : known.items()) names.push_back(k);
+        }
+        throw input_error(source_pos{"--where", 1, p.column},
+                          fmt::format("no parameter or column named {}: parameters are {}; "
+                                      "columns are {}",
+                                      p.name, fmt::join(names, ", "), column_aliases));
+    }
+}
+
+}  // namespace
+
+results_store::results_store(const std::string& path)
+    : path_(path), db_(store_detail::open_checked(path)) {}
+
+results_store::~results_store() {
+    sqlite3_close_v2(db_);
+}
+
+int64_t results_store::begin_run(const run_identity& id) {
+    sql::transaction t(db_, path_);
+    int64_t run_id = 0;
+    {
+        sql::stmt s(db_, path_,
+                    fmt::format(R"(
+            INSERT INTO runs (identity, config_path, kernel_name, source_hash, spec_hash, problem,
+                              device_name, device_uuid, arch, driver_version, nvrtc_version,
+                              tool_version, first_seen, last_seen)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, {0}, {0})
+            ON CONFLICT (identity) DO UPDATE
+                SET config_path = excluded.config_path, last_seen = excluded.last_seen
+            RETURNING run_id)",
+                                now_sql));
+        s.bind(1, id.id());
+        int i = 1;
+        for (const std::string* v :
+             {&id.config_path, &id.kernel_name, &id.source_hash, &id.spec_hash, &id.problem,
+              &id.device_name, &id.device_uuid, &id.arch}) {
+            s.bind(++i, *v);
+        }
+        s.bind(++i, id.driver_version);
+        s.bind(++i, id.nvrtc_version);
+        s.bind(++i, id.tool_version);
+        if (s.step()) run_id = s.i64(0);
+        s.run();
+    }
+    t.commit();
+    return run_id;
+}
+
+std::map<std::string, status> results_store::done(const std::string& identity_id) {
+    sql::stmt s(db_, path_, fmt::format("SELECT key, status FROM results WHERE {}", in_scope));
+    s.bind(1, identity_id);
+    std::map<std::string, status> out;
+    while (s.step()) {
+        const std::string st = s.text(1);
+        const auto parsed = parse_status(st);
+        if (!parsed) throw env_error(fmt::format("{}: unknown status '{}'", path_, st));
+        out.emplace(s.text(0), *parsed);
+    }
+    return out;
+}
+
+void results_store::forget(const std::string& identity_id, bool only_faults) {
+    sql::transaction t(db_, path_);
+    sql::stmt s(db_, path_,
+                fmt::format("DELETE FROM results WHERE {}{}", in_scope,
+                            only_faults ? " AND " + fault_sql() : ""));
+    s.bind(1, identity_id).run();
+    t.commit();
+}
+
+void results_store::put(int64_t run_id, const eval_record& r) {
+    // The row and the run's last_seen land together or not at all.
+    sql::transaction t(db_, path_);
+    {
+        sql::stmt s(db_, path_, store_detail::insert_record_sql());
+        store_detail::bind_record(s, run_id, r);
+        s.run();
+        sql::stmt seen(db_, path_,
+                       fmt::format("UPDATE runs SET last_seen = {} WHERE run_id = ?1", now_sql));
+        seen.bind(1, run_id).run();
+    }
+    t.commit();
+}
+
+std::vector<eval_record> results_store::query(const store_query& q) {
+    const auto f = store_detail::parse_where(q.where, 2);
+    check_params(db_, path_, q.identity, f);
+    const std::string& timed = store_detail::timed_sql();
+    const int limit_arg = 2 + static_cast<int>(f.args.size());
+    sql::stmt s(
+        db_, path_,
+        fmt::format(
+            "SELECT {} FROM results WHERE {}{}{} "
+            "ORDER BY CASE WHEN {} THEN 0 ELSE 1 END, CASE WHEN {} THEN median END, key LIMIT ?{}",
+            store_detail::record_columns(), in_scope, q.only_timed ? " AND " + timed : "", f.sql,
+            timed, timed, limit_arg));
+    s.bind(1, q.identity);
+    for (std::size_t i = 0; i < f.args.size(); ++i) s.bind(2 + static_cast<int>(i), f.args[i]);
+    s.bind(limit_arg, q.top > 0 ? int64_t{q.top} : int64_t{-1});  // -1: no limit
+    std::vector<eval_record> out;
+    while (s.step()) out.push_back(store_detail::read_record(s, path_));
+    return out;
+}
+
+std::vector<run_identity> results_store::runs() {
+    sql::stmt s(db_, path_, R"(
+        SELECT config_path, kernel_name, source_hash, spec_hash, problem, device_name,
+               device_uuid, arch, driver_version, nvrtc_version, tool_version
+        FROM runs ORDER BY run_id)");
+    std::vector<run_identity> out;
+    while (s.step()) {
+        run_identity id;
+        int c = 0;
+        for (std::string* v : {&id.config_path, &id.kernel_name, &id.source_hash, &id.spec_hash,
+                               &id.problem, &id.device_name, &id.device_uuid, &id.arch}) {
+            *v = s.text(c++);
+        }
+        id.driver_version = s.i32(c++);
+        id.nvrtc_version = s.text(c++);
+        id.tool_version = s.text(c++);
+        out.push_back(std::move(id));
+    }
+    return out;
+}
+
+}  // namespace hone

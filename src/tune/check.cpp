@@ -1,0 +1,97 @@
+// `check`: validate a spec and compile its configurations with NVRTC. Needs no GPU.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+
+#include "hone/compile_cache.hpp"
+#include "hone/compile_pool.hpp"
+#include "hone/tuner.hpp"
+#include "tune/internal.hpp"
+
+namespace hone {
+namespace {
+
+device_attrs resolve_device(const check_options& opt) {
+    if (!opt.arch.empty()) {
+        if (auto d = nominal_device(opt.arch)) return *d;
+        throw input_error({"--arch", 0, 0}, fmt::format("unknown architecture '{}' (expected e.g. "
+                                                        "sm_80, sm_90)", opt.arch));
+    }
+    std::vector<device_info> devices;
+    try {
+        devices = list_devices();
+    } catch (const env_error& e) {
+        throw env_error(fmt::format("{}\nno --arch given and no local GPU to take it from: pass "
+                                    "e.g. --arch sm_90",
+                                    e.what()));
+    }
+    return devices.at(0).attrs;
+}
+
+}  // namespace
+
+check_result check(const spec& s, const check_options& opt) {
+    const auto t0 = std::chrono::steady_clock::now();
+    check_result out;
+    const device_attrs dev = resolve_device(opt);
+    out.arch = dev.arch();
+    bindings base = s.problem_bindings();
+    dev.add_to(base);
+    const search_space space(s, base);
+    out.total = space.total();
+    out.valid = space.valid().size();
+    space.require_nonempty();
+    make_run_plan(s, space);  // buffer counts and memory kinds evaluate
+    // The reference must compile, or nothing could be verified.
+    make_reference(s, space, out.arch);
+
+    std::vector<config> todo = space.valid();
+    if (opt.sample > 0 && static_cast<std::size_t>(opt.sample) < todo.size()) {
+        std::mt19937_64 rng(opt.seed);
+        std::shuffle(todo.begin(), todo.end(), rng);
+        todo.resize(static_cast<std::size_t>(opt.sample));
+    }
+    std::unique_ptr<compile_cache> cache;
+    if (opt.use_cache) {
+        cache = std::make_unique<compile_cache>(opt.cache_dir.empty() ? compile_cache::default_dir()
+                                                                      : opt.cache_dir);
+    }
+    compile_pool pool(opt.jobs > 0 ? opt.jobs : default_jobs(), cache.get(),
+                      std::max(60.0, s.timing.timeout_s));
+    std::map<uint64_t, std::size_t> index;  // ticket -> position in todo
+    out.results.resize(todo.size());
+    const std::size_t window = static_cast<std::size_t>(4 * pool.jobs() + 4);
+    std::size_t next = 0, finished = 0;
+    while (finished < todo.size()) {
+        while (next < todo.size() && pool.in_flight() < window) {
+            const config& c = todo[next];
+            const bindings scope = c.scope(s, base);
+            try {  // launch sizes and arguments must evaluate for every configuration
+                eval_launch(s, s.launch.grid, s.launch.block, scope);
+                eval_args(s, scope);
+                eval_memory(s, scope);
+            } catch (const input_error& e) {
+                throw input_error(e.pos(), fmt::format("in configuration {}: {}", c.key(s),
+                                                       e.message()));
+            }
+            index[pool.submit(make_compile_request(s, c, scope, out.arch))] = next;
+            out.results[next].first = c.key(s);
+            ++next;
+        }
+        auto got = pool.wait(-1);
+        if (!got) break;
+        const std::size_t at = index.at(got->first);
+        ++finished;
+        ++out.compiled;
+        if (!got->second.ok) ++out.failed;
+        if (opt.on_compiled) opt.on_compiled(todo[at], got->second);
+        out.results[at].second = std::move(got->second);
+    }
+    out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+}  // namespace hone

@@ -1,0 +1,194 @@
+// From a spec and a configuration to plain GPU work: launch sizes, arguments, buffers,
+// and the identity under which results are stored.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <limits>
+
+#include "hone/compile.hpp"
+#include "hone/digest.hpp"
+#include "hone/tuner.hpp"
+
+namespace hone {
+namespace {
+
+uint32_t eval_dim(const expression& e, const bindings& scope, const char* what, std::size_t i) {
+    const int64_t v = e.eval_int(scope);
+    if (v <= 0 || v > std::numeric_limits<int32_t>::max()) {
+        throw input_error(e.pos(), fmt::format("{}[{}] = {} ({}): expected 1 .. 2147483647",
+                                               what, i, v, e.text()));
+    }
+    return static_cast<uint32_t>(v);
+}
+
+uint64_t scalar_bits(elem_type t, const value& v, const source_pos& pos) {
+    uint64_t bits = 0;
+    auto as_real = [&] {
+        if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+        if (auto* d = std::get_if<double>(&v)) return *d;
+        if (auto* b = std::get_if<bool>(&v)) return *b ? 1.0 : 0.0;
+        throw input_error(pos, "expected a number for a scalar argument, got a string");
+    };
+    auto as_int = [&]() -> int64_t {
+        if (auto* i = std::get_if<int64_t>(&v)) return *i;
+        if (auto* b = std::get_if<bool>(&v)) return *b;
+        if (std::holds_alternative<double>(v))
+            throw input_error(pos, fmt::format("expected an integer for a {} argument, got {}",
+                                               elem_name(t), display_text(v)));
+        throw input_error(pos, "expected a number for a scalar argument, got a string");
+    };
+    switch (t) {
+        case elem_type::f32: {
+            const float f = static_cast<float>(as_real());
+            std::memcpy(&bits, &f, sizeof f);
+            break;
+        }
+        case elem_type::f64: {
+            const double d = as_real();
+            std::memcpy(&bits, &d, sizeof d);
+            break;
+        }
+        case elem_type::f16:
+        case elem_type::bf16:
+            throw input_error(pos, "half and bfloat16 scalar arguments are not supported: pass "
+                                   "a float and convert in the kernel");
+        default: {
+            const int64_t i = as_int();
+            std::memcpy(&bits, &i, sizeof i);  // little-endian: the low bytes are the value
+            break;
+        }
+    }
+    return bits;
+}
+
+}  // namespace
+
+launch_dims eval_launch(const spec& s, const std::vector<expression>& grid,
+                        const std::vector<expression>& block, const bindings& scope) {
+    launch_dims d;
+    for (std::size_t i = 0; i < grid.size() && i < 3; ++i) d.grid[i] = eval_dim(grid[i], scope, "grid", i);
+    for (std::size_t i = 0; i < block.size() && i < 3; ++i)
+        d.block[i] = eval_dim(block[i], scope, "block", i);
+    const int64_t shared = s.launch.shared_bytes.eval_int(scope);
+    if (shared < 0 || shared > std::numeric_limits<int32_t>::max())
+        throw input_error(s.launch.shared_bytes.pos(),
+                          fmt::format("shared_bytes = {}: expected 0 .. 2147483647", shared));
+    d.shared_bytes = static_cast<uint32_t>(shared);
+    return d;
+}
+
+memory_kind eval_memory(const spec& s, const bindings& scope) {
+    std::optional<memory_kind> kind;
+    const buffer_spec* first = nullptr;
+    for (const auto& b : s.buffers) {
+        const value v = b.memory.eval(scope);
+        const auto* text = std::get_if<std::string>(&v);
+        memory_kind k;
+        if (text && *text == "device") {
+            k = memory_kind::device;
+        } else if (text && *text == "managed") {
+            k = memory_kind::managed;
+        } else {
+            throw input_error(b.memory.pos(), fmt::format("buffer '{}': memory is {}; expected "
+                                                          "\"device\" or \"managed\"",
+                                                          b.name, display_text(v)));
+        }
+        if (kind && *kind != k) {
+            throw input_error(b.pos, fmt::format("buffers '{}' and '{}' use different memory kinds "
+                                                 "in one configuration; hone uses one kind per "
+                                                 "configuration",
+                                                 first->name, b.name));
+        }
+        kind = k;
+        if (!first) first = &b;
+    }
+    return kind.value_or(memory_kind::device);
+}
+
+std::vector<kernel_arg> eval_args(const spec& s, const bindings& scope) {
+    std::vector<kernel_arg> args;
+    for (const auto& a : s.args) {
+        kernel_arg k;
+        if (a.is_buffer) {
+            for (std::size_t i = 0; i < s.buffers.size(); ++i)
+                if (s.buffers[i].name == a.buffer) k.buffer = static_cast<int>(i);
+            if (k.buffer < 0) throw input_error(a.pos, fmt::format("no buffer named '{}'", a.buffer));
+            k.type = s.buffers[static_cast<std::size_t>(k.buffer)].type;
+        } else {
+            k.type = a.type;
+            k.bits = scalar_bits(a.type, a.scalar.eval(scope), a.scalar.pos());
+        }
+        args.push_back(k);
+    }
+    return args;
+}
+
+run_plan make_run_plan(const spec& s, const search_space& space) {
+    run_plan plan;
+    plan.timing = s.timing;
+    plan.rtol = s.verify.rtol;
+    plan.atol = s.verify.atol;
+    for (const auto& b : s.buffers) {
+        buffer_plan p;
+        p.name = b.name;
+        p.type = b.type;
+        const int64_t count = b.count.eval_int(space.base());
+        if (count <= 0)
+            throw input_error(b.count.pos(), fmt::format("buffer '{}': count = {}; expected a "
+                                                         "positive integer", b.name, count));
+        p.count = static_cast<uint64_t>(count);
+        p.role = b.role;
+        p.init = b.init;
+        p.need_device = false;
+        const bool is_output = b.role != buffer_role::in;
+        if (s.verify.ref != reference_kind::none && is_output) {
+            p.verify = s.verify.outputs.empty();
+            for (const auto& o : s.verify.outputs) p.verify = p.verify || o == b.name;
+        }
+        plan.buffers.push_back(p);
+    }
+    // Which memory sets are needed: evaluate every valid configuration's memory kind.
+    for (const auto& c : space.valid()) {
+        const memory_kind k = eval_memory(s, c.scope(s, space.base()));
+        for (auto& p : plan.buffers) (k == memory_kind::device ? p.need_device : p.need_managed) = true;
+    }
+    return plan;
+}
+
+run_identity make_identity(const spec& s, const device_info& dev) {
+    run_identity id;
+    id.config_path = s.path;
+    id.kernel_name = s.kernel.name;
+    id.source_hash = digest_hex(s.kernel.source_text);
+    digest d;
+    d.add(s.kernel.name);
+    for (const auto& o : s.kernel.options) d.add(o);
+    for (const auto& i : s.kernel.include_dirs) d.add(i);
+    d.add(s.kernel.max_registers.text()).add(s.kernel.fast_math.text());
+    for (const auto& b : s.buffers) {
+        d.add(b.name).add(elem_name(b.type)).add(b.count.text()).add(b.memory.text());
+        d.add(std::to_string(static_cast<int>(b.role))).add(std::to_string(static_cast<int>(b.init.kind)));
+        d.add(fmt::format("{}/{}/{}/{}", b.init.a, b.init.b, b.init.seed, b.init.path));
+    }
+    for (const auto& a : s.args) d.add(a.is_buffer ? a.buffer : a.scalar.text() + ":" + elem_name(a.type));
+    for (const auto& g : s.launch.grid) d.add(g.text());
+    for (const auto& b : s.launch.block) d.add(b.text());
+    d.add(s.launch.shared_bytes.text());
+    d.add(fmt::format("{}/{}/{}", s.verify.rtol, s.verify.atol, static_cast<int>(s.verify.ref)));
+    for (const auto& [k, v] : s.verify.reference_params) d.add(k + "=" + display_text(v));
+    d.add(s.verify.reference_kernel);
+    d.add(s.timing.l2_flush ? "flush" : "warm").add(s.timing.sample_mode);
+    id.spec_hash = d.hex();
+    std::string problem;
+    for (const auto& p : s.problem) problem += (problem.empty() ? "" : ",") + p.name + "=" + std::to_string(p.value);
+    id.problem = problem;
+    id.device_name = dev.attrs.name;
+    id.device_uuid = dev.uuid;
+    id.arch = dev.attrs.arch();
+    id.driver_version = dev.driver_version;
+    id.nvrtc_version = nvrtc_version();
+    id.tool_version = tool_version();
+    return id;
+}
+
+}  // namespace hone

@@ -1,0 +1,306 @@
+// The tuning pipeline: the strategy hands out configurations, the compile pool works ahead of
+// the GPU, the GPU session measures in strategy order, every result is stored as it finishes.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <deque>
+#include <map>
+
+#include "hone/compile_cache.hpp"
+#include "hone/compile_pool.hpp"
+#include "hone/store.hpp"
+#include "hone/strategy.hpp"
+#include "hone/tuner.hpp"
+#include "tune/internal.hpp"
+
+namespace hone {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+struct pending {
+    config cfg;
+    std::string key;
+    uint64_t ticket = 0;
+    std::optional<compile_result> result;
+};
+
+// Smaller is better; nullopt when the record has no usable objective.
+std::optional<double> objective(const spec& s, const eval_record& r) {
+    if (!has_timing(r.st)) return std::nullopt;
+    if (s.metrics.objective == "gbps") return r.gbps > 0 ? std::optional(-r.gbps) : std::nullopt;
+    if (s.metrics.objective == "gflops")
+        return r.gflops > 0 ? std::optional(-r.gflops) : std::nullopt;
+    return r.gpu.time_us.median;
+}
+
+std::string first_error_line(const std::string& log) {
+    std::size_t at = log.find("error");
+    if (at == std::string::npos) at = 0;
+    const std::size_t start = log.rfind('\n', at);
+    const std::size_t begin = start == std::string::npos ? 0 : start + 1;
+    const std::size_t end = log.find('\n', at);
+    return log.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+class pipeline {
+public:
+    pipeline(const spec& s, const tune_options& opt) : s_(s), opt_(opt) {}
+
+    tune_result run();
+
+private:
+    void fill_queue();
+    void wait_head();
+    eval_record evaluate(const pending& p);
+    void record(const config& c, eval_record&& r);
+    void drain();
+    void assign(std::pair<uint64_t, compile_result>&& got);
+    void report_progress();
+
+    const spec& s_;
+    const tune_options& opt_;
+    tune_result out_;
+    clock_type::time_point t0_ = clock_type::now();
+    std::shared_ptr<gpu_session> session_;
+    std::unique_ptr<search_space> space_;
+    std::unique_ptr<strategy> strategy_;
+    std::unique_ptr<compile_cache> cache_;
+    std::unique_ptr<compile_pool> pool_;
+    std::unique_ptr<results_store> store_;
+    int64_t run_id_ = 0;
+    std::map<std::string, status> done_;
+    std::deque<pending> queue_;
+    bool exhausted_ = false;
+    int64_t max_evals_ = 0;
+    double time_limit_s_ = 0;
+    std::size_t started_ = 0;
+    pipeline_state state_;
+    std::optional<double> best_obj_;
+};
+
+tune_result pipeline::run() {
+    session_ = opt_.session;
+    if (!session_) {
+        session_ = opt_.isolated ? std::shared_ptr<gpu_session>(make_worker_session(opt_.device))
+                                 : std::shared_ptr<gpu_session>(make_in_process_session(opt_.device));
+    }
+    out_.device = session_->device();
+    bindings base = s_.problem_bindings();
+    out_.device.attrs.add_to(base);
+    space_ = std::make_unique<search_space>(s_, base);
+    space_->require_nonempty();
+    strategy_ = make_strategy(s_.search, *space_);
+
+    out_.output = opt_.output.empty() ? s_.output : opt_.output;
+    store_ = std::make_unique<results_store>(out_.output);
+    out_.identity = make_identity(s_, out_.device);
+    const std::string id = out_.identity.id();
+    if (opt_.fresh) store_->forget(id, false);
+    run_id_ = store_->begin_run(out_.identity);
+    done_ = store_->done(id);
+
+    max_evals_ = opt_.max_evals >= 0 ? opt_.max_evals : s_.search.max_evals;
+    time_limit_s_ = opt_.time_limit_s >= 0 ? opt_.time_limit_s : s_.search.time_limit_s;
+    for (const auto& c : space_->valid()) {
+        const std::string key = c.key(s_);
+        if (!opt_.only.empty() && key != opt_.only) continue;
+        const auto it = done_.find(key);
+        const bool stored = it != done_.end() && !(opt_.retry_failed && is_fault(it->second));
+        if (!stored) ++state_.total;
+    }
+    if (max_evals_ > 0) state_.total = std::min<std::size_t>(state_.total, max_evals_);
+    if (!opt_.only.empty() && state_.total == 0 && done_.count(opt_.only) == 0) {
+        throw input_error({"--only", 0, 0}, fmt::format("'{}' is not a configuration of the "
+                                                        "space (keys look like '{}')",
+                                                        opt_.only, space_->valid()[0].key(s_)));
+    }
+
+    const std::string arch = out_.device.attrs.arch();
+    if (state_.total > 0) {
+        run_plan plan = make_run_plan(s_, *space_);
+        plan.reference = make_reference(s_, *space_, arch);
+        session_->prepare(plan);
+    }
+    out_.time.setup_s = seconds_since(t0_);
+
+    if (opt_.use_cache) {
+        cache_ = std::make_unique<compile_cache>(opt_.cache_dir.empty() ? compile_cache::default_dir()
+                                                                        : opt_.cache_dir);
+    }
+    const int jobs = opt_.jobs > 0 ? opt_.jobs : default_jobs();
+    pool_ = std::make_unique<compile_pool>(jobs, cache_.get(), std::max(60.0, s_.timing.timeout_s));
+
+    fill_queue();
+    while (!queue_.empty()) {
+        if (opt_.stop && *opt_.stop) {
+            out_.interrupted = true;
+            break;
+        }
+        if (time_limit_s_ > 0 && seconds_since(t0_) > time_limit_s_) break;
+        wait_head();
+        pending head = std::move(queue_.front());
+        queue_.pop_front();
+        fill_queue();  // keep the compiler busy while the GPU measures
+        eval_record r = evaluate(head);
+        if (opt_.stop && *opt_.stop) {  // the configuration in flight is abandoned, not stored
+            out_.interrupted = true;
+            break;
+        }
+        record(head.cfg, std::move(r));
+    }
+    out_.time.wall_s = seconds_since(t0_);
+    out_.records = store_->query({id, "", 0, false});
+    return out_;
+}
+
+void pipeline::fill_queue() {
+    const std::size_t window = static_cast<std::size_t>(2 * pool_->jobs() + 4);
+    while (!exhausted_ && queue_.size() < window) {
+        if (max_evals_ > 0 && started_ >= static_cast<std::size_t>(max_evals_)) {
+            exhausted_ = true;
+            break;
+        }
+        std::optional<config> c = strategy_->next();
+        if (!c) {
+            exhausted_ = true;
+            break;
+        }
+        pending p;
+        p.key = c->key(s_);
+        if (!opt_.only.empty() && p.key != opt_.only) continue;
+        const auto it = done_.find(p.key);
+        if (it != done_.end() && !(opt_.retry_failed && is_fault(it->second))) {
+            ++out_.resumed;
+            continue;
+        }
+        const bindings scope = c->scope(s_, space_->base());
+        p.ticket = pool_->submit(make_compile_request(s_, *c, scope, out_.device.attrs.arch()));
+        p.cfg = std::move(*c);
+        queue_.push_back(std::move(p));
+        ++started_;
+    }
+    state_.compiling = pool_->in_flight();
+}
+
+void pipeline::assign(std::pair<uint64_t, compile_result>&& got) {
+    for (auto& p : queue_) {
+        if (p.ticket == got.first) {
+            p.result = std::move(got.second);
+            return;
+        }
+    }
+}
+
+void pipeline::drain() {
+    while (pool_->in_flight() > 0) {
+        auto got = pool_->wait(0);
+        if (!got) break;
+        assign(std::move(*got));
+    }
+}
+
+void pipeline::wait_head() {
+    const auto t = clock_type::now();
+    while (!queue_.front().result) {
+        auto got = pool_->wait(-1);
+        if (!got) throw std::logic_error("compile pool returned nothing with work in flight");
+        for (auto& p : queue_) {
+            if (p.ticket == got->first) {
+                p.result = std::move(got->second);
+                break;
+            }
+        }
+    }
+    out_.time.compile_wait_s += seconds_since(t);
+}
+
+eval_record pipeline::evaluate(const pending& p) {
+    eval_record r;
+    r.key = p.key;
+    for (std::size_t i = 0; i < s_.params.size(); ++i) r.params.emplace_back(s_.params[i].name, p.cfg.values[i]);
+    const compile_result& cr = *p.result;
+    r.compile_ms = cr.compile_ms;
+    r.compile_cached = cr.from_cache;
+    r.resources = cr.resources;
+    out_.time.compile_cpu_s += cr.from_cache ? 0.0 : cr.compile_ms / 1000.0;
+    (cr.from_cache ? out_.cache_hits : out_.compiled) += 1;
+    if (!cr.ok) {
+        r.st = cr.timed_out ? status::compile_timeout : status::compile_error;
+        r.message = cr.timed_out ? "compile deadline passed" : first_error_line(cr.log);
+        r.compile_log = cr.log;
+        return r;
+    }
+    const bindings scope = p.cfg.scope(s_, space_->base());
+    job j;
+    j.key = p.key;
+    try {
+        const launch_dims d = eval_launch(s_, s_.launch.grid, s_.launch.block, scope);
+        r.grid = d.grid;
+        r.block = d.block;
+        r.dynamic_shared_bytes = static_cast<int>(d.shared_bytes);
+        j.launch.grid = d.grid;
+        j.launch.block = d.block;
+        j.launch.shared_bytes = d.shared_bytes;
+        j.launch.args = eval_args(s_, scope);
+        j.launch.memory = eval_memory(s_, scope);
+    } catch (const input_error& e) {
+        r.st = status::launch_error;
+        r.message = e.what();
+        return r;
+    }
+    j.launch.cubin = cr.cubin;
+    j.launch.function = cr.lowered_name;
+    j.verify = s_.verify.ref != reference_kind::none;
+    j.deadline_s = s_.timing.timeout_s + 2 * s_.timing.max_time_s + s_.timing.warmup_ms / 1000.0;
+    const auto t = clock_type::now();
+    r.gpu = session_->run(j);
+    out_.time.gpu_s += seconds_since(t);
+    out_.time.gpu_busy_s += r.gpu.gpu_busy_s;
+    r.st = r.gpu.st;
+    r.message = r.gpu.message;
+    if (has_timing(r.st) && r.gpu.time_us.median > 0) {
+        const double secs = r.gpu.time_us.median * 1e-6;
+        if (s_.metrics.bytes) r.gbps = s_.metrics.bytes->eval_real(scope) / secs / 1e9;
+        if (s_.metrics.flops) r.gflops = s_.metrics.flops->eval_real(scope) / secs / 1e9;
+    }
+    return r;
+}
+
+void pipeline::record(const config& c, eval_record&& r) {
+    const auto t = clock_type::now();
+    store_->put(run_id_, r);
+    out_.time.store_s += seconds_since(t);
+    ++out_.evaluated;
+    ++state_.done;
+    const std::optional<double> obj = objective(s_, r);
+    if (!obj) ++state_.failures;
+    if (obj && (!best_obj_ || *obj < *best_obj_)) {
+        best_obj_ = obj;
+        state_.best = r;
+    }
+    strategy_->report(c, obj);
+    if (opt_.on_result) opt_.on_result(r);
+    report_progress();
+}
+
+void pipeline::report_progress() {
+    state_.elapsed_s = seconds_since(t0_);
+    drain();
+    state_.compiling = pool_->in_flight();
+    state_.compiled_ahead = 0;
+    for (const auto& p : queue_) state_.compiled_ahead += p.result ? 1 : 0;
+    const double per = (state_.elapsed_s - out_.time.setup_s) / static_cast<double>(state_.done);
+    state_.eta_s = per * static_cast<double>(state_.total - std::min(state_.total, state_.done));
+    if (opt_.on_progress) opt_.on_progress(state_);
+}
+
+}  // namespace
+
+tune_result tune(const spec& s, const tune_options& opt) { return pipeline(s, opt).run(); }
+
+}  // namespace hone

@@ -1,0 +1,138 @@
+#include "hone/protocol.hpp"
+
+#include "hone/error.hpp"
+
+// Field lists are all a message type needs; the macro pieces are nlohmann's own, here defining
+// out-of-line functions that the header declares (its NLOHMANN_DEFINE_* macros define inline ones).
+#define HONE_JSON_FIELDS(type, ...)                                                             \
+    void to_json(nlohmann::json& nlohmann_json_j, const type& nlohmann_json_t) {                \
+        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                \
+    }                                                                                           \
+    void from_json(const nlohmann::json& nlohmann_json_j, type& nlohmann_json_t) {              \
+        const type nlohmann_json_default_obj{};                                                 \
+        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__)) \
+    }
+
+namespace hone {
+namespace {
+
+std::vector<uint8_t> binary_field(const nlohmann::json& j, const char* name) {
+    const auto it = j.find(name);
+    if (it == j.end() || !it->is_binary()) return {};
+    return it->get_binary();
+}
+
+}  // namespace
+
+HONE_JSON_FIELDS(resource_usage, registers, spill_store_bytes, spill_load_bytes, stack_bytes,
+                 shared_static_bytes, const_bytes)
+HONE_JSON_FIELDS(compile_request, source, source_name, name_expression, plain_name, options,
+                 include_dirs)
+HONE_JSON_FIELDS(device_attrs, name, cc_major, cc_minor, sm_count, max_threads_per_block,
+                 max_threads_per_sm, max_shared_per_block, max_shared_per_block_optin,
+                 max_shared_per_sm, regs_per_block, regs_per_sm, l2_bytes, warp_size, total_mem,
+                 clock_khz, mem_clock_khz, mem_bus_bits)
+HONE_JSON_FIELDS(device_info, ordinal, attrs, uuid, driver_version, free_mem)
+HONE_JSON_FIELDS(init_spec, kind, a, b, seed, path)
+HONE_JSON_FIELDS(timing_spec, rel_precision, min_samples, max_samples, max_time_s, warmup_ms,
+                 l2_flush, sample_mode, timeout_s)
+HONE_JSON_FIELDS(buffer_plan, name, type, count, role, init, verify, need_device, need_managed)
+HONE_JSON_FIELDS(kernel_arg, buffer, type, bits)
+HONE_JSON_FIELDS(job, key, launch, verify, deadline_s)
+HONE_JSON_FIELDS(summary, n, median, mean, stddev, min, max, ci_low, ci_high, mean_ci_half)
+HONE_JSON_FIELDS(job_result, st, message, output, num_regs, local_bytes, static_shared_bytes,
+                 max_threads_per_block, active_blocks_per_sm, occupancy, time_us, samples_us,
+                 sample_mode, gpu_busy_s, wall_s)
+
+void to_json(nlohmann::json& j, const compile_result& v) {
+    j = {{"ok", v.ok},
+         {"timed_out", v.timed_out},
+         {"crashed", v.crashed},
+         {"from_cache", v.from_cache},
+         {"log", v.log},
+         {"cubin", nlohmann::json::binary(v.cubin)},
+         {"lowered_name", v.lowered_name},
+         {"resources", v.resources},
+         {"compile_ms", v.compile_ms}};
+}
+
+void from_json(const nlohmann::json& j, compile_result& v) {
+    const compile_result d{};
+    v.ok = j.value("ok", d.ok);
+    v.timed_out = j.value("timed_out", d.timed_out);
+    v.crashed = j.value("crashed", d.crashed);
+    v.from_cache = j.value("from_cache", d.from_cache);
+    v.log = j.value("log", d.log);
+    v.cubin = binary_field(j, "cubin");
+    v.lowered_name = j.value("lowered_name", d.lowered_name);
+    v.resources = j.value("resources", d.resources);
+    v.compile_ms = j.value("compile_ms", d.compile_ms);
+}
+
+void to_json(nlohmann::json& j, const launch_desc& v) {
+    j = {{"cubin", nlohmann::json::binary(v.cubin)},
+         {"function", v.function},
+         {"grid", v.grid},
+         {"block", v.block},
+         {"shared_bytes", v.shared_bytes},
+         {"args", v.args},
+         {"memory", v.memory}};
+}
+
+void from_json(const nlohmann::json& j, launch_desc& v) {
+    const launch_desc d{};
+    v.cubin = binary_field(j, "cubin");
+    v.function = j.value("function", d.function);
+    v.grid = j.value("grid", d.grid);
+    v.block = j.value("block", d.block);
+    v.shared_bytes = j.value("shared_bytes", d.shared_bytes);
+    v.args = j.value("args", d.args);
+    v.memory = j.value("memory", d.memory);
+}
+
+void to_json(nlohmann::json& j, const run_plan& v) {
+    j = {{"buffers", v.buffers},
+         {"timing", v.timing},
+         {"rtol", v.rtol},
+         {"atol", v.atol},
+         {"reference", v.reference ? nlohmann::json(*v.reference) : nlohmann::json()}};
+}
+
+void from_json(const nlohmann::json& j, run_plan& v) {
+    const run_plan d{};
+    v.buffers = j.value("buffers", d.buffers);
+    v.timing = j.value("timing", d.timing);
+    v.rtol = j.value("rtol", d.rtol);
+    v.atol = j.value("atol", d.atol);
+    const auto ref = j.find("reference");
+    v.reference.reset();
+    if (ref != j.end() && !ref->is_null()) v.reference = ref->get<launch_desc>();
+}
+
+nlohmann::json error_reply(const std::exception& e) {
+    nlohmann::json j = {{"type", "error"}, {"kind", "other"}, {"message", e.what()}};
+    if (const auto* in = dynamic_cast<const input_error*>(&e)) {
+        j["kind"] = "input";
+        j["message"] = in->message();
+        j["file"] = in->pos().file;
+        j["line"] = in->pos().line;
+        j["column"] = in->pos().column;
+    } else if (dynamic_cast<const env_error*>(&e)) {
+        j["kind"] = "env";
+    }
+    return j;
+}
+
+void rethrow_error(const nlohmann::json& reply) {
+    const std::string kind = reply.value("kind", "other");
+    const std::string message = reply.value("message", "worker error");
+    if (kind == "input") {
+        throw input_error(
+            source_pos{reply.value("file", ""), reply.value("line", 0), reply.value("column", 0)},
+            message);
+    }
+    if (kind == "env") throw env_error(message);
+    throw std::runtime_error(message);
+}
+
+}  // namespace hone

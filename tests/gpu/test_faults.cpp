@@ -1,0 +1,53 @@
+// A space mixing healthy and faulty kernels: every configuration gets the right status, the
+// run finishes, and the best is a healthy one (isolated sessions only).
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <map>
+
+#include "gpu_test_util.hpp"
+#include "hone/report.hpp"
+#include "hone/spec.hpp"
+#include "hone/tuner.hpp"
+
+using namespace hone;
+
+TEST_CASE("faulting, hanging and wrong kernels cost one configuration each") {
+    spec s = load_spec(source_dir() + "/tests/gpu/faults_all.yaml");
+    s.output = "/tmp/hone_gpu_faults.db";
+    std::remove(s.output.c_str());
+    tune_options opt;
+    opt.use_cache = false;
+    const tune_result r = tune(s, opt);
+    CHECK_FALSE(r.interrupted);
+    REQUIRE(r.records.size() == 14);
+
+    const std::map<int64_t, status> expected = {
+        {0, status::ok},           {1, status::runtime_fault}, {2, status::runtime_fault},
+        {3, status::runtime_fault}, {4, status::timeout},      {5, status::runtime_fault},
+        {6, status::wrong_result}, {7, status::wrong_result},  {8, status::wrong_result},
+        {9, status::device_limits}, {10, status::device_limits}, {99, status::compile_error}};
+    for (const auto& rec : r.records) {
+        const int64_t mode = std::get<int64_t>(rec.params.at(0).second);
+        CAPTURE(rec.key);
+        CAPTURE(rec.message);
+        const status want = expected.at(mode);
+        if (want == status::ok) {
+            CHECK(has_timing(rec.st));
+        } else {
+            CHECK(status_name(rec.st) == std::string(status_name(want)));
+        }
+    }
+    const auto best = ranked(r.records, rank_by::time);
+    REQUIRE(best.size() == 3);
+    CHECK(std::get<int64_t>(best[0]->params.at(0).second) == 0);
+
+    // A second run resumes: faulted configurations are not run again...
+    tune_options again;
+    again.use_cache = false;
+    CHECK(tune(s, again).evaluated == 0);
+    // ...unless asked.
+    again.retry_failed = true;
+    const tune_result retried = tune(s, again);
+    CHECK(retried.evaluated == 5);  // modes 1 2 3 5 (runtime_fault) and 4 (timeout)
+}

@@ -1,0 +1,228 @@
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "hone/compile.hpp"
+#include "hone/space.hpp"
+#include "hone/spec.hpp"
+
+namespace fs = std::filesystem;
+using namespace hone;
+
+namespace {
+
+// Captured from NVRTC 13.0 (--gpu-architecture=sm_90 --ptxas-options=-v), two kernels.
+const char* two_kernel_log =
+    "ptxas info    : 0 bytes gmem\n"
+    "ptxas info    : Compiling entry function '_Z1kILi4EEvPf' for 'sm_90'\n"
+    "ptxas info    : Function properties for _Z1kILi4EEvPf\n"
+    "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+    "ptxas info    : Used 32 registers, used 1 barriers, 512 bytes smem\n"
+    "ptxas info    : Compile time = 13.718 ms\n"
+    "ptxas info    : Compiling entry function 'plain' for 'sm_90'\n"
+    "ptxas info    : Function properties for plain\n"
+    "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+    "ptxas info    : Used 8 registers, used 0 barriers\n"
+    "ptxas info    : Compile time = 1.251 ms\n";
+
+// Same source with --maxrregcount=16: ptxas raises the limit to 24 and spills.
+const char* spilling_log =
+    "ptxas warning : For profile sm_90 adjusting per thread register count of 16 to lower bound of "
+    "24\n"
+    "ptxas info    : Overriding maximum register limit 256 for '_Z1kILi4EEvPf' with  24 of "
+    "maxrregcount option\n"
+    "ptxas info    : 0 bytes gmem\n"
+    "ptxas info    : Compiling entry function '_Z1kILi4EEvPf' for 'sm_90'\n"
+    "ptxas info    : Function properties for _Z1kILi4EEvPf\n"
+    "ptxas         .     120 bytes stack frame, 120 bytes spill stores, 120 bytes spill loads\n"
+    "ptxas info    : Used 24 registers, used 1 barriers, 120 bytes cumulative stack size, 512 "
+    "bytes smem\n"
+    "ptxas info    : Compile time = 17.048 ms\n";
+
+const char* template_source = R"(
+template <int N, bool SQUARE>
+__global__ void scale(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = SQUARE ? x[i] * x[i] * N : x[i] * N;
+}
+)";
+
+compile_request scale_request(const std::string& name_expression) {
+    compile_request r;
+    r.source = template_source;
+    r.source_name = "scale.cu";
+    r.name_expression = name_expression;
+    r.options = {"--gpu-architecture=sm_90", "--ptxas-options=-v"};
+    return r;
+}
+
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::string tmpl = (fs::temp_directory_path() / "hone-compile-XXXXXX").string();
+        path = ::mkdtemp(tmpl.data());
+    }
+    ~temp_dir() { fs::remove_all(path); }
+    void write(const std::string& name, const std::string& text) const {
+        std::ofstream(path / name) << text;
+    }
+};
+
+spec tiny_spec(const fs::path& dir) {
+    spec s;
+    s.kernel.source_path = (dir / "k.cu").string();
+    s.kernel.source_text = "template <int V, bool F> __global__ void k(float* x) { x[0] = V; }\n";
+    s.kernel.name = "k<{VEC}, {FAST}>";
+    s.kernel.is_template = true;
+    s.kernel.include_dirs = {"/opt/inc"};
+    s.kernel.options = {"-std=c++17"};
+    s.kernel.max_registers = expression::constant(int64_t{32});
+    s.kernel.fast_math = expression::constant(true);
+    s.problem = {{"N", 1024, {}}};
+    s.params = {{"VEC", {int64_t{4}}, {}}, {"FAST", {true}, {}}};
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("parse_ptxas_info reads the first entry function, or the one named") {
+    const resource_usage first = parse_ptxas_info(two_kernel_log);
+    CHECK(first.registers == 32);
+    CHECK(first.shared_static_bytes == 512);
+    CHECK(first.stack_bytes == 0);
+    const resource_usage plain = parse_ptxas_info(two_kernel_log, "plain");
+    CHECK(plain.registers == 8);
+    CHECK(plain.shared_static_bytes == 0);
+    CHECK(parse_ptxas_info(two_kernel_log, "missing").registers == -1);
+}
+
+TEST_CASE("parse_ptxas_info reads spills and stack") {
+    const resource_usage u = parse_ptxas_info(spilling_log);
+    CHECK(u.registers == 24);
+    CHECK(u.stack_bytes == 120);
+    CHECK(u.spill_store_bytes == 120);
+    CHECK(u.spill_load_bytes == 120);
+    CHECK(u.shared_static_bytes == 512);
+}
+
+TEST_CASE("parse_ptxas_info sums constant banks of older ptxas reports") {
+    const resource_usage u = parse_ptxas_info(
+        "ptxas info    : Compiling entry function 'k' for 'sm_80'\n"
+        "ptxas info    : Used 10 registers, 352 bytes cmem[0], 16 bytes cmem[2]\n");
+    CHECK(u.registers == 10);
+    CHECK(u.const_bytes == 368);
+    CHECK(parse_ptxas_info("").registers == -1);
+}
+
+TEST_CASE("compile_nvrtc compiles a templated kernel to a CUBIN without a GPU") {
+    const compile_result r = compile_nvrtc(scale_request("scale<4, true>"));
+    INFO(r.log);
+    REQUIRE(r.ok);
+    CHECK_FALSE(r.timed_out);
+    REQUIRE(r.cubin.size() > 4);
+    CHECK(std::string(r.cubin.begin(), r.cubin.begin() + 4) ==
+          "\x7f"
+          "ELF");
+    CHECK(r.lowered_name == "_Z5scaleILi4ELb1EEvPfi");
+    CHECK(r.resources.registers >= 1);
+    CHECK(r.compile_ms > 0);
+}
+
+TEST_CASE("compile_nvrtc reports a syntax error with its line, without throwing") {
+    compile_request req = scale_request("");
+    req.plain_name = "broken";
+    req.source = "extern \"C\" __global__ void broken(int* x) {\n    x[0] = 1\n}\n";
+    req.source_name = "broken.cu";
+    const compile_result r = compile_nvrtc(req);
+    CHECK_FALSE(r.ok);
+    CHECK_FALSE(r.timed_out);
+    CHECK(r.cubin.empty());
+    CHECK(r.log.find("broken.cu(3): error") != std::string::npos);
+}
+
+TEST_CASE("compile_nvrtc cancels a compile past its deadline") {
+    const compile_result r = compile_nvrtc(scale_request("scale<2, false>"), 1e-9);
+    CHECK_FALSE(r.ok);
+    CHECK(r.timed_out);
+}
+
+TEST_CASE("nvrtc_version is major.minor") {
+    CHECK(std::regex_match(nvrtc_version(), std::regex("[0-9]+\\.[0-9]+")));
+}
+
+TEST_CASE("cache_key covers included files, recursively") {
+    temp_dir dir;
+    fs::create_directory(dir.path / "inc");
+    dir.write("inc/a.h", "#include \"b.h\"\n");
+    dir.write("inc/b.h", "#define B 1\n");
+    compile_request req = scale_request("scale<4, true>");
+    req.source = std::string("#include <a.h>\n#include <cuda_fp16.h>\n") + template_source;
+    req.source_name = (dir.path / "scale.cu").string();
+    req.include_dirs = {(dir.path / "inc").string()};
+    const std::string key = req.cache_key();
+    CHECK(key.size() == 32);
+    CHECK(req.cache_key() == key);
+    dir.write("inc/b.h", "#define B 2\n");
+    const std::string changed = req.cache_key();
+    CHECK(changed != key);
+    req.options.push_back("-DX=1");
+    CHECK(req.cache_key() != changed);
+}
+
+TEST_CASE("make_compile_request turns a configuration into NVRTC options") {
+    temp_dir dir;
+    const spec s = tiny_spec(dir.path);
+    config c;
+    c.values = {int64_t{4}, true};
+    const bindings scope = {{"N", int64_t{1024}}, {"VEC", int64_t{4}}, {"FAST", true}};
+    const compile_request r = make_compile_request(s, c, scope, "sm_90");
+    CHECK(r.name_expression == "k<4, true>");
+    CHECK(r.plain_name.empty());
+    const std::vector<std::string> expected = {"--gpu-architecture=sm_90",
+                                               "-DN=1024",
+                                               "-DVEC=4",
+                                               "-DFAST=1",
+                                               "-I/opt/inc",
+                                               "-I" + dir.path.string(),
+                                               "--maxrregcount=32",
+                                               "--use_fast_math",
+                                               "--ptxas-options=-v",
+                                               "-std=c++17"};
+    CHECK(r.options == expected);
+    CHECK(r.include_dirs == std::vector<std::string>{"/opt/inc", dir.path.string()});
+    const compile_result built = compile_nvrtc(r);
+    INFO(built.log);
+    CHECK(built.ok);
+}
+
+TEST_CASE("make_reference_request names the reference kernel") {
+    temp_dir dir;
+    spec s = tiny_spec(dir.path);
+    s.kernel.max_registers = expression::constant(int64_t{0});
+    s.kernel.fast_math = expression::constant(false);
+    s.verify.reference_kernel = "ref_k";
+    config c;
+    c.values = {int64_t{1}, false};
+    const bindings scope = {{"N", int64_t{1024}}, {"VEC", int64_t{1}}, {"FAST", false}};
+    const compile_request r = make_reference_request(s, c, scope, "sm_90");
+    CHECK(r.plain_name == "ref_k");
+    CHECK(r.name_expression.empty());
+    for (const auto& o : r.options) {
+        CHECK(o.find("maxrregcount") == std::string::npos);
+        CHECK(o != "--use_fast_math");
+    }
+}
+
+TEST_CASE("expand_name substitutes placeholders and refuses unknown names") {
+    const spec s;
+    const bindings scope = {{"VEC", int64_t{2}}, {"T", std::string("float")}, {"F", false}};
+    const source_pos pos{"t.yaml", 3, 9};
+    CHECK(expand_name("k<{VEC}, {T}, {F}>", s, scope, pos) == "k<2, float, false>");
+    CHECK(expand_name("plain", s, scope, pos) == "plain");
+    CHECK_THROWS_WITH_AS(expand_name("k<{NOPE}>", s, scope, pos), doctest::Contains("'{NOPE}'"),
+                         input_error);
+    CHECK_THROWS_AS(expand_name("k<{VEC>", s, scope, pos), input_error);
+}

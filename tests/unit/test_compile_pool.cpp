@@ -1,0 +1,139 @@
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "hone/compile_pool.hpp"
+
+namespace fs = std::filesystem;
+using namespace hone;
+
+namespace {
+
+compile_request kernel_request(int n, const std::string& extra = "") {
+    compile_request r;
+    r.source =
+        fmt::format("{}\nextern \"C\" __global__ void k{}(int* x) {{ x[0] = {}; }}\n", extra, n, n);
+    r.source_name = "k.cu";
+    r.plain_name = fmt::format("k{}", n);
+    r.options = {"--gpu-architecture=sm_90", "--ptxas-options=-v"};
+    return r;
+}
+
+std::map<uint64_t, compile_result> wait_all(compile_pool& pool) {
+    std::map<uint64_t, compile_result> out;
+    while (auto got = pool.wait(-1)) out.emplace(got->first, std::move(got->second));
+    return out;
+}
+
+// Sets an environment variable for the workers a pool forks in this scope.
+struct scoped_env {
+    const char* name;
+    scoped_env(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
+    ~scoped_env() { ::unsetenv(name); }
+};
+
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::string tmpl = (fs::temp_directory_path() / "hone-pool-XXXXXX").string();
+        path = ::mkdtemp(tmpl.data());
+    }
+    ~temp_dir() { fs::remove_all(path); }
+};
+
+}  // namespace
+
+TEST_CASE("compile_pool with two workers answers every ticket and shares duplicates") {
+    compile_pool pool(2, nullptr, 60.0);
+    CHECK(pool.jobs() == 2);
+    CHECK_FALSE(pool.wait(0));
+    std::map<uint64_t, int> kernel_of;
+    for (int n : {1, 2, 3, 1, 4, 2}) kernel_of[pool.submit(kernel_request(n))] = n;
+    CHECK(pool.in_flight() == 6);
+    const auto results = wait_all(pool);
+    CHECK(pool.in_flight() == 0);
+    REQUIRE(results.size() == 6);
+    for (const auto& [ticket, r] : results) {
+        INFO(r.log);
+        CHECK(r.ok);
+        CHECK_FALSE(r.from_cache);
+        CHECK(r.lowered_name == fmt::format("k{}", kernel_of.at(ticket)));
+    }
+    CHECK(pool.counts().compiled == 4);
+    CHECK(pool.counts().deduplicated == 2);
+    CHECK(pool.counts().workers_lost == 0);
+}
+
+TEST_CASE("compile_pool answers from the cache and stores new results") {
+    temp_dir dir;
+    compile_cache cache(dir.path.string());
+    compile_pool pool(1, &cache, 60.0);
+    pool.submit(kernel_request(7));
+    const auto first = wait_all(pool);
+    REQUIRE(first.size() == 1);
+    CHECK_FALSE(first.begin()->second.from_cache);
+    const uint64_t again = pool.submit(kernel_request(7));
+    const auto got = pool.wait(0);  // a hit is ready at once
+    REQUIRE(got);
+    CHECK(got->first == again);
+    CHECK(got->second.from_cache);
+    CHECK(got->second.cubin == first.begin()->second.cubin);
+    CHECK(pool.counts().cache_hits == 1);
+    CHECK(pool.counts().compiled == 1);
+}
+
+TEST_CASE("compile_pool with jobs = 0 compiles inside submit") {
+    compile_pool pool(0, nullptr, 60.0);
+    const uint64_t t = pool.submit(kernel_request(5));
+    CHECK(pool.in_flight() == 1);
+    const auto got = pool.wait(0);
+    REQUIRE(got);
+    CHECK(got->first == t);
+    CHECK(got->second.ok);
+    CHECK_FALSE(pool.wait(0));
+}
+
+TEST_CASE("compile_pool survives a crashing compile worker") {
+    const scoped_env crash("HONE_TEST_CRASH_MARKER", "HONE_CRASH_HERE");
+    compile_pool pool(2, nullptr, 60.0);
+    const uint64_t bad = pool.submit(kernel_request(1, "// HONE_CRASH_HERE"));
+    const uint64_t good = pool.submit(kernel_request(2));
+    auto results = wait_all(pool);
+    REQUIRE(results.size() == 2);
+    CHECK_FALSE(results[bad].ok);
+    CHECK(results[bad].crashed);
+    CHECK_FALSE(results[bad].timed_out);
+    CHECK(results[bad].log.starts_with("NVRTC worker died: SIGSEGV"));
+    CHECK(results[good].ok);
+    CHECK(pool.counts().workers_lost == 1);
+    const uint64_t after = pool.submit(kernel_request(3));
+    results = wait_all(pool);
+    CHECK(results[after].ok);
+}
+
+TEST_CASE("compile_pool kills a worker stuck past twice the compile deadline") {
+    const scoped_env hang("HONE_TEST_HANG_MARKER", "HONE_HANG_HERE");
+    compile_pool pool(1, nullptr, 0.1);
+    const uint64_t stuck = pool.submit(kernel_request(1, "// HONE_HANG_HERE"));
+    auto results = wait_all(pool);
+    CHECK(results[stuck].timed_out);
+    CHECK_FALSE(results[stuck].ok);
+    CHECK(results[stuck].log.starts_with("NVRTC worker killed after 0.2 s"));
+    CHECK(pool.counts().workers_lost == 1);
+}
+
+TEST_CASE("compile_pool times out a compile past its deadline") {
+    compile_pool pool(1, nullptr, 1e-9);
+    const uint64_t t = pool.submit(kernel_request(9));
+    auto results = wait_all(pool);
+    CHECK(results[t].timed_out);
+    CHECK_FALSE(results[t].ok);
+}
+
+TEST_CASE("default_jobs is the number of online cores") {
+    CHECK(default_jobs() == static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+}

@@ -1,0 +1,157 @@
+// The parts of the GPU layer that need no GPU: error classes, device tables, memory budget,
+// sample modes, statuses, and the refusal where there is no driver.
+#include <dlfcn.h>
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "hone/device_attrs.hpp"
+#include "hone/driver.hpp"
+#include "hone/gpu.hpp"
+#include "hone/status.hpp"
+#include "measure/memory_budget.hpp"
+#include "measure/sample_mode.hpp"
+
+using namespace hone;
+
+namespace {
+
+constexpr uint64_t mib = 1 << 20;
+
+bool driver_installed() {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib) dlclose(lib);
+    return lib != nullptr;
+}
+
+buffer_plan buffer(const char* name, uint64_t mebibytes, bool device, bool managed) {
+    buffer_plan b;
+    b.name = name;
+    b.type = elem_type::f32;
+    b.count = mebibytes * mib / 4;
+    b.need_device = device;
+    b.need_managed = managed;
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("status names round-trip") {
+    for (int i = 0; i <= static_cast<int>(status::timeout); ++i) {
+        const auto s = static_cast<status>(i);
+        CHECK(parse_status(status_name(s)) == s);
+    }
+    CHECK(std::string(status_name(status::not_converged)) == "not_converged");
+    CHECK_FALSE(parse_status("fine").has_value());
+}
+
+TEST_CASE("sticky errors are told from recoverable ones") {
+    for (const int code : {700, 702, 710, 714, 715, 716, 717, 718, 719})
+        CHECK(is_sticky_error(code));
+    for (const int code : {1, 2, 98, 200, 209, 701, 720}) CHECK_FALSE(is_sticky_error(code));
+    const cuda_error e(701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "cuLaunchKernel: too many");
+    CHECK_FALSE(e.sticky());
+    CHECK(std::string(e.what()) == "cuLaunchKernel: too many");
+}
+
+TEST_CASE("nominal devices describe a representative part") {
+    const auto h100 = nominal_device("sm_90");
+    REQUIRE(h100.has_value());
+    CHECK(h100->arch() == "sm_90");
+    CHECK(h100->sm_count == 132);
+    CHECK(h100->max_threads_per_sm == 2048);
+    CHECK(h100->max_shared_per_block_optin == 227 * 1024);
+    CHECK(h100->max_shared_per_sm == 228 * 1024);
+    CHECK(h100->l2_bytes == 50 * 1024 * 1024);
+    CHECK(h100->total_mem == 80LL << 30);
+    for (const char* arch : {"sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_100", "sm_120"}) {
+        const auto d = nominal_device(arch);
+        REQUIRE(d.has_value());
+        CHECK(d->arch() == arch);
+        CHECK(d->max_shared_per_block_optin <= d->max_shared_per_sm);
+    }
+    CHECK_FALSE(nominal_device("sm_42").has_value());
+    bindings b;
+    h100->add_to(b);
+    for (const char* name :
+         {"sm_count", "max_threads_per_block", "max_threads_per_sm", "max_shared_per_block",
+          "max_shared_per_block_optin", "max_shared_per_sm", "regs_per_block", "regs_per_sm",
+          "l2_bytes", "warp_size", "cc_major", "cc_minor", "total_mem", "arch"})
+        CHECK_MESSAGE(b.count(name) == 1, name);
+    CHECK(std::get<int64_t>(b.at("cc_major")) == 9);
+    CHECK(std::get<std::string>(b.at("arch")) == "sm_90");
+}
+
+TEST_CASE("memory budget: every set a buffer is used in, and the flush buffer") {
+    run_plan plan;
+    plan.timing.l2_flush = true;
+    plan.buffers = {buffer("a", 100, true, false), buffer("b", 100, true, true),
+                    buffer("c", 10, false, true)};
+    CHECK(device_bytes_needed(plan, 50 * mib) == (100 + 200 + 10 + 100) * mib);
+    // The reference launch's set is needed too, whatever the configurations use.
+    plan.reference = launch_desc{};
+    plan.reference->memory = memory_kind::device;
+    CHECK(device_bytes_needed(plan, 50 * mib) == (100 + 200 + 20 + 100) * mib);
+    plan.timing.l2_flush = false;
+    CHECK(device_bytes_needed(plan, 50 * mib) == (100 + 200 + 20) * mib);
+    CHECK(flush_buffer_bytes(3) == 8);
+}
+
+TEST_CASE("memory budget refuses above 90% of what is free") {
+    CHECK_NOTHROW(check_device_memory(900 * mib, 1000 * mib));
+    CHECK_THROWS_WITH_AS(check_device_memory(900 * mib, 999 * mib),
+                         "the buffers need 900.0 MiB of device memory, 999.0 MiB free (hone uses "
+                         "at most 90% of it); reduce the problem size",
+                         env_error);
+    CHECK(format_bytes(12) == "12 bytes");
+    CHECK(format_bytes(1536) == "1.5 KiB");
+    CHECK(format_bytes(uint64_t{13} << 30) == "13.0 GiB");
+}
+
+TEST_CASE("sample mode: flush, spin or batch") {
+    timing_spec t;
+    t.l2_flush = true;
+    CHECK(choose_sample_mode(t, 3.0).name() == "single+flush");
+    CHECK(choose_sample_mode(t, 300.0).name() == "single+flush");
+    t.l2_flush = false;
+    CHECK(choose_sample_mode(t, 25.0).name() == "single+spin");
+    CHECK(choose_sample_mode(t, 5.0).name() == "batch:40");
+    CHECK(choose_sample_mode(t, 0.0).name() == "batch:10000");
+    t.sample_mode = "single";
+    CHECK(choose_sample_mode(t, 5.0).name() == "single+spin");
+    t.sample_mode = "batch";
+    t.l2_flush = true;
+    CHECK(choose_sample_mode(t, 1000.0).name() == "batch:1");
+    CHECK(choose_sample_mode(t, 7.0).name() == "batch:29");
+}
+
+TEST_CASE("without a driver, GPU entry points fail with a clear env_error") {
+    if (driver_installed()) {
+        MESSAGE("a CUDA driver is installed here: the GPU tests cover this path");
+        return;
+    }
+    // HONE_EXPECT_STUB: set by the next test, which loads the toolkit's stub libcuda.
+    const char* stub = std::getenv("HONE_EXPECT_STUB");
+    const std::string expected =
+        stub ? "CUDA_ERROR_STUB_LIBRARY" : "libcuda.so.1 could not be loaded";
+    CHECK_THROWS_WITH_AS(list_devices(), doctest::Contains(expected.c_str()), env_error);
+    CHECK_THROWS_WITH_AS(make_in_process_session(0), doctest::Contains("no CUDA driver found"),
+                         env_error);
+    CHECK_THROWS_WITH_AS(list_devices(), doctest::Contains("`hone check` works without one"),
+                         env_error);
+}
+
+TEST_CASE("the toolkit's stub libcuda counts as no driver") {
+    const std::string stubs = "/usr/local/cuda/lib64/stubs";
+    if (driver_installed() || std::getenv("HONE_EXPECT_STUB") ||
+        !std::filesystem::exists(stubs + "/libcuda.so")) {
+        MESSAGE("no stub library to try, or a real driver is installed");
+        return;
+    }
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe");
+    const std::string cmd = "HONE_EXPECT_STUB=1 LD_LIBRARY_PATH=" + stubs + " '" + self +
+                            "' -tc='without a driver*' > /dev/null";
+    CHECK(std::system(cmd.c_str()) == 0);
+}

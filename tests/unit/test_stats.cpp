@@ -1,0 +1,158 @@
+// Statistics of timing samples: summaries, confidence intervals, the stopping rule.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "hone/stats.hpp"
+#include "measure/distributions.hpp"
+
+using namespace hone;
+
+namespace {
+
+std::vector<double> normal_sample(std::size_t n, double mean, double sd, uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    std::normal_distribution<double> dist(mean, sd);
+    std::vector<double> v(n);
+    for (auto& x : v) x = dist(gen);
+    return v;
+}
+
+// Feeds samples one at a time, as a measurement loop does; returns how many were taken.
+std::size_t samples_until_done(const relative_ci_criterion& c, const std::vector<double>& pool) {
+    std::vector<double> taken;
+    for (const double x : pool) {
+        taken.push_back(x);
+        if (c.done(taken, 0.0)) break;
+    }
+    return taken.size();
+}
+
+}  // namespace
+
+TEST_CASE("summarize computes the usual statistics") {
+    const summary s = summarize({5, 2, 4, 4, 9, 4, 5, 7});
+    CHECK(s.n == 8);
+    CHECK(s.median == 4.5);
+    CHECK(s.mean == 5.0);
+    CHECK(s.stddev == doctest::Approx(std::sqrt(32.0 / 7.0)));
+    CHECK(s.min == 2);
+    CHECK(s.max == 9);
+    // n = 8: ranks 1 and 8 (1-based) are the 95% interval.
+    CHECK(s.ci_low == 2);
+    CHECK(s.ci_high == 9);
+    CHECK(s.mean_ci_half == doctest::Approx(2.365 * s.stddev / std::sqrt(8.0)).epsilon(1e-3));
+    CHECK(summarize({}).n == 0);
+    CHECK(summarize({3}).median == 3);
+}
+
+TEST_CASE("median CI ranks match the exact binomial values") {
+    std::size_t lo = 0, hi = 0;
+    median_ci_ranks(10, 0.95, lo, hi);  // P(X <= 1) = 11/1024 <= 0.025 < P(X <= 2) = 56/1024
+    CHECK(lo == 1);
+    CHECK(hi == 8);
+    median_ci_ranks(20, 0.95, lo, hi);  // P(X <= 5) = 0.0207 <= 0.025 < P(X <= 6) = 0.0577
+    CHECK(lo == 5);
+    CHECK(hi == 14);
+    median_ci_ranks(6, 0.95, lo, hi);  // P(X = 0) = 1/64: the smallest n with a 95% interval
+    CHECK(lo == 0);
+    CHECK(hi == 5);
+    median_ci_ranks(5, 0.95, lo, hi);  // too few: the whole range
+    CHECK(lo == 0);
+    CHECK(hi == 4);
+    median_ci_ranks(100, 0.95, lo, hi);  // P(X <= 39) = 0.0176 <= 0.025 < P(X <= 40) = 0.0284
+    CHECK(lo == 39);
+    CHECK(hi == 60);
+    // Past the exact range the normal approximation continues smoothly.
+    median_ci_ranks(101, 0.95, lo, hi);
+    CHECK(lo == 40);
+    CHECK(hi == 60);
+    median_ci_ranks(10000, 0.95, lo, hi);
+    CHECK(lo == 4901);
+    CHECK(hi == 5098);
+}
+
+TEST_CASE("quantiles of the normal and Student t distributions") {
+    CHECK(normal_quantile(0.975) == doctest::Approx(1.959964).epsilon(1e-6));
+    CHECK(normal_quantile(0.005) == doctest::Approx(-2.575829).epsilon(1e-6));
+    CHECK(student_t_quantile(1, 0.95) == doctest::Approx(12.7062).epsilon(1e-4));
+    CHECK(student_t_quantile(2, 0.95) == doctest::Approx(4.3027).epsilon(1e-4));
+    CHECK(student_t_quantile(10, 0.95) == doctest::Approx(2.2281).epsilon(1e-4));
+    CHECK(student_t_quantile(30, 0.95) == doctest::Approx(2.0423).epsilon(1e-4));
+    CHECK(student_t_quantile(1000, 0.95) == doctest::Approx(1.9623).epsilon(1e-4));
+    CHECK(student_t_quantile(5, 0.99) == doctest::Approx(4.0321).epsilon(1e-4));
+    CHECK(regularized_beta(0.5, 3, 3) == doctest::Approx(0.5));
+    CHECK(regularized_beta(0.3, 1, 1) == doctest::Approx(0.3));
+}
+
+TEST_CASE("noisier samples need more of them, never fewer than min_samples") {
+    const relative_ci_criterion c(0.01, 10, 100000, 1e9);
+    const std::size_t quiet = samples_until_done(c, normal_sample(100000, 100, 0.5, 7));
+    const std::size_t noisy = samples_until_done(c, normal_sample(100000, 100, 5, 7));
+    CHECK(quiet == 10);
+    CHECK(noisy > 40);
+    CHECK(noisy < 100000);
+    CHECK(c.converged(normal_sample(noisy, 100, 5, 7)));
+    // A constant sample has a zero-width interval at once, yet still takes min_samples.
+    CHECK(samples_until_done(c, std::vector<double>(50, 3.5)) == 10);
+}
+
+TEST_CASE("the stopping rule caps on count and time and says so") {
+    const relative_ci_criterion c(1e-6, 5, 20, 2.0);
+    const std::vector<double> noisy = normal_sample(20, 100, 10, 3);
+    CHECK(samples_until_done(c, noisy) == 20);
+    CHECK(c.capped(noisy, 0.0));
+    const std::vector<double> eight(noisy.begin(), noisy.begin() + 8);
+    CHECK_FALSE(c.done(eight, 1.0));
+    CHECK(c.done(eight, 2.5));  // out of time
+    CHECK(c.capped(eight, 2.5));
+    const std::vector<double> three(noisy.begin(), noisy.begin() + 3);
+    CHECK_FALSE(c.done(three, 100.0));  // time does not cut below min_samples
+    const relative_ci_criterion loose(0.5, 5, 20, 2.0);
+    CHECK(loose.done(eight, 0.0));
+    CHECK_FALSE(loose.capped(eight, 2.5));  // converged, not capped
+}
+
+TEST_CASE("one huge outlier leaves the median CI alone") {
+    std::vector<double> v = normal_sample(50, 10, 1, 11);
+    const summary clean = summarize(v);
+    *std::max_element(v.begin(), v.end()) = 1e6;
+    const summary dirty = summarize(v);
+    CHECK(dirty.median == clean.median);
+    CHECK(dirty.ci_low == clean.ci_low);
+    CHECK(dirty.ci_high == clean.ci_high);
+    CHECK(dirty.mean > 100 * clean.mean);
+}
+
+TEST_CASE("the median CI covers the true median about 95% of the time") {
+    // n = 30: ranks 10 and 21, exact coverage 1 - 2 P(X <= 9) = 0.957.
+    std::mt19937_64 gen(2024);
+    std::normal_distribution<double> dist(10.0, 1.0);
+    int covered = 0;
+    constexpr int trials = 2000;
+    for (int t = 0; t < trials; ++t) {
+        std::vector<double> v(30);
+        for (auto& x : v) x = dist(gen);
+        const summary s = summarize(v);
+        covered += s.ci_low <= 10.0 && 10.0 <= s.ci_high;
+    }
+    CHECK(static_cast<double>(covered) / trials == doctest::Approx(0.957).epsilon(0.02));
+}
+
+TEST_CASE("overlap and relative CI width") {
+    summary a, b;
+    a.median = 10, a.ci_low = 9, a.ci_high = 11;
+    b.median = 12, b.ci_low = 11, b.ci_high = 13;
+    CHECK(overlaps(a, b));
+    CHECK(overlaps(b, a));
+    b.ci_low = 11.5;
+    CHECK_FALSE(overlaps(a, b));
+    CHECK(a.rel_ci() == doctest::Approx(0.1));
+    summary zero;
+    CHECK(zero.rel_ci() == 0);
+    zero.ci_high = 1;
+    CHECK(std::isinf(zero.rel_ci()));
+}

@@ -1,0 +1,217 @@
+// Output verification, 16-bit float conversions and input generation.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "hone/error.hpp"
+#include "hone/verify.hpp"
+#include "measure/inputs.hpp"
+#include "verify/float16.hpp"
+
+using namespace hone;
+
+namespace {
+
+verify_outcome compare_f32(const std::vector<float>& got, const std::vector<float>& ref,
+                           double rtol = 0, double atol = 0) {
+    return compare_buffers(elem_type::f32, got.data(), ref.data(), got.size(), rtol, atol, "c");
+}
+
+template <class T>
+std::vector<T> as_vector(const std::vector<uint8_t>& bytes) {
+    std::vector<T> v(bytes.size() / sizeof(T));
+    std::memcpy(v.data(), bytes.data(), bytes.size());
+    return v;
+}
+
+buffer_plan plan_of(elem_type t, uint64_t count, init_kind kind, double a, double b,
+                    uint64_t seed = 1) {
+    buffer_plan p;
+    p.name = "x";
+    p.type = t;
+    p.count = count;
+    p.init.kind = kind;
+    p.init.a = a;
+    p.init.b = b;
+    p.init.seed = seed;
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("half and bfloat16 conversions") {
+    CHECK(float_to_half(1.0f) == 0x3c00);
+    CHECK(float_to_half(-2.0f) == 0xc000);
+    CHECK(float_to_half(65504.0f) == 0x7bff);
+    CHECK(float_to_half(65519.0f) == 0x7bff);
+    CHECK(float_to_half(65520.0f) == 0x7c00);  // rounds past the largest half: inf
+    CHECK(float_to_half(std::ldexp(1.0f, -24)) == 0x0001);
+    CHECK(float_to_half(std::ldexp(1.0f, -25)) == 0x0000);         // tie: to even (zero)
+    CHECK(float_to_half(std::ldexp(3.0f, -25)) == 0x0002);         // 1.5 units: to even (2)
+    CHECK(float_to_half(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);  // tie: to even
+    CHECK(float_to_half(1.0f + std::ldexp(3.0f, -11)) == 0x3c02);  // tie: to even
+    CHECK(std::isnan(half_to_float(float_to_half(std::numeric_limits<float>::quiet_NaN()))));
+    CHECK(float_to_bf16(1.0f) == 0x3f80);
+    CHECK(float_to_bf16(1.0f + std::ldexp(1.0f, -8)) == 0x3f80);  // tie: to even
+    CHECK(std::isnan(bf16_to_float(float_to_bf16(std::numeric_limits<float>::quiet_NaN()))));
+    // Every non-NaN 16-bit pattern survives a round trip through float.
+    int half_mismatch = 0, bf16_mismatch = 0;
+    for (uint32_t h = 0; h < 0x10000; ++h) {
+        const auto bits = static_cast<uint16_t>(h);
+        if (!std::isnan(half_to_float(bits)))
+            half_mismatch += float_to_half(half_to_float(bits)) != bits;
+        if (!std::isnan(bf16_to_float(bits)))
+            bf16_mismatch += float_to_bf16(bf16_to_float(bits)) != bits;
+    }
+    CHECK(half_mismatch == 0);
+    CHECK(bf16_mismatch == 0);
+}
+
+TEST_CASE("compare_buffers applies atol + rtol * |ref|") {
+    CHECK(compare_f32({1.0f, 2.0f}, {1.0f, 2.0f}).ok);
+    CHECK(compare_f32({1.00001f}, {1.0f}, 1e-4, 0).ok);
+    CHECK_FALSE(compare_f32({1.001f}, {1.0f}, 1e-4, 0).ok);
+    CHECK(compare_f32({0.001f}, {0.0f}, 1e-4, 1e-2).ok);  // atol rescues values near zero
+    CHECK(compare_f32({-0.0f}, {0.0f}).ok);
+    const verify_outcome v = compare_f32({1, 2, 1.5f, 4}, {1, 2, 2, 4});
+    CHECK_FALSE(v.ok);
+    CHECK(v.bad == 1);
+    CHECK(v.first_bad == 2);
+    CHECK(v.max_abs_err == 0.5);
+    CHECK(v.max_rel_err == 0.25);
+    CHECK(v.message ==
+          "buffer c: 1 of 4 elements differ (first at 2: got 1.5, expected 2; max abs err 0.5)");
+}
+
+TEST_CASE("NaN and infinity") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    CHECK(compare_f32({nan}, {nan}).ok);
+    const verify_outcome v = compare_f32({1, nan, nan}, {1, 2, 3}, 1, 1);
+    CHECK(v.bad == 2);
+    CHECK(v.nan_count == 2);
+    CHECK(v.unwritten == 0);
+    CHECK(v.message.find("2 NaN") != std::string::npos);
+    CHECK(compare_f32({inf}, {inf}).ok);
+    CHECK_FALSE(compare_f32({inf}, {-inf}, 1, 1).ok);
+    CHECK_FALSE(compare_f32({inf}, {1e30f}, 1, 1).ok);
+}
+
+TEST_CASE("poison left in an output counts as unwritten") {
+    std::vector<float> got(8);
+    fill_poison(elem_type::f32, got.data(), got.size());
+    CHECK(std::isnan(got[0]));
+    got[0] = 1, got[1] = 2;
+    const std::vector<float> ref{1, 2, 3, 4, 5, 6, 7, 8};
+    const verify_outcome v = compare_f32(got, ref);
+    CHECK(v.bad == 6);
+    CHECK(v.unwritten == 6);
+    CHECK(v.nan_count == 0);
+    CHECK(v.first_bad == 2);
+    CHECK(v.message.find("first at 2: never written, expected 3") != std::string::npos);
+    CHECK(v.message.find("6 unwritten") != std::string::npos);
+    CHECK(v.message.find("max abs err") == std::string::npos);  // no number was compared
+    // Left unwritten by the reference too: consistent, so not an error.
+    std::vector<float> ref_poison(8);
+    fill_poison(elem_type::f32, ref_poison.data(), ref_poison.size());
+    std::vector<float> got_poison = ref_poison;
+    CHECK(compare_f32(got_poison, ref_poison).ok);
+    for (const elem_type t : {elem_type::f16, elem_type::bf16, elem_type::f64}) {
+        std::vector<uint8_t> p(4 * elem_size(t)), r(4 * elem_size(t), 0);
+        fill_poison(t, p.data(), 4);
+        const verify_outcome pv = compare_buffers(t, p.data(), r.data(), 4, 1, 1, "h");
+        CHECK(pv.unwritten == 4);
+    }
+}
+
+TEST_CASE("integers compare exactly; poison is unwritten only where the reference differs") {
+    const std::vector<int32_t> ref{1, -3, 5, static_cast<int32_t>(0xa5a5a5a5)};
+    std::vector<int32_t> got(4);
+    fill_poison(elem_type::i32, got.data(), got.size());
+    CHECK(got[0] == static_cast<int32_t>(0xa5a5a5a5));
+    got[0] = 1;
+    got[1] = -4;
+    const verify_outcome v = compare_buffers(elem_type::i32, got.data(), ref.data(), 4, 1, 1, "n");
+    CHECK(v.bad == 2);  // -4 vs -3 (tolerances do not apply), and element 2 still poison
+    CHECK(v.unwritten == 1);
+    CHECK(v.first_bad == 1);
+    CHECK(v.message ==
+          "buffer n: 2 of 4 elements differ (first at 1: got -4, expected -3; max abs err 1; "
+          "1 unwritten)");
+    const std::vector<uint64_t> u{1ull << 63, 7};
+    CHECK(compare_buffers(elem_type::u64, u.data(), u.data(), 2, 0, 0, "u").ok);
+}
+
+TEST_CASE("half buffers are checked on their decoded values") {
+    const std::vector<uint16_t> ref{float_to_half(1.0f), float_to_half(100.0f)};
+    const std::vector<uint16_t> got{float_to_half(1.0f), float_to_half(100.1f)};
+    CHECK(compare_buffers(elem_type::f16, got.data(), ref.data(), 2, 1e-2, 0, "h").ok);
+    const verify_outcome v = compare_buffers(elem_type::f16, got.data(), ref.data(), 2, 0, 0, "h");
+    CHECK_FALSE(v.ok);
+    CHECK(v.message.find("got 100.125, expected 100") != std::string::npos);
+}
+
+TEST_CASE("inputs are deterministic and follow the init spec") {
+    const buffer_plan u = plan_of(elem_type::f32, 100000, init_kind::random_uniform, -1, 1, 42);
+    const std::vector<uint8_t> first = generate_input(u);
+    CHECK(first == generate_input(u));
+    buffer_plan other_seed = u;
+    other_seed.init.seed = 43;
+    CHECK(first != generate_input(other_seed));
+    const std::vector<float> values = as_vector<float>(first);
+    double sum = 0;
+    for (const float x : values) {
+        REQUIRE(x >= -1.0f);
+        REQUIRE(x < 1.0f);
+        sum += x;
+    }
+    CHECK(std::fabs(sum / values.size()) < 0.01);
+
+    const auto normal = as_vector<double>(
+        generate_input(plan_of(elem_type::f64, 100000, init_kind::random_normal, 5, 2, 9)));
+    double mean = 0, sq = 0;
+    for (const double x : normal) mean += x;
+    mean /= normal.size();
+    for (const double x : normal) sq += (x - mean) * (x - mean);
+    CHECK(mean == doctest::Approx(5).epsilon(0.01));
+    CHECK(std::sqrt(sq / (normal.size() - 1)) == doctest::Approx(2).epsilon(0.01));
+}
+
+TEST_CASE("sequences, constants and integer ranges") {
+    CHECK(as_vector<int32_t>(generate_input(plan_of(elem_type::i32, 4, init_kind::sequence, 3,
+                                                    2))) == std::vector<int32_t>{3, 5, 7, 9});
+    CHECK(as_vector<uint16_t>(generate_input(plan_of(elem_type::f16, 2, init_kind::constant, 1.5,
+                                                     0))) == std::vector<uint16_t>{0x3e00, 0x3e00});
+    CHECK(
+        as_vector<int8_t>(generate_input(plan_of(elem_type::i8, 3, init_kind::sequence, 126, 1))) ==
+        std::vector<int8_t>{126, 127, 127});  // saturates
+    CHECK(as_vector<float>(generate_input(plan_of(elem_type::f32, 2, init_kind::zeros, 7, 7))) ==
+          std::vector<float>{0, 0});
+    const auto ints = as_vector<int64_t>(
+        generate_input(plan_of(elem_type::i64, 1000, init_kind::random_uniform, 0.5, 3.5)));
+    CHECK(std::set<int64_t>(ints.begin(), ints.end()) == std::set<int64_t>{1, 2, 3});
+}
+
+TEST_CASE("file inputs must have exactly count * elem_size bytes") {
+    const std::string path = "/tmp/hone_test_input.bin";
+    {
+        std::ofstream out(path, std::ios::binary);
+        const float data[3] = {1, 2, 3};
+        out.write(reinterpret_cast<const char*>(data), sizeof data);
+    }
+    buffer_plan p = plan_of(elem_type::f32, 3, init_kind::file, 0, 0);
+    p.init.path = path;
+    CHECK(as_vector<float>(generate_input(p)) == std::vector<float>{1, 2, 3});
+    p.count = 4;
+    CHECK_THROWS_WITH_AS(generate_input(p),
+                         doctest::Contains("needs 16 bytes (4 elements of float); the file has 12"),
+                         input_error);
+    std::remove(path.c_str());
+    CHECK_THROWS_AS(generate_input(p), env_error);
+}

@@ -1,0 +1,284 @@
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+
+#include "hone/error.hpp"
+#include "hone/protocol.hpp"
+#include "hone/worker_process.hpp"
+#include "hone/worker_session.hpp"
+
+using namespace hone;
+using nlohmann::json;
+
+namespace {
+
+void echo(int fd) {
+    while (auto msg = read_frame(fd)) write_frame(fd, *msg);
+}
+
+const json& as_json(const worker_reply& r) {
+    REQUIRE(std::holds_alternative<json>(r));
+    return std::get<json>(r);
+}
+
+std::string exit_reason(const worker_reply& r) {
+    REQUIRE(std::holds_alternative<worker_exit>(r));
+    return std::get<worker_exit>(r).reason;
+}
+
+// Behaves as its job's key says; reports its pid and what it was prepared with.
+class fake_session : public gpu_session {
+  public:
+    fake_session() { info_.attrs.name = "fake GPU"; }
+    const device_info& device() const override { return info_; }
+    bool isolated() const override { return false; }
+    void prepare(const run_plan& plan) override {
+        if (plan.timing.sample_mode == "input") throw input_error({"t.yaml", 3, 4}, "bad plan");
+        if (plan.timing.sample_mode == "env") throw env_error("no memory");
+        ++prepares_;
+        buffers_ = plan.buffers.size();
+    }
+    job_result run(const job& j) override {
+        job_result r;
+        r.message = fmt::format("pid={} prepares={} buffers={}", ::getpid(), prepares_, buffers_);
+        if (j.key == "hang") {
+            for (;;) ::pause();
+        } else if (j.key == "segv") {
+            std::fprintf(stderr, "about to crash\n");
+            std::raise(SIGSEGV);
+        } else if (j.key == "sticky") {
+            r.st = status::runtime_fault;
+            r.message = "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered";
+        } else if (j.key == "launch_error") {
+            r.st = status::launch_error;
+        } else if (j.key == "print") {
+            std::printf("kernel says hi\n");
+        }
+        r.samples_us = {1.5, 2.5};
+        return r;
+    }
+
+  private:
+    device_info info_;
+    int prepares_ = 0;
+    std::size_t buffers_ = 0;
+};
+
+run_plan two_buffer_plan() {
+    run_plan plan;
+    plan.buffers.resize(2);
+    plan.buffers[0].name = "a";
+    plan.buffers[1].name = "b";
+    return plan;
+}
+
+job named_job(const std::string& key, double deadline_s = 30.0) {
+    job j;
+    j.key = key;
+    j.deadline_s = deadline_s;
+    return j;
+}
+
+std::unique_ptr<gpu_session> fake_worker() {
+    return make_supervised_session([] { return std::make_unique<fake_session>(); });
+}
+
+std::string pid_of(const job_result& r) {
+    return r.message.substr(0, r.message.find(' '));
+}
+
+}  // namespace
+
+TEST_CASE("worker_process echoes frames, binary blobs included") {
+    worker_process w(echo);
+    CHECK(w.pid() > 0);
+    const json msg = {
+        {"type", "ping"}, {"n", 42}, {"blob", json::binary(std::vector<uint8_t>{0, 1, 2, 255})}};
+    REQUIRE(w.send(msg));
+    CHECK(as_json(w.receive(-1)) == msg);
+    const json big = {{"text", std::string(300000, 'x')}};
+    REQUIRE(w.send(big));
+    CHECK(as_json(w.receive(30)) == big);
+}
+
+TEST_CASE("worker_process reports a timeout, then the kill") {
+    worker_process w([](int fd) {
+        read_frame(fd);
+        for (;;) ::pause();
+    });
+    w.send({{"type", "work"}});
+    CHECK(std::holds_alternative<worker_timeout>(w.receive(0.05)));
+    w.kill();
+    CHECK(exit_reason(w.receive(-1)) == "SIGKILL");
+    CHECK_FALSE(w.send({{"type", "more"}}));
+}
+
+TEST_CASE("worker_process names the signal or exit code a worker died of") {
+    worker_process crash([](int fd) {
+        read_frame(fd);
+        std::raise(SIGSEGV);
+    });
+    crash.send({{"type", "work"}});
+    CHECK(exit_reason(crash.receive(30)) == "SIGSEGV");
+
+    worker_process quit([](int fd) { ::_exit(3); });
+    CHECK(exit_reason(quit.receive(30)) == "exit code 3");
+}
+
+TEST_CASE("worker_process returns frames sent before the exit, then the exit") {
+    worker_process w([](int fd) { write_frame(fd, {{"type", "last words"}}); });
+    CHECK(as_json(w.receive(30))["type"] == "last words");
+    CHECK(exit_reason(w.receive(30)) == "exit code 0");
+}
+
+TEST_CASE("worker_process captures the worker's stdout and stderr") {
+    worker_process w([](int fd) {
+        while (read_frame(fd)) {
+            std::printf("to stdout\n");
+            std::fprintf(stderr, "to stderr\n");
+            write_frame(fd, {{"type", "done"}});
+        }
+    });
+    w.send({{"type", "go"}});
+    as_json(w.receive(30));
+    CHECK(w.take_output() == "to stdout\nto stderr\n");
+    CHECK(w.take_output().empty());
+    w.send({{"type", "go"}});
+    as_json(w.receive(30));
+    CHECK(w.take_output(10) == "[10 earlier bytes not shown]\nto stderr\n");
+}
+
+TEST_CASE("read_frame refuses an oversized frame") {
+    int sv[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    const uint8_t header[4] = {0xff, 0xff, 0xff, 0x7f};
+    REQUIRE(::write(sv[0], header, 4) == 4);
+    CHECK_THROWS_AS(read_frame(sv[1]), env_error);
+    ::close(sv[0]);
+    CHECK_FALSE(read_frame(sv[1]));  // end of stream
+    ::close(sv[1]);
+}
+
+TEST_CASE("protocol round-trips plans, jobs and results through CBOR") {
+    run_plan plan = two_buffer_plan();
+    plan.buffers[1].type = elem_type::f16;
+    plan.buffers[1].role = buffer_role::inout;
+    plan.buffers[1].init.kind = init_kind::random_normal;
+    plan.reference = launch_desc{};
+    plan.reference->cubin = {0x7f, 'E', 'L', 'F', 0};
+    plan.reference->grid = {4, 2, 1};
+    plan.reference->args = {{1, elem_type::f16, 0}, {-1, elem_type::i64, 1ull << 40}};
+    plan.reference->memory = memory_kind::managed;
+    plan.timing.max_samples = 77;
+    const auto back = json::from_cbor(json::to_cbor(json(plan))).get<run_plan>();
+    CHECK(back.buffers[1].type == elem_type::f16);
+    CHECK(back.buffers[1].role == buffer_role::inout);
+    CHECK(back.buffers[1].init.kind == init_kind::random_normal);
+    REQUIRE(back.reference);
+    CHECK(back.reference->cubin == plan.reference->cubin);
+    CHECK(back.reference->grid == plan.reference->grid);
+    CHECK(back.reference->args[1].bits == 1ull << 40);
+    CHECK(back.reference->memory == memory_kind::managed);
+    CHECK(back.timing.max_samples == 77);
+    CHECK_FALSE(json::from_cbor(json::to_cbor(json(run_plan{}))).get<run_plan>().reference);
+
+    job_result r;
+    r.st = status::wrong_result;
+    r.time_us.median = 3.25;
+    r.samples_us = {3.0, 3.5};
+    const auto r2 = json::from_cbor(json::to_cbor(json(r))).get<job_result>();
+    CHECK(r2.st == status::wrong_result);
+    CHECK(r2.time_us.median == 3.25);
+    CHECK(r2.samples_us == r.samples_us);
+}
+
+TEST_CASE("protocol rethrows worker errors with their type and text") {
+    const json in = error_reply(input_error({"t.yaml", 3, 4}, "bad plan"));
+    CHECK_THROWS_WITH_AS(rethrow_error(in), doctest::Contains("bad plan"), input_error);
+    try {
+        rethrow_error(in);
+    } catch (const input_error& e) {
+        CHECK(e.pos().line == 3);
+        CHECK(e.pos().column == 4);
+        CHECK(e.message() == "bad plan");
+    }
+    CHECK_THROWS_WITH_AS(rethrow_error(error_reply(env_error("no GPU"))), "no GPU", env_error);
+    CHECK_THROWS_WITH_AS(rethrow_error(error_reply(std::runtime_error("odd"))), "odd",
+                         std::runtime_error);
+}
+
+TEST_CASE("worker session runs jobs in the worker and keeps it while results are recoverable") {
+    auto s = fake_worker();
+    CHECK(s->isolated());
+    CHECK(s->device().attrs.name == "fake GPU");
+    s->prepare(two_buffer_plan());
+    const job_result a = s->run(named_job("ok"));
+    CHECK(a.st == status::ok);
+    CHECK(a.message.ends_with("prepares=1 buffers=2"));
+    CHECK(pid_of(a) != fmt::format("pid={}", ::getpid()));
+    CHECK(a.samples_us == std::vector<double>{1.5, 2.5});
+    CHECK(s->run(named_job("launch_error")).st == status::launch_error);
+    const job_result b = s->run(named_job("print"));
+    CHECK(b.output == "kernel says hi\n");
+    CHECK(pid_of(b) == pid_of(a));
+}
+
+TEST_CASE("worker session kills a hung job and replays prepare in a fresh worker") {
+    auto s = fake_worker();
+    s->prepare(two_buffer_plan());
+    const job_result before = s->run(named_job("ok"));
+    const job_result hung = s->run(named_job("hang", 0.2));
+    CHECK(hung.st == status::timeout);
+    CHECK(hung.message == "killed after 0.2 s");
+    const job_result after = s->run(named_job("ok"));
+    CHECK(after.st == status::ok);
+    CHECK(pid_of(after) != pid_of(before));
+    CHECK(after.message.ends_with("prepares=1 buffers=2"));
+}
+
+TEST_CASE("worker session turns a dead worker into runtime_fault with its output") {
+    auto s = fake_worker();
+    s->prepare(two_buffer_plan());
+    const job_result before = s->run(named_job("ok"));
+    const job_result crashed = s->run(named_job("segv"));
+    CHECK(crashed.st == status::runtime_fault);
+    CHECK(crashed.message == "worker died: SIGSEGV");
+    CHECK(crashed.output == "about to crash\n");
+    const job_result after = s->run(named_job("ok"));
+    CHECK(pid_of(after) != pid_of(before));
+    CHECK(after.message.ends_with("prepares=1 buffers=2"));
+}
+
+TEST_CASE("worker session replaces the worker after a sticky CUDA error") {
+    auto s = fake_worker();
+    s->prepare(two_buffer_plan());
+    const job_result before = s->run(named_job("ok"));
+    const job_result sticky = s->run(named_job("sticky"));
+    CHECK(sticky.st == status::runtime_fault);
+    CHECK(sticky.message.starts_with("CUDA_ERROR_ILLEGAL_ADDRESS"));
+    const job_result after = s->run(named_job("ok"));
+    CHECK(pid_of(after) != pid_of(before));
+    CHECK(after.message.ends_with("prepares=1 buffers=2"));
+}
+
+TEST_CASE("worker session rethrows prepare errors with their type") {
+    auto s = fake_worker();
+    run_plan bad = two_buffer_plan();
+    bad.timing.sample_mode = "input";
+    CHECK_THROWS_WITH_AS(s->prepare(bad), doctest::Contains("bad plan"), input_error);
+    bad.timing.sample_mode = "env";
+    CHECK_THROWS_WITH_AS(s->prepare(bad), "no memory", env_error);
+    s->prepare(two_buffer_plan());
+    CHECK(s->run(named_job("ok")).message.ends_with("prepares=1 buffers=2"));
+}
+
+TEST_CASE("worker session reports a session that cannot start") {
+    CHECK_THROWS_WITH_AS(make_supervised_session([]() -> std::unique_ptr<gpu_session> {
+                             throw env_error("no CUDA driver");
+                         }),
+                         "no CUDA driver", env_error);
+}
