@@ -15,11 +15,13 @@ names = {0: "healthy", 1: "out-of-bounds write", 2: "assert(false)", 3: "__trap(
          9: "too many registers for 1024 threads", 10: "shared memory past the limit",
          99: "does not compile"}
 run = json.load(open(sys.argv[1]))
+def lost(r):  # GPU-side wall time of the configuration, including a worker restart if any
+    return r.get("gpu_wall_s") or (r.get("timing") or {}).get("wall_s") or 0.0
 print(f"| MODE | fault | BLOCK | status | time lost s | message |")
 print("|---|---|---|---|---|---|")
 for r in sorted(run["results"], key=lambda r: (r["params"]["MODE"], r["params"]["BLOCK"])):
     m = r["params"]["MODE"]
     msg = (r["message"] or "").replace("|", "/").replace("\n", " ")[:90]
-    print(f"| {m} | {names.get(m, '?')} | {r['params']['BLOCK']} | {r['status']} | {r.get('gpu_wall_s', 0):.3f} | {msg} |")
+    print(f"| {m} | {names.get(m, '?')} | {r['params']['BLOCK']} | {r['status']} | {lost(r):.3f} | {msg} |")
 print(f"\nwall {run['time']['wall_s']:.2f} s, best {run['best']}")
 PY

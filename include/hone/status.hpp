@@ -8,8 +8,8 @@ namespace hone {
 enum class status {
     ok,              // measured, verified, converged
     not_converged,   // measured and verified, but a sample cap was hit before the CI target
-    compile_error,   // NVRTC failed (log stored)
-    compile_timeout, // NVRTC exceeded the compile deadline, or its process died
+    compile_error,   // NVRTC failed (log stored), or its worker process died
+    compile_timeout, // NVRTC exceeded the compile deadline
     device_limits,   // cannot run on this device (block too large for its registers, shared
                      // memory, occupancy 0): never launched
     launch_error,    // launch failed without harming the context (701, invalid value, OOM)

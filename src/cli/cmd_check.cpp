@@ -12,24 +12,15 @@
 namespace hone::cli {
 namespace {
 
-struct check_args {
-    std::string config;
-    std::vector<std::string> sets;
-    std::string arch;
-    int sample = 0;
-    uint64_t seed = 1;
-    int jobs = 0;
-    bool json = false;
-    bool failures_only = false;
-    bool use_cache = false;
-};
 
 std::string resources_text(const compile_result& r) {
     const resource_usage& u = r.resources;
-    if (u.registers < 0) return "";
+    if (u.registers < 0) return fmt::format("{:27}", "");
     return fmt::format("{:>4} {:>6} {:>6} {:>6}", u.registers, u.spill_store_bytes + u.spill_load_bytes,
                        u.stack_bytes, u.shared_static_bytes);
 }
+
+}  // namespace
 
 int run_check(const check_args& a) {
     const spec s = load_spec(a.config, parse_sets(a.sets));
@@ -39,16 +30,19 @@ int run_check(const check_args& a) {
     opt.seed = a.seed;
     opt.jobs = a.jobs;
     opt.use_cache = a.use_cache;
+    opt.cache_dir = a.cache_dir;
     std::size_t seen = 0;
     if (!a.json) {
         fmt::print("{}: kernel {} ({})\n", a.config, s.kernel.name, s.kernel.source_path);
-        fmt::print("{:<56} {:<14} {:>9} {:>4} {:>6} {:>6} {:>6}\n", "configuration", "status",
-                   "compile", "regs", "spill", "stack", "smem");
+        // The configuration goes last: its width varies and would break the columns.
+        fmt::print("{:<15} {:>9} {:>4} {:>6} {:>6} {:>6}  {}\n", "status", "compile", "regs", "spill",
+                   "stack", "smem", "configuration");
         opt.on_compiled = [&](const config& c, const compile_result& r) {
             ++seen;
             if (a.failures_only && r.ok) return;
             const std::string st = r.ok ? "ok" : (r.timed_out ? "compile_timeout" : "compile_error");
-            fmt::print("{:<56} {:<14} {:>6.0f} ms {}\n", c.key(s), st, r.compile_ms, resources_text(r));
+            const std::string res_text = r.ok ? resources_text(r) : fmt::format("{:27}", "");
+            fmt::print("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, res_text, c.key(s));
             if (!r.ok) fmt::print("{}\n", r.log);
         };
     }
@@ -82,7 +76,6 @@ int run_check(const check_args& a) {
     return res.failed == 0 ? 0 : 1;
 }
 
-}  // namespace
 
 void register_check(CLI::App& app, std::function<int()>& action) {
     auto a = std::make_shared<check_args>();

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <iostream>
+#include <map>
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
@@ -30,7 +31,8 @@ struct tune_args {
     bool json = false, quiet = false, fresh = false, retry_failed = false, in_process = false;
     int jobs = 0;
     std::string cache_dir, output, only, l2_flush;
-    bool no_cache = false;
+    bool no_cache = false, dry_run = false;
+    std::string arch;
     int64_t max_evals = -1;
     double time_limit = -1;
     std::size_t top = 10;
@@ -54,7 +56,37 @@ nlohmann::ordered_json rusage_json() {
     return {{"max_rss_kib_self", self.ru_maxrss}, {"max_rss_kib_children", children.ru_maxrss}};
 }
 
+// The configurations that did not give a timing, with why: the first few of each status.
+void print_failures(const std::vector<eval_record>& records, const std::string& db) {
+    constexpr int per_status = 3;
+    std::map<status, int> shown;
+    bool any = false;
+    for (const auto& rec : records) {
+        if (has_timing(rec.st)) continue;
+        const int n = shown[rec.st]++;
+        if (n == per_status) fmt::print("  {:<15} ... (hone show {} --where status={})\n", status_name(rec.st), db, status_name(rec.st));
+        if (n >= per_status) continue;
+        std::string msg = rec.message.substr(0, rec.message.find('\n'));
+        if (msg.size() > 100) msg = msg.substr(0, 97) + "...";
+        fmt::print("  {:<15} {}: {}\n", status_name(rec.st), rec.key, msg);
+        any = true;
+    }
+    if (any) fmt::print("\n");
+}
+
 int run_tune(const tune_args& a) {
+    if (a.dry_run) {  // compile everything into the cache, measure nothing
+        check_args c;
+        c.config = a.config;
+        c.sets = a.sets;
+        c.arch = a.arch;
+        c.jobs = a.jobs;
+        c.json = a.json;
+        c.failures_only = a.quiet;
+        c.use_cache = !a.no_cache;
+        c.cache_dir = a.cache_dir;
+        return run_check(c);
+    }
     const auto sets = parse_sets(a.sets);
     spec s = load_spec(a.config, sets);
     if (a.l2_flush == "on") s.timing.l2_flush = true;
@@ -131,6 +163,7 @@ int run_tune(const tune_args& a) {
         fmt::print("results: {} ({} evaluated now, {} resumed){}\n", r.output, r.evaluated,
                    r.resumed, r.interrupted ? "; interrupted: run the same command to resume" : "");
         fmt::print("{}\n", status_summary(r.records));
+        print_failures(r.records, r.output);
         fmt::print("{}", time_split_text(r));
         fmt::print("\n{}", best_table(r.records, t));
         if (!best.empty()) fmt::print("\nreproduce the best:\n{}", reproduce_snippet(*best[0], a.config, sets));
@@ -173,6 +206,8 @@ Examples:
     c->add_flag("--fresh", a->fresh, "Forget this run's stored results first");
     c->add_flag("--retry-failed", a->retry_failed, "Re-run configurations that faulted or timed out");
     c->add_flag("--in-process", a->in_process, "GPU work in this process: faster start, but a faulting kernel ends the run");
+    c->add_flag("--dry-run", a->dry_run, "Compile every configuration into the cache, measure nothing");
+    c->add_option("--arch", a->arch, "With --dry-run: target architecture (default: the GPU's)");
     c->add_option("--top", a->top, "Rows of the best table (0 = all)");
     c->add_flag("--json", a->json, "Print machine-readable results");
     c->add_flag("-q,--quiet", a->quiet, "No progress line");

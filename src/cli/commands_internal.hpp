@@ -1,7 +1,10 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace hone::cli {
 
@@ -10,5 +13,20 @@ void register_check(CLI::App& app, std::function<int()>& action);
 void register_tune(CLI::App& app, std::function<int()>& action);
 void register_show(CLI::App& app, std::function<int()>& action);
 void register_devices(CLI::App& app, std::function<int()>& action);
+
+// `hone check`, also the body of `hone tune --dry-run` (same compile pool and cache).
+struct check_args {
+    std::string config;
+    std::vector<std::string> sets;
+    std::string arch;
+    int sample = 0;
+    uint64_t seed = 1;
+    int jobs = 0;
+    bool json = false;
+    bool failures_only = false;
+    bool use_cache = false;
+    std::string cache_dir;
+};
+int run_check(const check_args& a);
 
 }  // namespace hone::cli

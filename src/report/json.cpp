@@ -68,6 +68,7 @@ ojson record_json(const eval_record& r) {
         {"launch",
          {{"grid", r.grid}, {"block", r.block}, {"dynamic_shared_bytes", r.dynamic_shared_bytes}}},
         {"timing", timing_json(r.gpu)},
+        {"gpu_wall_s", r.gpu.wall_s},  // GPU-side time, a worker restart after a fault included
         {"gbps", metric(r.gbps)},
         {"gflops", metric(r.gflops)},
         {"created_at", r.created_at}};

@@ -231,7 +231,9 @@ eval_record pipeline::evaluate(const pending& p) {
     (cr.from_cache ? out_.cache_hits : out_.compiled) += 1;
     if (!cr.ok) {
         r.st = cr.timed_out ? status::compile_timeout : status::compile_error;
-        r.message = cr.timed_out ? "compile deadline passed" : first_error_line(cr.log);
+        r.message = cr.timed_out ? "compile deadline passed"
+                    : cr.crashed ? "the compiler process died: " + first_error_line(cr.log)
+                                 : first_error_line(cr.log);
         r.compile_log = cr.log;
         return r;
     }

@@ -85,10 +85,11 @@ class worker_session final : public gpu_session {
         proc_->send({{"type", "run"}, {"job", j}});
         worker_reply reply = proc_->receive(j.deadline_s > 0 ? j.deadline_s : -1.0);
         job_result r;
+        bool lost_worker = false;
         if (const auto* msg = std::get_if<nlohmann::json>(&reply)) {
             if (msg->value("type", "") == "error") rethrow_error(*msg);
             r = msg->at("result").get<job_result>();
-            if (r.st == status::runtime_fault) replace_worker();
+            lost_worker = r.st == status::runtime_fault;
         } else {
             if (std::holds_alternative<worker_timeout>(reply)) {
                 r.st = status::timeout;
@@ -97,10 +98,20 @@ class worker_session final : public gpu_session {
                 r.st = status::runtime_fault;
                 r.message = "worker died: " + std::get<worker_exit>(reply).reason;
             }
-            r.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
-            replace_worker();
+            lost_worker = true;
         }
         r.output += proc_->take_output();
+        if (lost_worker) {
+            replace_worker();
+            // Restart now, so that the time this configuration cost (wall_s) includes bringing a
+            // fresh worker back to where the old one was. A failure here is left to the next run().
+            try {
+                restart();
+            } catch (const std::exception&) {
+                fresh_needed_ = true;
+            }
+            r.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+        }
         return r;
     }
 
