@@ -5,9 +5,10 @@ set -uo pipefail
 out=${1:?usage: bench/faults.sh OUT_DIR}
 B=${HONE_BIN_DIR:-$PWD/.carry}
 db=$(mktemp -u).db
-t0=$(date +%s.%N)
+t0=$(date +%s%N)
 "$B/hone" tune tests/gpu/faults_all.yaml --json --quiet --no-cache -o "$db" >"$out/faults.json" 2>"$out/faults.err"
-echo "faults run: rc=$? wall $(echo "$(date +%s.%N) - $t0" | bc) s"
+rc=$?
+echo "faults run: rc=$rc wall $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 python3 - "$out/faults.json" <<'PY'
 import json, sys
 names = {0: "healthy", 1: "out-of-bounds write", 2: "assert(false)", 3: "__trap()", 4: "infinite loop",

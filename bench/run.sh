@@ -14,10 +14,10 @@ jobs_all=$(nproc)
 tune() {  # tune LABEL CONFIG [hone tune options...]
   local label=$1 cfg=$2
   shift 2
-  local t0=$(date +%s.%N)
+  local t0=$(date +%s%N)
   "$B/hone" tune "$cfg" --json --quiet -o "$work/$label.db" "$@" >"$out/$label.json" 2>"$out/$label.err"
   local rc=$?
-  printf '%-22s rc=%s %6.1f s\n' "$label" "$rc" "$(echo "$(date +%s.%N) - $t0" | bc)"
+  printf '%-22s rc=%s %8d ms\n' "$label" "$rc" "$(( ($(date +%s%N) - t0) / 1000000 ))"
 }
 
 for phase in $phases; do

@@ -1,36 +1,47 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the `device` tool), from the repository root, with the binaries
-# built here carried in .carry/: GPU tests, then the benchmarks. Everything lands in $OUT.
-#   scripts/device_session.sh [tests] [bench] [faults]     (default: all three)
+# built here carried in .carry/: GPU tests, then the benchmarks.
+#   scripts/device_session.sh [smoke] [tests] [faults] [bench]   (default: tests faults bench)
 set -uo pipefail
+# The device tool returns at most 8 files from $OUT: everything is written to $RES, packed into
+# $OUT/results.tgz at the end, with the summary next to it.
 export HONE_SOURCE_DIR=$PWD
 OUT=${OUT:-/tmp/hone-out}
-mkdir -p "$OUT"
+RES=${RES:-/tmp/hone-res}
+mkdir -p "$OUT" "$RES"
 B=${HONE_BIN_DIR:-$PWD/.carry}
 export PATH="$B:$PATH"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export HONE_CACHE_DIR=${HONE_CACHE_DIR:-$RES/cache}
 steps=${*:-tests faults bench}
+pack() { tar czf "$OUT/results.tgz" --exclude=cache -C "$RES" . 2>/dev/null; cp -f "$RES"/summary.md "$OUT"/ 2>/dev/null; true; }
+trap pack EXIT
 
 echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,clocks.sm,clocks.mem --format=csv
 nproc
 "$B/hone" --version
-"$B/hone" devices | tee "$OUT/devices.txt" | head -3
+"$B/hone" devices | tee "$RES/devices.txt" | head -3
 
 for step in $steps; do
   case $step in
+    smoke)
+      echo "== smoke: vector_add at N=2^16, 40 configurations"
+      "$B/hone" tune configs/vector_add.yaml --set N=65536 --max-evals 40 -o "$RES/smoke.db" 2>&1 | tail -40
+      ;;
     tests)
       echo "== GPU tests"
-      "$B/hone_gpu_tests" 2>&1 | tee "$OUT/gpu_tests.log" | tail -40
+      "$B/hone_gpu_tests" 2>&1 | tee "$RES/gpu_tests.log" | tail -40
       echo "== unit tests (CPU, on this machine too)"
       "$B/hone_tests" 2>&1 | tail -3
       ;;
     faults)
       echo "== fault isolation"
-      bash bench/faults.sh "$OUT" 2>&1 | tail -40
+      bash bench/faults.sh "$RES" 2>&1 | tail -40
       ;;
     bench)
       echo "== benchmarks"
-      bash bench/run.sh "$OUT" 2>&1 | tail -60
+      bash bench/run.sh "$RES" ${BENCH_PHASES:-} 2>&1 | tail -60
       ;;
   esac
 done

@@ -97,7 +97,8 @@ struct verify_spec {
 };
 
 struct timing_spec {
-    double rel_precision = 0.01;  // stop when CI half-width <= rel_precision * median
+    double rel_precision = 0.01;  // stop when CI half-width <= rel_precision * estimate
+    std::string ci = "either";    // median | mean | either: which CI must reach rel_precision
     int min_samples = 10;
     int max_samples = 200;
     double max_time_s = 1.0;      // per-configuration measurement budget

@@ -63,8 +63,11 @@ void in_process_session::measure(kernel_launch& k, job_result& r) {
     const sample_mode mode = choose_sample_mode(t, warm.kernel_us);
     r.sample_mode = mode.name();
     double cover_us = std::max(min_cover_us, 2.0 * mode.batch * warm.host_us_per_launch);
+    const ci_kind kind = t.ci == "median" ? ci_kind::median
+                         : t.ci == "mean" ? ci_kind::mean
+                                          : ci_kind::either;
     const relative_ci_criterion criterion(t.rel_precision, t.min_samples, t.max_samples,
-                                          t.max_time_s);
+                                          t.max_time_s, kind);
     const auto t0 = wall_clock::now();
     // The criterion sorts the samples: past ~50, ask it only at every 2% more samples.
     const auto cap = static_cast<std::size_t>(std::max(t.max_samples, t.min_samples));

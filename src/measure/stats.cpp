@@ -34,6 +34,11 @@ double summary::rel_ci() const {
     return median > 0.0 ? half / median : std::numeric_limits<double>::infinity();
 }
 
+double summary::rel_mean_ci() const {
+    if (mean_ci_half == 0.0) return 0.0;
+    return mean > 0.0 ? mean_ci_half / mean : std::numeric_limits<double>::infinity();
+}
+
 void median_ci_ranks(std::size_t n, double confidence, std::size_t& lo, std::size_t& hi) {
     if (n == 0) throw std::invalid_argument("median_ci_ranks: no samples");
     const double alpha_half = (1.0 - confidence) / 2.0;

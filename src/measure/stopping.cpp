@@ -11,15 +11,34 @@ constexpr std::size_t min_ci_samples = 6;
 }  // namespace
 
 relative_ci_criterion::relative_ci_criterion(double rel_precision, std::size_t min_samples,
-                                             std::size_t max_samples, double max_time_s)
+                                             std::size_t max_samples, double max_time_s,
+                                             ci_kind kind)
     : rel_(rel_precision),
       min_(min_samples),
       max_(std::max(max_samples, min_samples)),
-      max_time_(max_time_s) {}
+      max_time_(max_time_s),
+      kind_(kind) {}
+
+const char* ci_kind_name(ci_kind k) {
+    switch (k) {
+        case ci_kind::median: return "median";
+        case ci_kind::mean: return "mean";
+        case ci_kind::either: return "either";
+    }
+    return "?";
+}
 
 bool relative_ci_criterion::converged(const std::vector<double>& samples) const {
     if (samples.size() < std::max(min_, min_ci_samples)) return false;
-    return summarize(samples).rel_ci() <= rel_;
+    const summary s = summarize(samples);
+    const bool median_ok = s.rel_ci() <= rel_;
+    const bool mean_ok = s.rel_mean_ci() <= rel_;
+    switch (kind_) {
+        case ci_kind::median: return median_ok;
+        case ci_kind::mean: return mean_ok;
+        case ci_kind::either: return median_ok || mean_ok;
+    }
+    return median_ok;
 }
 
 bool relative_ci_criterion::at_cap(std::size_t n, double elapsed_s) const {

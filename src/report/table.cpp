@@ -121,6 +121,7 @@ layout make_layout(const std::vector<std::string>& names,
     l.params_end = l.cols.size();
     l.cols.push_back({"median [95% CI]"});
     l.cols.push_back({"n"});
+    l.cols.push_back({"sample", false});  // how a sample was taken: single+flush, batchN...
     if (l.gbps) l.cols.push_back({"GB/s"});
     if (l.gflops) l.cols.push_back({"GFLOP/s"});
     for (const char* h : {"regs", "spill B", "smem B", "occ"}) l.cols.push_back({h});
@@ -136,6 +137,7 @@ void add_row(layout& l, std::size_t rank, const eval_record& r, const summary& b
     while (c < l.params_end) put(param_cell(r, l.cols[c].header));
     put(median_cell(r.gpu.time_us));
     put(std::to_string(r.gpu.time_us.n));
+    put(r.gpu.sample_mode.empty() ? "-" : r.gpu.sample_mode);
     if (l.gbps) put(rate_cell(r.gbps));
     if (l.gflops) put(rate_cell(r.gflops));
     put(regs_cell(r));

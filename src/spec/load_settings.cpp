@@ -22,11 +22,12 @@ int read_count(const doc& d, const entry& e) {
 
 void load_timing(const doc& d, const entry* e, spec& s) {
     if (!e) return;
-    const auto m = read_map(d, e->value, "timing", {"rel_precision", "min_samples", "max_samples", "max_time_s",
+    const auto m = read_map(d, e->value, "timing", {"rel_precision", "ci", "min_samples", "max_samples", "max_time_s",
                                                     "warmup_ms", "l2_flush", "sample_mode", "timeout_s"});
     timing_spec& t = s.timing;
     for (const auto& item : m) {
         if (item.key == "rel_precision") t.rel_precision = read_at_least(d, item, 0, true);
+        if (item.key == "ci") t.ci = read_choice(d, item.value, {"median", "mean", "either"});
         if (item.key == "min_samples") t.min_samples = read_count(d, item);
         if (item.key == "max_samples") t.max_samples = read_count(d, item);
         if (item.key == "max_time_s") t.max_time_s = read_at_least(d, item, 0, true);

@@ -46,7 +46,7 @@ check_result check(const spec& s, const check_options& opt) {
     space.require_nonempty();
     make_run_plan(s, space);  // buffer counts and memory kinds evaluate
     // The reference must compile, or nothing could be verified.
-    make_reference(s, space, out.arch);
+    make_reference(s, space, out.arch, [](const compile_request& r) { return compile_nvrtc(r, 0); });
 
     std::vector<config> todo = space.valid();
     if (opt.sample > 0 && static_cast<std::size_t>(opt.sample) < todo.size()) {

@@ -8,14 +8,14 @@
 namespace hone {
 
 std::optional<launch_desc> make_reference(const spec& s, const search_space& space,
-                                          const std::string& arch) {
+                                          const std::string& arch, const compile_fn& compile) {
     if (s.verify.ref == reference_kind::none) return std::nullopt;
     const config ref_cfg = space.make_config(s.verify.reference_params, s.verify.pos);
     const bindings scope = ref_cfg.scope(s, space.base());
     const bool is_kernel = s.verify.ref == reference_kind::kernel;
     const compile_request req = is_kernel ? make_reference_request(s, ref_cfg, scope, arch)
                                           : make_compile_request(s, ref_cfg, scope, arch);
-    const compile_result r = compile_nvrtc(req);
+    const compile_result r = compile(req);
     if (!r.ok) {
         throw input_error(s.verify.pos, fmt::format("the verify reference ({}) does not compile:\n{}",
                                                     is_kernel ? s.verify.reference_kernel

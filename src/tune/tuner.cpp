@@ -5,6 +5,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <stdexcept>
 
 #include "hone/compile_cache.hpp"
 #include "hone/compile_pool.hpp"
@@ -120,20 +121,29 @@ tune_result pipeline::run() {
                                                         opt_.only, space_->valid()[0].key(s_)));
     }
 
-    const std::string arch = out_.device.attrs.arch();
-    if (state_.total > 0) {
-        run_plan plan = make_run_plan(s_, *space_);
-        plan.reference = make_reference(s_, *space_, arch);
-        session_->prepare(plan);
-    }
-    out_.time.setup_s = seconds_since(t0_);
-
     if (opt_.use_cache) {
         cache_ = std::make_unique<compile_cache>(opt_.cache_dir.empty() ? compile_cache::default_dir()
                                                                         : opt_.cache_dir);
     }
     const int jobs = opt_.jobs > 0 ? opt_.jobs : default_jobs();
     pool_ = std::make_unique<compile_pool>(jobs, cache_.get(), std::max(60.0, s_.timing.timeout_s));
+
+    const std::string arch = out_.device.attrs.arch();
+    if (state_.total > 0) {
+        run_plan plan = make_run_plan(s_, *space_);
+        // Through the pool, like every compile: NVRTC never runs in this process, which forks
+        // fresh GPU workers after a fault (an NVRTC run here left later workers unable to cuInit).
+        plan.reference = make_reference(s_, *space_, arch, [&](const compile_request& req) {
+            const uint64_t ticket = pool_->submit(req);
+            for (;;) {
+                auto got = pool_->wait(-1);
+                if (!got) throw std::logic_error("compile pool lost the reference compile");
+                if (got->first == ticket) return std::move(got->second);
+            }
+        });
+        session_->prepare(plan);
+    }
+    out_.time.setup_s = seconds_since(t0_);
 
     fill_queue();
     while (!queue_.empty()) {

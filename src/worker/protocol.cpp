@@ -34,7 +34,7 @@ HONE_JSON_FIELDS(device_attrs, name, cc_major, cc_minor, sm_count, max_threads_p
                  clock_khz, mem_clock_khz, mem_bus_bits)
 HONE_JSON_FIELDS(device_info, ordinal, attrs, uuid, driver_version, free_mem)
 HONE_JSON_FIELDS(init_spec, kind, a, b, seed, path)
-HONE_JSON_FIELDS(timing_spec, rel_precision, min_samples, max_samples, max_time_s, warmup_ms,
+HONE_JSON_FIELDS(timing_spec, rel_precision, ci, min_samples, max_samples, max_time_s, warmup_ms,
                  l2_flush, sample_mode, timeout_s)
 HONE_JSON_FIELDS(buffer_plan, name, type, count, role, init, verify, need_device, need_managed)
 HONE_JSON_FIELDS(kernel_arg, buffer, type, bits)

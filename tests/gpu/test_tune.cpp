@@ -21,33 +21,39 @@ spec small_spec(const char* db) {
     return s;
 }
 
+void check_small_tune(bool isolated) {
+    const spec s = small_spec("/tmp/hone_gpu_e2e.db");
+    tune_options opt;
+    opt.isolated = isolated;
+    opt.use_cache = false;
+    const tune_result r = tune(s, opt);
+    CHECK(r.evaluated == 8);
+    REQUIRE(r.records.size() == 8);
+    for (const auto& rec : r.records) {
+        CAPTURE(rec.key);
+        CAPTURE(rec.message);
+        CHECK(has_timing(rec.st));
+        CHECK(rec.gpu.time_us.n >= 10);
+        CHECK(rec.gpu.time_us.ci_low <= rec.gpu.time_us.median);
+        CHECK(rec.gpu.time_us.median <= rec.gpu.time_us.ci_high);
+        CHECK(rec.gbps > 0);
+        CHECK(rec.gpu.num_regs > 0);
+        CHECK(rec.gpu.occupancy > 0);
+    }
+    // Stored as it finished: a fresh store object sees every result.
+    results_store store(s.output);
+    CHECK(store.query({r.identity.id(), "", 0, false}).size() == 8);
+}
+
 }  // namespace
 
-TEST_CASE("tune a small vector_add space end to end, isolated and in-process") {
-    for (const bool isolated : {true, false}) {
-        CAPTURE(isolated);
-        const spec s = small_spec("/tmp/hone_gpu_e2e.db");
-        tune_options opt;
-        opt.isolated = isolated;
-        opt.use_cache = false;
-        const tune_result r = tune(s, opt);
-        CHECK(r.evaluated == 8);
-        REQUIRE(r.records.size() == 8);
-        for (const auto& rec : r.records) {
-            CAPTURE(rec.key);
-            CAPTURE(rec.message);
-            CHECK(has_timing(rec.st));
-            CHECK(rec.gpu.time_us.n >= 10);
-            CHECK(rec.gpu.time_us.ci_low <= rec.gpu.time_us.median);
-            CHECK(rec.gpu.time_us.median <= rec.gpu.time_us.ci_high);
-            CHECK(rec.gbps > 0);
-            CHECK(rec.gpu.num_regs > 0);
-            CHECK(rec.gpu.occupancy > 0);
-        }
-        // Stored as it finished: a fresh store object sees every result.
-        results_store store(s.output);
-        CHECK(store.query({r.identity.id(), "", 0, false}).size() == 8);
-    }
+TEST_CASE("tune a small vector_add space end to end in a worker process") {
+    check_small_tune(true);
+}
+
+// Initialises CUDA in this process: main() runs this suite after every other test.
+TEST_CASE("tune a small vector_add space end to end in-process" * doctest::test_suite("in_process")) {
+    check_small_tune(false);
 }
 
 TEST_CASE("an interrupted run resumes without measuring again") {
