@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The benchmarks of bench/RESULTS.md, on the GPU machine:
-#   bench/run.sh OUT_DIR [PHASE...]   phases: va24 va16 fixed sgemm baselines (default: all)
+#   bench/run.sh OUT_DIR [PHASE...]   phases: va24 va16 fixed compile sgemm baselines (default: all)
 # Each tuning run writes OUT_DIR/<label>.json (`hone tune --json`); bench/summarize.py turns
 # them into the tables. Binaries come from $HONE_BIN_DIR (default .carry/).
 set -uo pipefail
 out=${1:?usage: bench/run.sh OUT_DIR [PHASE...]}
 shift
-phases=${*:-va24 va16 fixed sgemm baselines}
+phases=${*:-va24 va16 fixed compile sgemm baselines}
 B=${HONE_BIN_DIR:-$PWD/.carry}
 work=$(mktemp -d)
 jobs_all=$(nproc)
@@ -41,6 +41,13 @@ for phase in $phases; do
     sgemm)
       tune sgemm_cold_jall configs/sgemm.yaml -j $jobs_all --cache-dir $work/cache-sgemm
       tune sgemm_warm_jall configs/sgemm.yaml -j $jobs_all --cache-dir $work/cache-sgemm
+      ;;
+    compile)  # compile throughput alone: every vector_add configuration, no cache, 1 vs all workers
+      for j in 1 $jobs_all; do
+        "$B/hone" check configs/vector_add.yaml --arch sm_90 --json -j $j >"$out/compile_va_j$j.json" 2>"$out/compile_va_j$j.err"
+        echo "compile vector_add -j $j rc=$?"
+      done
+      "$B/hone" check configs/sgemm.yaml --arch sm_90 --json -j $jobs_all >"$out/compile_sgemm_j$jobs_all.json" 2>/dev/null
       ;;
     baselines)
       "$B/baselines" --json 4096 >"$out/baselines.json" 2>"$out/baselines.err"

@@ -73,6 +73,17 @@ def main(out):
                 continue
             key = j["bench"] + (str(j.get("n", "")) if j["bench"] == "vector_add" else "")
             base[key] = j
+    print("## Compile throughput (`hone check`, no cache: NVRTC in worker processes)\n")
+    print("| config | workers | configurations | wall s | configurations/s |")
+    print("|---|---|---|---|---|")
+    for name in sorted(os.listdir(out)):
+        if name.startswith("compile_") and name.endswith(".json"):
+            c = load(out, name[:-5])
+            if c:
+                cfg = os.path.basename(c["config"]).replace(".yaml", "")
+                jobs = name[:-5].rsplit("_j", 1)[1]
+                print(f"| {cfg} | {jobs} | {c['compiled']} | {c['wall_s']:.2f} | {c['compiled'] / c['wall_s']:.1f} |")
+    print()
     print("## Sample method against the kernel's own time (one fixed vector_add config)\n")
     print("| N | hone, L2 flushed: median µs [95% CI] (mode) | hone, warm L2: median µs [95% CI] (mode) "
           "| events around 100 back-to-back launches, µs per launch |")

@@ -14,7 +14,12 @@ export PATH="$B:$PATH"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export HONE_CACHE_DIR=${HONE_CACHE_DIR:-$RES/cache}
 steps=${*:-tests faults bench}
-pack() { tar czf "$OUT/results.tgz" --exclude=cache -C "$RES" . 2>/dev/null; cp -f "$RES"/summary.md "$OUT"/ 2>/dev/null; true; }
+pack() {  # atomically: a run cut off while packing still returns the last complete archive
+  tar czf "$OUT/.results.tgz" --exclude=cache --exclude='*.db' -C "$RES" . 2>/dev/null &&
+    mv -f "$OUT/.results.tgz" "$OUT/results.tgz"
+  cp -f "$RES"/summary.md "$OUT"/ 2>/dev/null
+  true
+}
 trap pack EXIT
 
 echo "== machine"
@@ -41,7 +46,11 @@ for step in $steps; do
       ;;
     bench)
       echo "== benchmarks"
-      bash bench/run.sh "$RES" ${BENCH_PHASES:-} 2>&1 | tail -60
+      for phase in ${BENCH_PHASES:-va24 va16 fixed compile sgemm baselines}; do
+        bash bench/run.sh "$RES" "$phase" 2>&1 | grep -v '^|\|^#\|^$\|^- '
+        pack  # what is done comes back even if a later phase runs out of time
+      done
+      python3 bench/summarize.py "$RES" > "$RES/summary.md"; cat "$RES/summary.md"
       ;;
   esac
 done

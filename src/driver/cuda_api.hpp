@@ -27,6 +27,9 @@ namespace hone::cu {
     X(cuMemFree) \
     X(cuMemcpyHtoD) \
     X(cuMemcpyDtoH) \
+    X(cuMemcpyDtoDAsync) \
+    X(cuMemAllocHost) \
+    X(cuMemFreeHost) \
     X(cuMemsetD32Async) \
     X(cuModuleLoadData) \
     X(cuModuleUnload) \

@@ -1,5 +1,6 @@
 #include "driver/resources.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace hone::cu {
@@ -64,6 +65,30 @@ void device_buffer::upload(const void* src) const {
 
 void device_buffer::download(void* dst) const {
     check(driver().cuMemcpyDtoH(dst, ptr_, bytes_), "cuMemcpyDtoH");
+}
+
+void device_buffer::copy_from(const device_buffer& src, CUstream s) const {
+    check(driver().cuMemcpyDtoDAsync(ptr_, src.ptr_, std::min(bytes_, src.bytes_), s),
+          "cuMemcpyDtoDAsync");
+}
+
+pinned_buffer::pinned_buffer(uint64_t bytes) : bytes_(bytes) {
+    void* p = nullptr;
+    check(driver().cuMemAllocHost(&p, bytes), "cuMemAllocHost");
+    data_ = static_cast<uint8_t*>(p);
+}
+
+pinned_buffer::~pinned_buffer() {
+    if (data_) driver().cuMemFreeHost(data_);
+}
+
+pinned_buffer::pinned_buffer(pinned_buffer&& o) noexcept
+    : data_(std::exchange(o.data_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+
+pinned_buffer& pinned_buffer::operator=(pinned_buffer&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
 }
 
 stream::stream() {

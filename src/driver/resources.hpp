@@ -49,9 +49,28 @@ class device_buffer {
     uint64_t bytes() const { return bytes_; }
     void upload(const void* src) const;  // bytes() bytes, synchronous
     void download(void* dst) const;      // bytes() bytes, synchronous
+    // bytes() bytes from src (same size) on the GPU, queued on s: ~3 TB/s instead of the
+    // host link's ~10-25 GB/s.
+    void copy_from(const device_buffer& src, CUstream s) const;
 
   private:
     CUdeviceptr ptr_ = 0;
+    uint64_t bytes_ = 0;
+};
+
+// Page-locked host memory (cuMemAllocHost): device-to-host copies at the link's full speed.
+class pinned_buffer {
+  public:
+    pinned_buffer() = default;
+    explicit pinned_buffer(uint64_t bytes);
+    ~pinned_buffer();
+    pinned_buffer(pinned_buffer&& o) noexcept;
+    pinned_buffer& operator=(pinned_buffer&& o) noexcept;
+    uint8_t* data() const { return data_; }
+    uint64_t bytes() const { return bytes_; }
+
+  private:
+    uint8_t* data_ = nullptr;
     uint64_t bytes_ = 0;
 };
 

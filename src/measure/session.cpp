@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "driver/devices.hpp"
@@ -41,6 +42,7 @@ void in_process_session::prepare(const run_plan& plan) {
     ctx_.make_current();
     buffers_.clear();  // free the previous plan's memory before measuring what is free
     flush_ = cu::device_buffer();
+    staging_ = cu::pinned_buffer();
     plan_ = plan;
     info_.free_mem = free_device_memory();
     check_device_memory(device_bytes_needed(plan_, info_.attrs.l2_bytes), info_.free_mem);
@@ -51,6 +53,7 @@ void in_process_session::prepare(const run_plan& plan) {
 }
 
 void in_process_session::allocate_and_fill() {
+    uint64_t staging_bytes = 0;
     for (const auto& p : plan_.buffers) {
         session_buffer b;
         b.plan = p;
@@ -63,6 +66,11 @@ void in_process_session::allocate_and_fill() {
             fill_poison(p.type, b.image.data(), p.count);
         }
         const std::vector<uint8_t>& first = p.role == buffer_role::out ? b.image : input;
+        if (!b.image.empty()) {
+            b.pristine = cu::device_buffer(p.bytes(), false);
+            b.pristine.upload(b.image.data());
+        }
+        if (p.verify) staging_bytes = std::max(staging_bytes, p.bytes());
         if (needs_device_set(plan_, p)) {
             b.device = cu::device_buffer(p.bytes(), false);
             b.device.upload(first.data());
@@ -73,6 +81,7 @@ void in_process_session::allocate_and_fill() {
         }
         buffers_.push_back(std::move(b));
     }
+    staging_ = staging_bytes ? cu::pinned_buffer(staging_bytes) : cu::pinned_buffer();
 }
 
 void in_process_session::compute_reference() {

@@ -17,6 +17,7 @@ namespace hone {
 struct session_buffer {
     buffer_plan plan;
     std::vector<uint8_t> image;  // inout: the inputs to restore; out: poison; in: empty
+    cu::device_buffer pristine;  // the image on the GPU: each job starts from a copy of it
     cu::device_buffer device, managed;
     std::vector<uint8_t> reference;  // the reference launch's output (verified buffers)
     const cu::device_buffer& in_set(memory_kind k) const;
@@ -59,6 +60,7 @@ class in_process_session final : public gpu_session {
     run_plan plan_;
     std::vector<session_buffer> buffers_;
     cu::device_buffer flush_;
+    cu::pinned_buffer staging_;  // outputs come back through it for verification
     std::string fault_;  // the sticky error that ended this session; empty while usable
 };
 

@@ -28,17 +28,15 @@ std::vector<CUdeviceptr> in_process_session::pointers(memory_kind k) const {
 
 void in_process_session::reset_outputs(memory_kind k) {
     for (const auto& b : buffers_)
-        if (!b.image.empty()) b.in_set(k).upload(b.image.data());
+        if (b.pristine.ptr()) b.in_set(k).copy_from(b.pristine, stream_.get());
 }
 
 std::string in_process_session::check_outputs(memory_kind k) {
     std::string message;
-    std::vector<uint8_t> got;
     for (const auto& b : buffers_) {
         if (b.reference.empty()) continue;
-        got.resize(b.plan.bytes());
-        b.in_set(k).download(got.data());
-        const verify_outcome v = compare_buffers(b.plan.type, got.data(), b.reference.data(),
+        b.in_set(k).download(staging_.data());
+        const verify_outcome v = compare_buffers(b.plan.type, staging_.data(), b.reference.data(),
                                                  b.plan.count, plan_.rtol, plan_.atol, b.plan.name);
         if (!v.ok) message += (message.empty() ? "" : "; ") + v.message;
     }

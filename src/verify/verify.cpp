@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -103,6 +104,38 @@ bool element_bad(elem_type t, uint64_t got, uint64_t ref, double rtol, double at
     return !(abs_err <= atol + rtol * std::fabs(r));
 }
 
+// The common case for floats, without the generic path's per-element dispatch (31 ns -> ~2 ns
+// per element on this machine): finite values within tolerance. Anything else goes to
+// element_bad, which classifies it. Returns true when the element is bad.
+template <typename F>
+bool float_bad(elem_type t, F g, F r, uint64_t gbits, uint64_t rbits, double rtol, double atol,
+               verify_outcome& out) {
+    if (gbits == rbits) return false;
+    if (std::isfinite(g) && std::isfinite(r)) {
+        const double gd = g, rd = r;
+        const double abs_err = std::fabs(gd - rd);
+        if (abs_err <= atol + rtol * std::fabs(rd)) {
+            out.max_abs_err = std::max(out.max_abs_err, abs_err);
+            if (rd != 0.0) out.max_rel_err = std::max(out.max_rel_err, abs_err / std::fabs(rd));
+            return false;
+        }
+    }
+    return element_bad(t, gbits, rbits, rtol, atol, out);
+}
+
+template <typename F, typename Bits>
+void compare_floats(elem_type t, const uint8_t* got, const uint8_t* ref, std::size_t start,
+                    std::size_t end, double rtol, double atol, verify_outcome& out) {
+    for (std::size_t i = start; i < end; ++i) {
+        Bits gb, rb;
+        std::memcpy(&gb, got + i * sizeof(F), sizeof(F));
+        std::memcpy(&rb, ref + i * sizeof(F), sizeof(F));
+        if (!float_bad<F>(t, std::bit_cast<F>(gb), std::bit_cast<F>(rb), gb, rb, rtol, atol, out))
+            continue;
+        if (out.bad++ == 0) out.first_bad = i;
+    }
+}
+
 std::string describe(elem_type t, const verify_outcome& out, uint64_t got, uint64_t ref,
                      const std::string& name) {
     const std::string first =
@@ -132,9 +165,27 @@ verify_outcome compare_buffers(elem_type t, const void* got, const void* ref, st
                                double rtol, double atol, const std::string& buffer_name) {
     verify_outcome out;
     out.checked = count;
-    for (std::size_t i = 0; i < count; ++i) {
-        if (!element_bad(t, raw_bits(t, got, i), raw_bits(t, ref, i), rtol, atol, out)) continue;
-        if (out.bad++ == 0) out.first_bad = i;
+    // Most outputs match the reference bit for bit: memcmp skips equal blocks at memory speed,
+    // and only blocks with a difference are classified element by element.
+    constexpr std::size_t block = 4096;
+    const std::size_t size = elem_size(t);
+    const auto* g = static_cast<const uint8_t*>(got);
+    const auto* r = static_cast<const uint8_t*>(ref);
+    for (std::size_t start = 0; start < count; start += block) {
+        const std::size_t end = std::min(count, start + block);
+        if (std::memcmp(g + start * size, r + start * size, (end - start) * size) == 0) continue;
+        if (t == elem_type::f32) {
+            compare_floats<float, uint32_t>(t, g, r, start, end, rtol, atol, out);
+            continue;
+        }
+        if (t == elem_type::f64) {
+            compare_floats<double, uint64_t>(t, g, r, start, end, rtol, atol, out);
+            continue;
+        }
+        for (std::size_t i = start; i < end; ++i) {
+            if (!element_bad(t, raw_bits(t, got, i), raw_bits(t, ref, i), rtol, atol, out)) continue;
+            if (out.bad++ == 0) out.first_bad = i;
+        }
     }
     out.ok = out.bad == 0;
     if (!out.ok)
