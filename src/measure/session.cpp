@@ -35,6 +35,7 @@ int64_t free_device_memory() {
 in_process_session::in_process_session(int ordinal)
     : info_(cu::read_device_info(ordinal)), ctx_(ordinal) {
     info_.free_mem = free_device_memory();
+    compare_.emplace(static_cast<int>(info_.attrs.sm_count));
 }
 
 void in_process_session::prepare(const run_plan& plan) {
@@ -97,7 +98,10 @@ void in_process_session::compute_reference() {
             if (!b.plan.verify) continue;
             b.reference.resize(b.plan.bytes());
             b.in_set(ref.memory).download(b.reference.data());
+            b.reference_dev = cu::device_buffer(b.plan.bytes(), false);
+            b.reference_dev.copy_from(b.in_set(ref.memory), stream_.get());
         }
+        stream_.synchronize();
     } catch (const cuda_error& e) {
         if (e.sticky()) fault_ = e.what();
         throw env_error(

@@ -8,6 +8,7 @@
 
 #include "driver/resources.hpp"
 #include "hone/gpu.hpp"
+#include "measure/gpu_compare.hpp"
 #include "measure/launch.hpp"
 #include "measure/sample_mode.hpp"
 
@@ -20,6 +21,7 @@ struct session_buffer {
     cu::device_buffer pristine;  // the image on the GPU: each job starts from a copy of it
     cu::device_buffer device, managed;
     std::vector<uint8_t> reference;  // the reference launch's output (verified buffers)
+    cu::device_buffer reference_dev; // the same, on the GPU, for gpu_compare
     const cu::device_buffer& in_set(memory_kind k) const;
 };
 
@@ -60,7 +62,8 @@ class in_process_session final : public gpu_session {
     run_plan plan_;
     std::vector<session_buffer> buffers_;
     cu::device_buffer flush_;
-    cu::pinned_buffer staging_;  // outputs come back through it for verification
+    cu::pinned_buffer staging_;  // outputs come back through it when the GPU finds a mismatch
+    std::optional<gpu_compare> compare_;
     std::string fault_;  // the sticky error that ended this session; empty while usable
 };
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 
 #include "hone/stats.hpp"
@@ -21,11 +22,13 @@ double seconds_since(wall_clock::time_point t0) {
 
 }  // namespace
 
-// Runs the kernel for at least timing.warmup_ms (clocks and caches settle) in doubling
-// back-to-back batches; the last batch gives the estimates.
+// Runs the kernel for at least timing.warmup_ms (clocks and caches settle) in back-to-back
+// batches: one launch, then batches sized from the time per launch to fill what is left (at
+// most doubling, so a first launch slowed by a cold start does not mislead it); the last batch
+// gives the estimates.
 warm_up_estimate in_process_session::warm_up(kernel_launch& k) {
     warm_up_estimate e;
-    for (int n = 1;; n = std::min(2 * n, max_warmup_batch)) {
+    for (int n = 1;;) {
         const auto t0 = wall_clock::now();
         start_.record(stream_);
         for (int i = 0; i < n; ++i) k.enqueue(stream_);
@@ -35,6 +38,9 @@ warm_up_estimate in_process_session::warm_up(kernel_launch& k) {
         e.busy_ms += ms;
         e.kernel_us = ms * 1000.0 / n;
         if (e.busy_ms >= plan_.timing.warmup_ms) return e;
+        const double left_us = (plan_.timing.warmup_ms - e.busy_ms) * 1000.0;
+        const double fill = e.kernel_us > 0 ? std::ceil(left_us / e.kernel_us) : 2.0 * n;
+        n = static_cast<int>(std::clamp(fill, 1.0, static_cast<double>(std::min(2 * n, max_warmup_batch))));
     }
 }
 

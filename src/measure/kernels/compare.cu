@@ -1,0 +1,55 @@
+// Verification on the GPU: counts the elements of `got` that do not match `ref`, with the same
+// rule as compare_buffers() on the host (src/verify/verify.cpp): equal bits match; two NaNs
+// match; finite values match within atol + rtol * |ref|; anything else (NaN, infinity, the
+// poison pattern, an integer difference) does not. Only a non-zero count sends the outputs to
+// the host, where compare_buffers() describes the difference.
+//
+// Built by nvcc into a fatbin embedded in libhone (cmake/embed_fatbin.cmake): loading it costs
+// no NVRTC run in the worker, and no PTX JIT on the architectures it carries.
+
+template <typename F, typename Bits>
+__device__ void count_bad(const Bits* got, const Bits* ref, unsigned long long n, double rtol,
+                          double atol, unsigned long long* bad) {
+    unsigned long long mine = 0;
+    const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+    for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+         i < n; i += stride) {
+        const Bits gb = got[i], rb = ref[i];
+        if (gb == rb) continue;
+        F g, r;
+        memcpy(&g, &gb, sizeof(F));
+        memcpy(&r, &rb, sizeof(F));
+        if (isnan(g) && isnan(r)) continue;
+        if (isfinite(g) && isfinite(r)) {
+            const double gd = g, rd = r;
+            // Rounded as the host rounds it: no fused multiply-add.
+            if (fabs(__dsub_rn(gd, rd)) <= __dadd_rn(atol, __dmul_rn(rtol, fabs(rd)))) continue;
+        }
+        ++mine;
+    }
+    if (mine) atomicAdd(bad, mine);
+}
+
+extern "C" __global__ void hone_compare_f32(const unsigned* got, const unsigned* ref,
+                                            unsigned long long n, double rtol, double atol,
+                                            unsigned long long* bad) {
+    count_bad<float>(got, ref, n, rtol, atol, bad);
+}
+
+extern "C" __global__ void hone_compare_f64(const unsigned long long* got,
+                                            const unsigned long long* ref, unsigned long long n,
+                                            double rtol, double atol, unsigned long long* bad) {
+    count_bad<double>(got, ref, n, rtol, atol, bad);
+}
+
+// Integers: any difference counts; compared as bytes, so every width goes through here.
+extern "C" __global__ void hone_compare_bytes(const unsigned char* got, const unsigned char* ref,
+                                              unsigned long long n, double, double,
+                                              unsigned long long* bad) {
+    unsigned long long mine = 0;
+    const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+    for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+         i < n; i += stride)
+        mine += got[i] != ref[i];
+    if (mine) atomicAdd(bad, mine);
+}
