@@ -40,6 +40,10 @@ for step in $steps; do
       echo "== unit tests (CPU, on this machine too)"
       "$B/hone_tests" 2>&1 | tail -3
       ;;
+    kill)
+      echo "== kill -9 of the tuner and of its worker"
+      bash bench/kill.sh "$RES" 2>&1
+      ;;
     faults)
       echo "== fault isolation"
       bash bench/faults.sh "$RES" 2>&1 | tail -40

@@ -22,7 +22,7 @@ class gpu_compare {
 
   private:
     cu::module module_;
-    CUfunction f32_, f64_, bytes_;
+    CUfunction f32_, f64_, int_;
     cu::device_buffer counter_;
     int blocks_;
 };

@@ -77,6 +77,9 @@ TEST_CASE("GPU and host verification agree" * doctest::test_suite("in_process"))
         got[5] += 1;  // integers are exact whatever the tolerance
         got[99999] = -got[99999];
         CHECK(gpu_count(cmp, s, elem_type::i32, got, ref, 0.5, 10) == 2);
+        std::vector<uint8_t> bytes_ref(1001, 7), bytes_got = bytes_ref;
+        bytes_got[1000] = 8;
+        CHECK(gpu_count(cmp, s, elem_type::u8, bytes_got, bytes_ref, 0, 0) == 1);
     }
     SUBCASE("half precision stays on the host") {
         cu::device_buffer b(64, false);

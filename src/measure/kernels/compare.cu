@@ -42,14 +42,17 @@ extern "C" __global__ void hone_compare_f64(const unsigned long long* got,
     count_bad<double>(got, ref, n, rtol, atol, bad);
 }
 
-// Integers: any difference counts; compared as bytes, so every width goes through here.
-extern "C" __global__ void hone_compare_bytes(const unsigned char* got, const unsigned char* ref,
-                                              unsigned long long n, double, double,
-                                              unsigned long long* bad) {
+// Integers of any width (elem bytes each): any difference counts.
+extern "C" __global__ void hone_compare_int(const unsigned char* got, const unsigned char* ref,
+                                            unsigned long long n, unsigned elem,
+                                            unsigned long long* bad) {
     unsigned long long mine = 0;
     const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
     for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-         i < n; i += stride)
-        mine += got[i] != ref[i];
+         i < n; i += stride) {
+        bool differs = false;
+        for (unsigned b = 0; b < elem; ++b) differs |= got[i * elem + b] != ref[i * elem + b];
+        mine += differs;
+    }
     if (mine) atomicAdd(bad, mine);
 }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# kill -9 at a random moment, of the tuner and of its GPU worker: the database must open and
+# the same command must resume, with at most the configuration in flight lost.
+#   bench/kill.sh OUT_DIR
+set -uo pipefail
+out=${1:?usage: bench/kill.sh OUT_DIR}
+B=${HONE_BIN_DIR:-$PWD/.carry}
+db=$(mktemp -u).db
+cfg=configs/vector_add.yaml
+run() { "$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet "$@"; }
+
+# 1. The tuner, three times at different moments; each time the next run resumes.
+for delay in 1.5 2.2 3.1; do
+  run >/dev/null 2>&1 &
+  pid=$!
+  sleep $delay
+  kill -9 $pid
+  wait $pid 2>/dev/null
+  stored=$("$B/hone" show "$db" --all --json 2>/dev/null | python3 -c "import json,sys; print(sum(len(r['results']) for r in json.load(sys.stdin)))" || echo "unreadable")
+  echo "kill -9 tuner after ${delay} s: database opens, ${stored} results stored"
+done
+
+# 2. The GPU worker (the tuner's child that holds the GPU), mid-run: the tuner goes on.
+run --fresh --json >"$out/kill_worker.json" 2>"$out/kill_worker.err" &
+pid=$!
+sleep 2.5
+for child in $(pgrep -P $pid); do
+  # The GPU worker is the one with the CUDA device open.
+  if ls -l /proc/$child/fd 2>/dev/null | grep -q nvidia; then kill -9 $child; echo "killed GPU worker $child"; fi
+done
+wait $pid
+echo "tuner after its worker was killed: rc=$?"
+python3 - "$out/kill_worker.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+st = {}
+for r in run["results"]:
+    st[r["status"]] = st.get(r["status"], 0) + 1
+print("statuses:", st, "; evaluated", run["evaluated"], "resumed", run["resumed"])
+for r in run["results"]:
+    if r["status"] == "runtime_fault":
+        print("  ", r["key"], "->", r["message"])
+PY
+
+# 3. Resume after all that: nothing half-written, only what is missing is measured.
+run --json >"$out/kill_resume.json" 2>/dev/null
+echo "resume: rc=$? $(python3 -c "import json; r=json.load(open('$out/kill_resume.json')); print('evaluated', r['evaluated'], 'resumed', r['resumed'])")"
