@@ -24,7 +24,12 @@ done
 run --fresh --json >"$out/kill_worker.json" 2>"$out/kill_worker.err" &
 pid=$!
 sleep 2.5
-for child in $(pgrep -P $pid); do
+children() {  # no procps on the GPU machine: read the parent pid from /proc
+  for st in /proc/[0-9]*/stat; do
+    read -r cpid _ _ ppid _ <"$st" 2>/dev/null && [ "$ppid" = "$1" ] && echo "$cpid"
+  done
+}
+for child in $(children $pid); do
   # The GPU worker is the one with the CUDA device open.
   if ls -l /proc/$child/fd 2>/dev/null | grep -q nvidia; then kill -9 $child; echo "killed GPU worker $child"; fi
 done
