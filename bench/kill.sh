@@ -21,8 +21,8 @@ for delay in 1.5 2.2 3.1; do
 done
 
 # 2. The GPU worker (the tuner's child that holds the GPU), mid-run: the tuner goes on.
-run --fresh --json >"$out/kill_worker.json" 2>"$out/kill_worker.err" &
-pid=$!
+"$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet --fresh --json >"$out/kill_worker.json" 2>"$out/kill_worker.err" &
+pid=$!  # the tuner itself, not a subshell
 sleep 2.5
 children() {  # no procps on the GPU machine: read the parent pid from /proc
   for st in /proc/[0-9]*/stat; do
