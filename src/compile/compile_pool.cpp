@@ -121,7 +121,16 @@ struct compile_pool::impl {
         worker_reply reply = w.proc->receive(wait_s);
         if (const auto* msg = std::get_if<nlohmann::json>(&reply)) {
             if (msg->value("type", "") == "error") rethrow_error(*msg);
-            finish(*w.busy, msg->at("result").get<compile_result>());
+            compile_result r = msg->at("result").get<compile_result>();
+            // What the worker printed belongs to this compile: NVRTC may send ptxas's report
+            // there instead of the program log.
+            const std::string printed = w.proc->take_output();
+            if (!printed.empty()) {
+                r.log += (r.log.empty() || r.log.back() == '\n' ? "" : "\n") + printed;
+                if (r.ok && r.resources.registers < 0)
+                    r.resources = parse_ptxas_info(r.log, r.lowered_name);
+            }
+            finish(*w.busy, std::move(r));
             w.busy.reset();
             return true;
         }

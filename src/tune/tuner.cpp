@@ -237,6 +237,8 @@ eval_record pipeline::evaluate(const pending& p) {
     r.compile_ms = cr.compile_ms;
     r.compile_cached = cr.from_cache;
     r.resources = cr.resources;
+    // ptxas's report could not be read: keep the log that should have had it.
+    if (cr.ok && cr.resources.registers < 0) r.compile_log = cr.log;
     out_.time.compile_cpu_s += cr.from_cache ? 0.0 : cr.compile_ms / 1000.0;
     (cr.from_cache ? out_.cache_hits : out_.compiled) += 1;
     if (!cr.ok) {
