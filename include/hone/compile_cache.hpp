@@ -27,6 +27,9 @@ class compile_cache {
 
     std::string dir_;
     uint64_t max_bytes_;
+    bool estimate_known_ = false;  // estimated_bytes_ is from a scan plus later puts
+    uint64_t estimated_bytes_ = 0;
+    uint64_t puts_since_scan_ = 0;
 };
 
 }  // namespace hone
