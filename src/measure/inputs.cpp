@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -10,6 +12,8 @@
 #include <limits>
 #include <numbers>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "hone/error.hpp"
 #include "verify/float16.hpp"
@@ -43,34 +47,56 @@ void fill_values(const buffer_plan& b, std::vector<uint8_t>& out, F&& value_at) 
     for (uint64_t i = 0; i < b.count; ++i) store_value(b.type, value_at(i), &out[i * size]);
 }
 
-void fill_uniform(const buffer_plan& b, std::vector<uint8_t>& out) {
-    std::mt19937_64 gen(b.init.seed);
-    if (is_float(b.type)) {
-        const double lo = b.init.a, width = b.init.b - b.init.a;
-        fill_values(b, out, [&](uint64_t) { return lo + width * unit_uniform(gen); });
-        return;
-    }
-    // Integers: every value of [ceil(low), floor(high)] equally likely.
-    const double lo = std::ceil(b.init.a);
-    const double span = std::floor(b.init.b) - lo + 1.0;
-    fill_values(b, out, [&](uint64_t) { return lo + std::floor(span * unit_uniform(gen)); });
+// Random inputs come in chunks of this many elements, each from its own generator seeded with
+// (seed, chunk): the same bytes whatever the number of threads that fill them.
+constexpr uint64_t chunk_elems = 1 << 16;
+
+// Runs fill_chunk(first, end, generator) over every chunk on `threads` threads (0: all cores).
+template <class F>
+void fill_chunks(const buffer_plan& b, unsigned threads, F&& fill_chunk) {
+    const uint64_t chunks = (b.count + chunk_elems - 1) / chunk_elems;
+    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(chunks, 1)));
+    std::atomic<uint64_t> next{0};
+    auto work = [&] {
+        for (uint64_t c = next++; c < chunks; c = next++) {
+            std::seed_seq seq{b.init.seed, c};
+            std::mt19937_64 gen(seq);
+            fill_chunk(c * chunk_elems, std::min(b.count, (c + 1) * chunk_elems), gen);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
 }
 
-void fill_normal(const buffer_plan& b, std::vector<uint8_t>& out) {
-    std::mt19937_64 gen(b.init.seed);
-    double spare = 0.0;
-    bool has_spare = false;
-    // Box-Muller: each pair of uniforms gives two independent normals.
-    fill_values(b, out, [&](uint64_t) {
-        if (has_spare) {
-            has_spare = false;
-            return b.init.a + b.init.b * spare;
+void fill_uniform(const buffer_plan& b, std::vector<uint8_t>& out, unsigned threads) {
+    const std::size_t size = elem_size(b.type);
+    // Integers: every value of [ceil(low), floor(high)] equally likely.
+    const bool ints = !is_float(b.type);
+    const double lo = ints ? std::ceil(b.init.a) : b.init.a;
+    const double width = ints ? std::floor(b.init.b) - lo + 1.0 : b.init.b - b.init.a;
+    fill_chunks(b, threads, [&](uint64_t first, uint64_t end, std::mt19937_64& gen) {
+        for (uint64_t i = first; i < end; ++i) {
+            const double u = width * unit_uniform(gen);
+            store_value(b.type, lo + (ints ? std::floor(u) : u), &out[i * size]);
         }
-        const double radius = std::sqrt(-2.0 * std::log(1.0 - unit_uniform(gen)));
-        const double angle = 2.0 * std::numbers::pi * unit_uniform(gen);
-        spare = radius * std::sin(angle);
-        has_spare = true;
-        return b.init.a + b.init.b * radius * std::cos(angle);
+    });
+}
+
+void fill_normal(const buffer_plan& b, std::vector<uint8_t>& out, unsigned threads) {
+    const std::size_t size = elem_size(b.type);
+    fill_chunks(b, threads, [&](uint64_t first, uint64_t end, std::mt19937_64& gen) {
+        // Box-Muller: each pair of uniforms gives two independent normals.
+        for (uint64_t i = first; i < end; i += 2) {
+            const double radius = std::sqrt(-2.0 * std::log(1.0 - unit_uniform(gen)));
+            const double angle = 2.0 * std::numbers::pi * unit_uniform(gen);
+            store_value(b.type, b.init.a + b.init.b * radius * std::cos(angle), &out[i * size]);
+            if (i + 1 < end)
+                store_value(b.type, b.init.a + b.init.b * radius * std::sin(angle),
+                            &out[(i + 1) * size]);
+        }
     });
 }
 
@@ -129,7 +155,7 @@ void store_value(elem_type t, double v, void* dst) {
     }
 }
 
-std::vector<uint8_t> generate_input(const buffer_plan& b) {
+std::vector<uint8_t> generate_input(const buffer_plan& b, unsigned threads) {
     std::vector<uint8_t> out(b.bytes());
     switch (b.init.kind) {
         case init_kind::zeros:
@@ -142,10 +168,10 @@ std::vector<uint8_t> generate_input(const buffer_plan& b) {
                         [&](uint64_t i) { return b.init.a + b.init.b * static_cast<double>(i); });
             break;
         case init_kind::random_uniform:
-            fill_uniform(b, out);
+            fill_uniform(b, out, threads);
             break;
         case init_kind::random_normal:
-            fill_normal(b, out);
+            fill_normal(b, out, threads);
             break;
         case init_kind::file:
             read_file(b, out);

@@ -11,8 +11,9 @@
 namespace hone {
 
 // count * elem_size bytes. Throws input_error if a file input has the wrong size and
-// env_error if it cannot be read.
-std::vector<uint8_t> generate_input(const buffer_plan& b);
+// env_error if it cannot be read. Random inputs are filled on `threads` threads (0: every
+// core); the bytes do not depend on how many.
+std::vector<uint8_t> generate_input(const buffer_plan& b, unsigned threads = 0);
 // Converts v to t and writes elem_size(t) bytes: floats round to nearest (even), integers round
 // to nearest and saturate, NaN becomes 0 for integers.
 void store_value(elem_type t, double v, void* dst);
