@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The benchmarks of bench/RESULTS.md, on the GPU machine:
-#   bench/run.sh OUT_DIR [PHASE...]   phases: va24 va16 fixed compile sgemm baselines (default: all)
+#   bench/run.sh OUT_DIR [PHASE...]   phases: va24 va16 fixed compile sgemm baselines overhead
+#                                     euclid (default: all)
 # Each tuning run writes OUT_DIR/<label>.json (`hone tune --json`); bench/summarize.py turns
 # them into the tables. Binaries come from $HONE_BIN_DIR (default .carry/).
 set -uo pipefail
 out=${1:?usage: bench/run.sh OUT_DIR [PHASE...]}
 shift
-phases=${*:-va24 va16 fixed compile sgemm baselines}
+phases=${*:-va24 va16 fixed compile sgemm baselines overhead euclid}
 B=${HONE_BIN_DIR:-$PWD/.carry}
 work=$(mktemp -d)
 jobs_all=$(nproc)
@@ -41,6 +42,17 @@ for phase in $phases; do
     sgemm)
       tune sgemm_cold_jall configs/sgemm.yaml -j $jobs_all --cache-dir $work/cache-sgemm
       tune sgemm_warm_jall configs/sgemm.yaml -j $jobs_all --cache-dir $work/cache-sgemm
+      ;;
+    overhead)  # isolation overhead: warm-cache vector_add 2^24, isolated and in-process alternated, 5 each
+      c=$work/cache-overhead
+      "$B/hone" tune configs/vector_add.yaml --dry-run -j $jobs_all --cache-dir $c -q >/dev/null 2>&1
+      for i in 1 2 3 4 5; do
+        tune overhead_iso_$i configs/vector_add.yaml -j $jobs_all --cache-dir $c
+        tune overhead_inp_$i configs/vector_add.yaml -j $jobs_all --cache-dir $c --in-process
+      done
+      ;;
+    euclid)
+      tune euclid_cold_jall configs/euclidean_distance.yaml -j $jobs_all --cache-dir $work/cache-euclid
       ;;
     compile)  # compile throughput alone: every vector_add configuration, no cache, 1 vs all workers
       for j in 1 $jobs_all; do

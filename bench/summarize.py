@@ -58,7 +58,8 @@ def main(out):
     tuning_table(out, ["va24_cold_jall", "va24_warm_jall", "va24_warm_inproc", "va24_cold_j1",
                        "va16_cold_jall", "va16_warm_jall", "va16_warm_inproc", "va16_cold_j1",
                        "sgemm_cold_jall", "sgemm_warm_jall"])
-    for label in ["va24_cold_jall", "va16_cold_jall", "sgemm_cold_jall"]:
+    tuning_table(out, ["euclid_cold_jall"])
+    for label in ["va24_cold_jall", "va16_cold_jall", "sgemm_cold_jall", "euclid_cold_jall"]:
         run = load(out, label)
         if run:
             print(f"- {label}: {statuses(run)}")
@@ -73,6 +74,16 @@ def main(out):
                 continue
             key = j["bench"] + (str(j.get("n", "")) if j["bench"] == "vector_add" else "")
             base[key] = j
+    iso = [load(out, f"overhead_iso_{i}") for i in range(1, 6)]
+    inp = [load(out, f"overhead_inp_{i}") for i in range(1, 6)]
+    iso = [r["time"]["wall_s"] for r in iso if r]
+    inp = [r["time"]["wall_s"] for r in inp if r]
+    if iso and inp:
+        mi, mp = statistics.median(iso), statistics.median(inp)
+        print("## Isolation overhead (vector_add 2^24, warm cache, alternated runs)\n")
+        print(f"- supervised worker: median {mi:.2f} s of {len(iso)} runs {sorted(round(x, 2) for x in iso)}")
+        print(f"- in-process: median {mp:.2f} s of {len(inp)} runs {sorted(round(x, 2) for x in inp)}")
+        print(f"- overhead: {100 * (mi / mp - 1):+.1f}%\n")
     print("## Compile throughput (`hone check`, no cache: NVRTC in worker processes)\n")
     print("| config | workers | configurations | wall s | configurations/s |")
     print("|---|---|---|---|---|")
