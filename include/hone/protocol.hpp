@@ -33,15 +33,9 @@ NLOHMANN_JSON_SERIALIZE_ENUM(init_kind, {{init_kind::zeros, "zeros"},
                                          {init_kind::random_uniform, "random_uniform"},
                                          {init_kind::random_normal, "random_normal"},
                                          {init_kind::file, "file"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(status, {{status::ok, "ok"},
-                                      {status::not_converged, "not_converged"},
-                                      {status::compile_error, "compile_error"},
-                                      {status::compile_timeout, "compile_timeout"},
-                                      {status::device_limits, "device_limits"},
-                                      {status::launch_error, "launch_error"},
-                                      {status::wrong_result, "wrong_result"},
-                                      {status::runtime_fault, "runtime_fault"},
-                                      {status::timeout, "timeout"}})
+// Statuses travel by the names the results store uses (status_name / parse_status).
+void to_json(nlohmann::json& j, status s);
+void from_json(const nlohmann::json& j, status& s);
 
 #define HONE_JSON_DECLARE(type)                     \
     void to_json(nlohmann::json& j, const type& v); \

@@ -24,6 +24,16 @@ std::vector<uint8_t> binary_field(const nlohmann::json& j, const char* name) {
 
 }  // namespace
 
+void to_json(nlohmann::json& j, status s) {
+    j = status_name(s);
+}
+
+void from_json(const nlohmann::json& j, status& s) {
+    const auto parsed = parse_status(j.get<std::string>());
+    if (!parsed) throw env_error("worker protocol: unknown status '" + j.get<std::string>() + "'");
+    s = *parsed;
+}
+
 HONE_JSON_FIELDS(resource_usage, registers, spill_store_bytes, spill_load_bytes, stack_bytes,
                  shared_static_bytes, const_bytes)
 HONE_JSON_FIELDS(compile_request, source, source_name, name_expression, plain_name, options,

@@ -8,6 +8,7 @@
 #include "hone/compile.hpp"
 #include "hone/space.hpp"
 #include "hone/spec.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace hone;
@@ -58,18 +59,6 @@ compile_request scale_request(const std::string& name_expression) {
     r.options = {"--gpu-architecture=sm_90", "--ptxas-options=-v"};
     return r;
 }
-
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        std::string tmpl = (fs::temp_directory_path() / "hone-compile-XXXXXX").string();
-        path = ::mkdtemp(tmpl.data());
-    }
-    ~temp_dir() { fs::remove_all(path); }
-    void write(const std::string& name, const std::string& text) const {
-        std::ofstream(path / name) << text;
-    }
-};
 
 spec tiny_spec(const fs::path& dir) {
     spec s;

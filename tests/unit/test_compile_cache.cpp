@@ -10,20 +10,12 @@
 
 #include "hone/compile_cache.hpp"
 #include "hone/digest.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace hone;
 
 namespace {
-
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        std::string tmpl = (fs::temp_directory_path() / "hone-cache-XXXXXX").string();
-        path = ::mkdtemp(tmpl.data());
-    }
-    ~temp_dir() { fs::remove_all(path); }
-};
 
 std::string key_of(const std::string& name) {
     return digest_hex(name);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "hone/compile_pool.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace hone;
@@ -34,15 +35,6 @@ struct scoped_env {
     const char* name;
     scoped_env(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
     ~scoped_env() { ::unsetenv(name); }
-};
-
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        std::string tmpl = (fs::temp_directory_path() / "hone-pool-XXXXXX").string();
-        path = ::mkdtemp(tmpl.data());
-    }
-    ~temp_dir() { fs::remove_all(path); }
 };
 
 }  // namespace

@@ -16,22 +16,12 @@
 
 #include "hone/error.hpp"
 #include "hone/store.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace hone;
 
 namespace {
-
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        std::string tmpl = (fs::temp_directory_path() / "hone_store_XXXXXX").string();
-        REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-        path = tmpl;
-    }
-    ~temp_dir() { fs::remove_all(path); }
-    std::string file(const char* name) const { return (path / name).string(); }
-};
 
 run_identity identity(const std::string& device = "NVIDIA H100") {
     run_identity id;
