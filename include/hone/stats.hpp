@@ -37,7 +37,6 @@ public:
 // (event times cluster ~0.16 us apart around 4.2 us), while the mean's keeps narrowing as
 // 1/sqrt(n): `either` stops when one of them is there.
 enum class ci_kind { median, mean, either };
-const char* ci_kind_name(ci_kind k);
 
 // Stops when the 95% CI (of the median, the mean, or either) has half-width <= rel_precision
 // times the estimate, after at least min_samples (and never below 6); caps at max_samples, and

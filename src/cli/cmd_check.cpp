@@ -12,7 +12,7 @@
 namespace hone::cli {
 namespace {
 
-
+// Blank where ptxas said nothing (a failed compile), so that the configuration column stays put.
 std::string resources_text(const compile_result& r) {
     const resource_usage& u = r.resources;
     if (u.registers < 0) return fmt::format("{:27}", "");
@@ -41,8 +41,7 @@ int run_check(const check_args& a) {
             ++seen;
             if (a.failures_only && r.ok) return;
             const std::string st = r.ok ? "ok" : (r.timed_out ? "compile_timeout" : "compile_error");
-            const std::string res_text = r.ok ? resources_text(r) : fmt::format("{:27}", "");
-            fmt::print("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, res_text, c.key(s));
+            fmt::print("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, resources_text(r), c.key(s));
             if (!r.ok) fmt::print("{}\n", r.log);
         };
     }
@@ -75,7 +74,6 @@ int run_check(const check_args& a) {
     }
     return res.failed == 0 ? 0 : 1;
 }
-
 
 void register_check(CLI::App& app, std::function<int()>& action) {
     auto a = std::make_shared<check_args>();

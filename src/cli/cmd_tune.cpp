@@ -206,8 +206,8 @@ Examples:
     c->add_flag("--fresh", a->fresh, "Forget this run's stored results first");
     c->add_flag("--retry-failed", a->retry_failed, "Re-run configurations that faulted or timed out");
     c->add_flag("--in-process", a->in_process, "GPU work in this process: faster start, but a faulting kernel ends the run");
-    c->add_flag("--dry-run", a->dry_run, "Compile every configuration into the cache, measure nothing");
-    c->add_option("--arch", a->arch, "With --dry-run: target architecture (default: the GPU's)");
+    CLI::Option* dry = c->add_flag("--dry-run", a->dry_run, "Compile every configuration into the cache, measure nothing");
+    c->add_option("--arch", a->arch, "With --dry-run: target architecture (default: the GPU's)")->needs(dry);
     c->add_option("--top", a->top, "Rows of the best table (0 = all)");
     c->add_flag("--json", a->json, "Print machine-readable results");
     c->add_flag("-q,--quiet", a->quiet, "No progress line");

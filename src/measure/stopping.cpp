@@ -19,15 +19,6 @@ relative_ci_criterion::relative_ci_criterion(double rel_precision, std::size_t m
       max_time_(max_time_s),
       kind_(kind) {}
 
-const char* ci_kind_name(ci_kind k) {
-    switch (k) {
-        case ci_kind::median: return "median";
-        case ci_kind::mean: return "mean";
-        case ci_kind::either: return "either";
-    }
-    return "?";
-}
-
 bool relative_ci_criterion::converged(const std::vector<double>& samples) const {
     if (samples.size() < std::max(min_, min_ci_samples)) return false;
     const summary s = summarize(samples);
