@@ -50,6 +50,15 @@ void fail(compile_result& r, const char* step, nvrtcResult rc) {
     r.log += fmt::format("{}: {}", step, nvrtcGetErrorString(rc));
 }
 
+bool nvrtc_caches() {
+    static const bool caches = [] {
+        int major = 0, minor = 0;
+        nvrtcVersion(&major, &minor);
+        return major > 12 || (major == 12 && minor >= 9);
+    }();
+    return caches;
+}
+
 // Everything after creating the program; fills r, never throws for a failed compile.
 void run_compile(nvrtcProgram p, const compile_request& req, double timeout_s, compile_result& r) {
     const bool named = !req.name_expression.empty();
@@ -64,6 +73,10 @@ void run_compile(nvrtcProgram p, const compile_request& req, double timeout_s, c
     }
     std::vector<const char*> opts;
     for (const auto& o : req.options) opts.push_back(o.c_str());
+    // NVRTC 12.9+ keeps its own cache in the driver's compute cache. A hit there skips ptxas, so
+    // the log loses the resource report (registers, spills), and NVRTC initialises the driver in
+    // the compiling process. hone caches compiled kernels itself.
+    if (nvrtc_caches()) opts.push_back("--no-cache");
     rc = nvrtcCompileProgram(p, static_cast<int>(opts.size()), opts.data());
     r.log = program_log(p);
     if (rc != NVRTC_SUCCESS) return fail(r, "nvrtcCompileProgram", rc);
