@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -79,8 +80,19 @@ struct job_result {
     summary time_us;
     std::vector<double> samples_us;
     std::string sample_mode;  // "single+flush", "single+spin", "batch:K"
-    double gpu_busy_s = 0;    // GPU time spent on this job's measurement (sum of samples etc.)
+    double gpu_busy_s = 0;    // GPU time of the kernel in warm-up and samples
+    // GPU time the warm-up and samples occupied: gpu_busy_s plus what the sample method queues
+    // between samples (L2 flushes, spins). Not stored per result; summed per run.
+    double gpu_span_s = 0;
     double wall_s = 0;        // wall time of the job inside the session
+};
+
+// What prepare() did and found; the times are the worker's own.
+struct prepare_report {
+    double reference_us = 0;  // one launch of the verify reference (0: no reference)
+    double inputs_s = 0;      // generating the inputs' host images
+    double upload_s = 0;      // allocating, uploading and copying them into every set
+    double reference_s = 0;   // loading, running and keeping the reference
 };
 
 class gpu_session {
@@ -89,10 +101,23 @@ public:
     virtual const device_info& device() const = 0;
     // Allocates buffers (refusing with env_error if they exceed free memory), fills inputs
     // once, runs the reference and keeps its outputs. May be called again after a restart.
-    virtual void prepare(const run_plan& plan) = 0;
+    virtual prepare_report prepare(const run_plan& plan) = 0;
     virtual job_result run(const job& j) = 0;
+    // run() in two halves, so that the caller can work while the GPU side measures: submit()
+    // hands the job over, collect() waits for its result. One job at a time. A session that
+    // works in the caller's thread runs the job in collect().
+    virtual void submit(const job& j) { submitted_ = j; }
+    virtual job_result collect() {
+        if (!submitted_) throw std::logic_error("gpu_session::collect without submit");
+        const job j = std::move(*submitted_);
+        submitted_.reset();
+        return run(j);
+    }
     // True when a faulting or hanging kernel costs one job, not the session.
     virtual bool isolated() const = 0;
+
+  private:
+    std::optional<job> submitted_;
 };
 
 // CUDA driver in this process: the application's context is used (primary context of the

@@ -41,12 +41,17 @@ struct tune_args {
 std::string time_split_text(const tune_result& r) {
     const time_split& t = r.time;
     const double other = t.wall_s - t.setup_s - t.compile_wait_s - t.gpu_s - t.store_s;
+    const prepare_report& p = t.prepare;
     return fmt::format(
         "time: wall {:.2f} s = setup {:.2f} s + waiting for the compiler {:.2f} s + GPU work {:.2f} s "
-        "+ store {:.2f} s + other {:.2f} s\n      GPU busy in samples {:.2f} s; compile CPU {:.2f} s; "
-        "{} compiled, {} from cache\n",
-        t.wall_s, t.setup_s, t.compile_wait_s, t.gpu_s, t.store_s, other, t.gpu_busy_s,
-        t.compile_cpu_s, r.compiled, r.cache_hits);
+        "+ store {:.2f} s + other {:.2f} s\n"
+        "      setup: GPU session start {:.2f} s, reference compile {:.2f} s, prepare {:.2f} s "
+        "(inputs {:.2f} s, upload {:.2f} s, reference run {:.2f} s)\n"
+        "      GPU busy in warm-up and samples {:.2f} s ({:.2f} s with the flushes or spins "
+        "between samples); compile CPU {:.2f} s; {} compiled, {} from cache\n",
+        t.wall_s, t.setup_s, t.compile_wait_s, t.gpu_s, t.store_s, other, t.session_start_s,
+        t.reference_compile_s, t.prepare_s, p.inputs_s, p.upload_s, p.reference_s, t.gpu_busy_s,
+        t.gpu_span_s, t.compile_cpu_s, r.compiled, r.cache_hits);
 }
 
 nlohmann::ordered_json rusage_json() {
@@ -151,6 +156,14 @@ int run_tune(const tune_args& a) {
         j["time"] = {{"wall_s", r.time.wall_s}, {"setup_s", r.time.setup_s},
                      {"compile_wait_s", r.time.compile_wait_s}, {"compile_cpu_s", r.time.compile_cpu_s},
                      {"gpu_s", r.time.gpu_s}, {"gpu_busy_s", r.time.gpu_busy_s},
+                     {"gpu_span_s", r.time.gpu_span_s},
+                     {"setup", {{"session_start_s", r.time.session_start_s},
+                                {"reference_compile_s", r.time.reference_compile_s},
+                                {"prepare_s", r.time.prepare_s},
+                                {"inputs_s", r.time.prepare.inputs_s},
+                                {"upload_s", r.time.prepare.upload_s},
+                                {"reference_run_s", r.time.prepare.reference_s},
+                                {"reference_us", r.time.prepare.reference_us}}},
                      {"store_s", r.time.store_s}, {"compiled", r.compiled},
                      {"cache_hits", r.cache_hits}};
         j["rusage"] = rusage_json();

@@ -7,6 +7,7 @@
 //                 the events; the sample is their mean (a sample lasts >= ~200 us). Never
 //                 flushed, even when forced with l2_flush set.
 #pragma once
+#include <cstddef>
 #include <string>
 
 #include "hone/spec.hpp"
@@ -24,6 +25,11 @@ struct sample_mode {
 constexpr double spin_threshold_us = 20.0;  // below: batch when caches stay warm
 constexpr double batch_target_us = 200.0;   // length of one batched sample
 constexpr int max_batch = 10000;
+
+// How many samples the next round queues, with n taken so far: min_samples at first (no
+// decision is possible before), then ~2% more each round, never past max_samples. One round
+// costs one host round trip, and the stopping rule (which sorts the samples) runs once per round.
+std::size_t next_round(std::size_t n, std::size_t min_samples, std::size_t max_samples);
 
 // kernel_us: the warm-up estimate of one launch. timing.sample_mode "single" or "batch" forces
 // the kind; "auto" chooses as described above.

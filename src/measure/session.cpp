@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 #include "driver/devices.hpp"
@@ -24,6 +25,12 @@ const cu::device_buffer& session_buffer::in_set(memory_kind k) const {
 
 namespace {
 
+using wall_clock = std::chrono::steady_clock;
+
+double seconds_since(wall_clock::time_point t0) {
+    return std::chrono::duration<double>(wall_clock::now() - t0).count();
+}
+
 int64_t free_device_memory() {
     size_t free = 0, total = 0;
     cu::check(cu::driver().cuMemGetInfo(&free, &total), "cuMemGetInfo");
@@ -33,12 +40,13 @@ int64_t free_device_memory() {
 }  // namespace
 
 in_process_session::in_process_session(int ordinal)
-    : info_(cu::read_device_info(ordinal)), ctx_(ordinal) {
+    : info_(cu::read_device_info(ordinal)),
+      ctx_(ordinal),
+      compare_(static_cast<int>(info_.attrs.sm_count)) {
     info_.free_mem = free_device_memory();
-    compare_.emplace(static_cast<int>(info_.attrs.sm_count));
 }
 
-void in_process_session::prepare(const run_plan& plan) {
+prepare_report in_process_session::prepare(const run_plan& plan) {
     if (!fault_.empty()) throw env_error("the GPU session ended after a fault: " + fault_);
     ctx_.make_current();
     buffers_.clear();  // free the previous plan's memory before measuring what is free
@@ -47,61 +55,75 @@ void in_process_session::prepare(const run_plan& plan) {
     plan_ = plan;
     info_.free_mem = free_device_memory();
     check_device_memory(device_bytes_needed(plan_, info_.attrs.l2_bytes), info_.free_mem);
-    allocate_and_fill();
+    prepare_report report;
+    allocate_and_fill(report);
     if (plan_.timing.l2_flush)
         flush_ = cu::device_buffer(flush_buffer_bytes(info_.attrs.l2_bytes), false);
-    if (plan_.reference) compute_reference();
+    if (plan_.reference) {
+        const auto t0 = wall_clock::now();
+        report.reference_us = compute_reference();
+        report.reference_s = seconds_since(t0);
+    }
+    return report;
 }
 
-void in_process_session::allocate_and_fill() {
-    uint64_t staging_bytes = 0;
+// Each buffer's host image goes over the host link once; every other copy of it (the pristine
+// image jobs start from, the device and managed sets) is made on the GPU.
+void in_process_session::allocate_and_fill(prepare_report& report) {
     for (const auto& p : plan_.buffers) {
-        session_buffer b;
-        b.plan = p;
-        const std::vector<uint8_t> input = generate_input(p);
-        if (p.role == buffer_role::inout) b.image = input;
+        auto t0 = wall_clock::now();
+        std::vector<uint8_t> image;
         if (p.role == buffer_role::out) {
             // Outputs start as poison, the reference's too, so that elements nobody writes
             // compare equal and elements only one launch writes are caught.
-            b.image.resize(p.bytes());
-            fill_poison(p.type, b.image.data(), p.count);
+            image.resize(p.bytes());
+            fill_poison(p.type, image.data(), p.count);
+        } else {
+            image = generate_input(p);
         }
-        const std::vector<uint8_t>& first = p.role == buffer_role::out ? b.image : input;
-        if (!b.image.empty()) {
-            b.pristine = cu::device_buffer(p.bytes(), false);
-            b.pristine.upload(b.image.data());
-        }
-        if (p.verify) staging_bytes = std::max(staging_bytes, p.bytes());
-        if (needs_device_set(plan_, p)) {
-            b.device = cu::device_buffer(p.bytes(), false);
-            b.device.upload(first.data());
-        }
-        if (needs_managed_set(plan_, p)) {
-            b.managed = cu::device_buffer(p.bytes(), true);
-            b.managed.upload(first.data());
+        report.inputs_s += seconds_since(t0);
+        t0 = wall_clock::now();
+        session_buffer b;
+        b.plan = p;
+        if (p.role != buffer_role::in) b.pristine = cu::device_buffer(p.bytes(), false);
+        if (needs_device_set(plan_, p)) b.device = cu::device_buffer(p.bytes(), false);
+        if (needs_managed_set(plan_, p)) b.managed = cu::device_buffer(p.bytes(), true);
+        const cu::device_buffer* first = nullptr;
+        for (const cu::device_buffer* copy : {&b.pristine, &b.device, &b.managed}) {
+            if (!copy->ptr()) continue;
+            if (first) {
+                copy->copy_from(*first, stream_.get());
+            } else {
+                copy->upload(image.data());
+                first = copy;
+            }
         }
         buffers_.push_back(std::move(b));
+        stream_.synchronize();  // before `image` goes
+        report.upload_s += seconds_since(t0);
     }
-    staging_ = staging_bytes ? cu::pinned_buffer(staging_bytes) : cu::pinned_buffer();
 }
 
-void in_process_session::compute_reference() {
+// Runs the reference once and keeps its outputs on the GPU; returns the launch's time in
+// microseconds (a first launch: an upper bound on what the kernel takes).
+double in_process_session::compute_reference() {
     const launch_desc& ref = *plan_.reference;
     try {
         const cu::module m(ref.cubin.data());
         kernel_launch k(m, ref, pointers(ref.memory));
         const launch_limits limits = k.prepare(info_.attrs);
         if (!limits.refusal.empty()) throw env_error(limits.refusal);
+        start_.record(stream_);
         k.enqueue(stream_);
-        stream_.synchronize();
+        stop_.record(stream_);
+        const double us = cu::event::elapsed_ms(start_, stop_) * 1000.0;
         for (auto& b : buffers_) {
             if (!b.plan.verify) continue;
-            b.reference.resize(b.plan.bytes());
-            b.in_set(ref.memory).download(b.reference.data());
             b.reference_dev = cu::device_buffer(b.plan.bytes(), false);
             b.reference_dev.copy_from(b.in_set(ref.memory), stream_.get());
         }
         stream_.synchronize();
+        return us;
     } catch (const cuda_error& e) {
         if (e.sticky()) fault_ = e.what();
         throw env_error(

@@ -1,6 +1,7 @@
 // The in-process GPU session: buffers, reference outputs and measurements in this process's
 // primary context. Not fault-isolated: after a sticky error it refuses further work.
 #pragma once
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,14 +15,13 @@
 
 namespace hone {
 
-// One plan buffer: its host image and its copies in each memory set it is used in.
+// One plan buffer: its copies in each memory set it is used in.
 struct session_buffer {
     buffer_plan plan;
-    std::vector<uint8_t> image;  // inout: the inputs to restore; out: poison; in: empty
-    cu::device_buffer pristine;  // the image on the GPU: each job starts from a copy of it
+    cu::device_buffer pristine;  // out, inout: the contents each job starts from
     cu::device_buffer device, managed;
-    std::vector<uint8_t> reference;  // the reference launch's output (verified buffers)
-    cu::device_buffer reference_dev; // the same, on the GPU, for gpu_compare
+    cu::device_buffer reference_dev;  // verified buffers: the reference launch's output
+    std::vector<uint8_t> reference;   // the same on the host, fetched at the first mismatch
     const cu::device_buffer& in_set(memory_kind k) const;
 };
 
@@ -36,14 +36,14 @@ class in_process_session final : public gpu_session {
   public:
     explicit in_process_session(int ordinal);
     const device_info& device() const override { return info_; }
-    void prepare(const run_plan& plan) override;
+    prepare_report prepare(const run_plan& plan) override;
     job_result run(const job& j) override;
     bool isolated() const override { return false; }
 
   private:
     // Setup (session.cpp).
-    void allocate_and_fill();
-    void compute_reference();
+    void allocate_and_fill(prepare_report& report);
+    double compute_reference();
     // One job (session_run.cpp).
     void reset_outputs(memory_kind k);
     std::vector<CUdeviceptr> pointers(memory_kind k) const;
@@ -51,19 +51,21 @@ class in_process_session final : public gpu_session {
     void run_checked(const job& j, job_result& r);
     // Timing (session_timing.cpp).
     warm_up_estimate warm_up(kernel_launch& k);
-    double take_sample(kernel_launch& k, const sample_mode& mode, double& cover_us);
+    double take_round(kernel_launch& k, const sample_mode& mode, std::size_t count,
+                      double& cover_us, std::vector<double>& out);
     void measure(kernel_launch& k, job_result& r);
 
     device_info info_;
     cu::primary_context ctx_;
     cu::stream stream_;
-    cu::event start_, stop_;
+    cu::event start_, stop_, round_;
+    std::deque<cu::event> sample_start_, sample_stop_;  // one pair per sample of a round
     spin_kernel spin_;
     run_plan plan_;
     std::vector<session_buffer> buffers_;
     cu::device_buffer flush_;
+    gpu_compare compare_;
     cu::pinned_buffer staging_;  // outputs come back through it when the GPU finds a mismatch
-    std::optional<gpu_compare> compare_;
     std::string fault_;  // the sticky error that ended this session; empty while usable
 };
 

@@ -33,13 +33,19 @@ void in_process_session::reset_outputs(memory_kind k) {
 
 std::string in_process_session::check_outputs(memory_kind k) {
     std::string message;
-    for (const auto& b : buffers_) {
-        if (b.reference.empty()) continue;
+    for (auto& b : buffers_) {
+        if (!b.reference_dev.ptr()) continue;
         const std::optional<uint64_t> gpu_bad =
-            compare_->count_bad(b.plan.type, b.in_set(k).ptr(), b.reference_dev.ptr(), b.plan.count,
-                                plan_.rtol, plan_.atol, stream_);
+            compare_.count_bad(b.plan.type, b.in_set(k).ptr(), b.reference_dev.ptr(), b.plan.count,
+                               plan_.rtol, plan_.atol, stream_);
         if (gpu_bad == 0u) continue;
-        // A mismatch (or a type the GPU does not compare): the host says what differs.
+        // A mismatch (or a type the GPU does not compare): the host says what differs. Its
+        // copies of the reference and the staging memory are made the first time.
+        if (b.reference.empty()) {
+            b.reference.resize(b.plan.bytes());
+            b.reference_dev.download(b.reference.data());
+        }
+        if (staging_.bytes() < b.plan.bytes()) staging_ = cu::pinned_buffer(b.plan.bytes());
         b.in_set(k).download(staging_.data());
         const verify_outcome v = compare_buffers(b.plan.type, staging_.data(), b.reference.data(),
                                                  b.plan.count, plan_.rtol, plan_.atol, b.plan.name);
@@ -66,7 +72,8 @@ void in_process_session::run_checked(const job& j, job_result& r) {
     }
     reset_outputs(d.memory);
     k.enqueue(stream_);
-    stream_.synchronize();
+    // No synchronisation here: the check (or the warm-up) queues behind the launch and waits
+    // for both, and a fault in the launch surfaces there.
     if (j.verify) {
         r.message = check_outputs(d.memory);
         if (!r.message.empty()) {

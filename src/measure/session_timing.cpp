@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 
 #include "hone/stats.hpp"
 #include "measure/session.hpp"
@@ -11,10 +11,13 @@ namespace {
 using wall_clock = std::chrono::steady_clock;
 
 // The spin before a sample must outlast the host's queueing of the start event, the launches
-// and the stop event; it lasts twice what that took last time, and at least this long.
+// and the stop event; it lasts twice what that took in the last round, and at least this long.
 constexpr double min_cover_us = 20.0;
-// Upper bound on launches in one warm-up batch (the batches double).
+// Upper bound on launches in one warm-up batch.
 constexpr int max_warmup_batch = 1 << 14;
+// A warm-up batch is at most this many times the previous one: a first launch slowed by a cold
+// start overestimates the kernel, and the batches then grow to the right size in a few steps.
+constexpr int warmup_growth = 8;
 
 double seconds_since(wall_clock::time_point t0) {
     return std::chrono::duration<double>(wall_clock::now() - t0).count();
@@ -23,9 +26,8 @@ double seconds_since(wall_clock::time_point t0) {
 }  // namespace
 
 // Runs the kernel for at least timing.warmup_ms (clocks and caches settle) in back-to-back
-// batches: one launch, then batches sized from the time per launch to fill what is left (at
-// most doubling, so a first launch slowed by a cold start does not mislead it); the last batch
-// gives the estimates.
+// batches sized from the time per launch to fill what is left; the last batch gives the
+// estimates.
 warm_up_estimate in_process_session::warm_up(kernel_launch& k) {
     warm_up_estimate e;
     for (int n = 1;;) {
@@ -39,56 +41,74 @@ warm_up_estimate in_process_session::warm_up(kernel_launch& k) {
         e.kernel_us = ms * 1000.0 / n;
         if (e.busy_ms >= plan_.timing.warmup_ms) return e;
         const double left_us = (plan_.timing.warmup_ms - e.busy_ms) * 1000.0;
-        const double fill = e.kernel_us > 0 ? std::ceil(left_us / e.kernel_us) : 2.0 * n;
-        n = static_cast<int>(std::clamp(fill, 1.0, static_cast<double>(std::min(2 * n, max_warmup_batch))));
+        const double fill =
+            e.kernel_us > 0 ? std::ceil(left_us / e.kernel_us) : double{warmup_growth} * n;
+        const int most = std::min(warmup_growth * n, max_warmup_batch);
+        n = static_cast<int>(std::clamp(fill, 1.0, static_cast<double>(most)));
     }
 }
 
-// One sample, in microseconds per launch. cover_us: how long the spin before it lasts;
-// updated from this sample's queueing time.
-double in_process_session::take_sample(kernel_launch& k, const sample_mode& mode,
-                                       double& cover_us) {
-    // The flush memset (~30 us on an H100) keeps the GPU busy as well as a spin would.
-    if (mode.kind == sample_kind::single_flush)
-        cu::check(cu::driver().cuMemsetD32Async(flush_.ptr(), 0, flush_.bytes() / 4, stream_.get()),
-                  "cuMemsetD32Async");
-    else
-        spin_.enqueue(stream_, static_cast<uint64_t>(cover_us * 1000.0));
-    const auto t0 = wall_clock::now();
-    start_.record(stream_);
-    for (int i = 0; i < mode.batch; ++i) k.enqueue(stream_);
-    stop_.record(stream_);
-    cover_us = std::max(min_cover_us, 2e6 * seconds_since(t0));
-    return cu::event::elapsed_ms(start_, stop_) * 1000.0 / mode.batch;
+// Queues `count` samples back to back, then waits once. Each sample is preceded by the flush
+// memset (~30 us on an H100) or a spin, which keeps the GPU busy while the host queues it.
+// Appends each sample's time per launch (us) to `out`; returns the GPU time from the round's
+// first flush or spin to its last sample (ms). cover_us: the spin's length, updated from how
+// long this round's queueing took.
+double in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
+                                      std::size_t count, double& cover_us,
+                                      std::vector<double>& out) {
+    while (sample_start_.size() < count) {
+        sample_start_.emplace_back();
+        sample_stop_.emplace_back();
+    }
+    const cu::api& a = cu::driver();
+    round_.record(stream_);
+    double queue_s = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (mode.kind == sample_kind::single_flush)
+            cu::check(a.cuMemsetD32Async(flush_.ptr(), 0, flush_.bytes() / 4, stream_.get()),
+                      "cuMemsetD32Async");
+        else
+            spin_.enqueue(stream_, static_cast<uint64_t>(cover_us * 1000.0));
+        const auto t0 = wall_clock::now();
+        sample_start_[i].record(stream_);
+        for (int b = 0; b < mode.batch; ++b) k.enqueue(stream_);
+        sample_stop_[i].record(stream_);
+        queue_s = std::max(queue_s, seconds_since(t0));
+    }
+    const double span_ms = cu::event::elapsed_ms(round_, sample_stop_[count - 1]);
+    for (std::size_t i = 0; i < count; ++i)
+        out.push_back(cu::event::elapsed_ms(sample_start_[i], sample_stop_[i]) * 1000.0 /
+                      mode.batch);
+    cover_us = std::max(min_cover_us, 2e6 * queue_s);
+    return span_ms;
 }
 
 void in_process_session::measure(kernel_launch& k, job_result& r) {
     const timing_spec& t = plan_.timing;
     const warm_up_estimate warm = warm_up(k);
-    double busy_ms = warm.busy_ms;
     const sample_mode mode = choose_sample_mode(t, warm.kernel_us);
     r.sample_mode = mode.name();
     double cover_us = std::max(min_cover_us, 2.0 * mode.batch * warm.host_us_per_launch);
     const ci_kind kind = t.ci == "median" ? ci_kind::median
                          : t.ci == "mean" ? ci_kind::mean
                                           : ci_kind::either;
-    const relative_ci_criterion criterion(t.rel_precision, t.min_samples, t.max_samples,
-                                          t.max_time_s, kind);
+    const auto min_n = static_cast<std::size_t>(t.min_samples);
+    const auto max_n = static_cast<std::size_t>(t.max_samples);
+    const relative_ci_criterion criterion(t.rel_precision, min_n, max_n, t.max_time_s, kind);
     const auto t0 = wall_clock::now();
-    // The criterion sorts the samples: past ~50, ask it only at every 2% more samples.
-    const auto cap = static_cast<std::size_t>(std::max(t.max_samples, t.min_samples));
-    std::size_t next_check = 1;
+    double span_ms = warm.busy_ms;  // the warm-up's batches run back to back
     for (;;) {
-        r.samples_us.push_back(take_sample(k, mode, cover_us));
-        busy_ms += r.samples_us.back() * mode.batch / 1000.0;
-        const std::size_t n = r.samples_us.size();
-        if (n < next_check) continue;
-        next_check = std::min(n + std::max<std::size_t>(1, n / 50), cap);
+        const std::size_t count = next_round(r.samples_us.size(), min_n, max_n);
+        if (count == 0) break;
+        span_ms += take_round(k, mode, count, cover_us, r.samples_us);
         if (criterion.done(r.samples_us, seconds_since(t0))) break;
     }
+    double busy_ms = warm.busy_ms;
+    for (double us : r.samples_us) busy_ms += us * mode.batch / 1000.0;
     r.time_us = summarize(r.samples_us);
     r.st = criterion.converged(r.samples_us) ? status::ok : status::not_converged;
     r.gpu_busy_s = busy_ms / 1000.0;
+    r.gpu_span_s = span_ms / 1000.0;
 }
 
 }  // namespace hone

@@ -12,6 +12,7 @@
 #include "hone/store.hpp"
 #include "hone/strategy.hpp"
 #include "hone/tuner.hpp"
+#include "hone/worker_session.hpp"
 #include "tune/internal.hpp"
 
 namespace hone {
@@ -57,7 +58,8 @@ public:
 private:
     void fill_queue();
     void wait_head();
-    eval_record evaluate(const pending& p);
+    bool start_eval(const pending& p, eval_record& r, job& j);
+    void finish_eval(const pending& p, eval_record& r, job_result&& g);
     void record(const config& c, eval_record&& r);
     void drain();
     void assign(std::pair<uint64_t, compile_result>&& got);
@@ -90,6 +92,7 @@ tune_result pipeline::run() {
         session_ = opt_.isolated ? std::shared_ptr<gpu_session>(make_worker_session(opt_.device))
                                  : std::shared_ptr<gpu_session>(make_in_process_session(opt_.device));
     }
+    out_.time.session_start_s = seconds_since(t0_);
     out_.device = session_->device();
     bindings base = s_.problem_bindings();
     out_.device.attrs.add_to(base);
@@ -132,7 +135,8 @@ tune_result pipeline::run() {
     if (state_.total > 0) {
         run_plan plan = make_run_plan(s_, *space_);
         // Through the pool, like every compile: NVRTC never runs in this process, which forks
-        // fresh GPU workers after a fault (an NVRTC run here left later workers unable to cuInit).
+        // fresh GPU workers after a fault (NVRTC may initialise the driver in its process).
+        auto t = clock_type::now();
         plan.reference = make_reference(s_, *space_, arch, [&](const compile_request& req) {
             const uint64_t ticket = pool_->submit(req);
             for (;;) {
@@ -141,7 +145,11 @@ tune_result pipeline::run() {
                 if (got->first == ticket) return std::move(got->second);
             }
         });
-        session_->prepare(plan);
+        out_.time.reference_compile_s = seconds_since(t);
+        fill_queue();  // the first configurations compile while the GPU side prepares
+        t = clock_type::now();
+        out_.time.prepare = session_->prepare(plan);
+        out_.time.prepare_s = seconds_since(t);
     }
     out_.time.setup_s = seconds_since(t0_);
 
@@ -155,8 +163,17 @@ tune_result pipeline::run() {
         wait_head();
         pending head = std::move(queue_.front());
         queue_.pop_front();
-        fill_queue();  // keep the compiler busy while the GPU measures
-        eval_record r = evaluate(head);
+        eval_record r;
+        job j;
+        if (start_eval(head, r, j)) {
+            const auto t = clock_type::now();
+            session_->submit(j);
+            fill_queue();  // compile submissions and cache reads while the GPU side measures
+            finish_eval(head, r, session_->collect());
+            out_.time.gpu_s += seconds_since(t);
+        } else {
+            fill_queue();
+        }
         if (opt_.stop && *opt_.stop) {  // the configuration in flight is abandoned, not stored
             out_.interrupted = true;
             break;
@@ -229,8 +246,9 @@ void pipeline::wait_head() {
     out_.time.compile_wait_s += seconds_since(t);
 }
 
-eval_record pipeline::evaluate(const pending& p) {
-    eval_record r;
+// Fills what a record needs before the GPU; true when job j must run on it, false when the
+// record is complete already (a compile or launch-size failure).
+bool pipeline::start_eval(const pending& p, eval_record& r, job& j) {
     r.key = p.key;
     for (std::size_t i = 0; i < s_.params.size(); ++i) r.params.emplace_back(s_.params[i].name, p.cfg.values[i]);
     const compile_result& cr = *p.result;
@@ -247,10 +265,9 @@ eval_record pipeline::evaluate(const pending& p) {
                     : cr.crashed ? "the compiler process died: " + first_error_line(cr.log)
                                  : first_error_line(cr.log);
         r.compile_log = cr.log;
-        return r;
+        return false;
     }
     const bindings scope = p.cfg.scope(s_, space_->base());
-    job j;
     j.key = p.key;
     try {
         const launch_dims d = eval_launch(s_, s_.launch.grid, s_.launch.block, scope);
@@ -265,24 +282,27 @@ eval_record pipeline::evaluate(const pending& p) {
     } catch (const input_error& e) {
         r.st = status::launch_error;
         r.message = e.what();
-        return r;
+        return false;
     }
     j.launch.cubin = cr.cubin;
     j.launch.function = cr.lowered_name;
     j.verify = s_.verify.ref != reference_kind::none;
-    j.deadline_s = s_.timing.timeout_s + 2 * s_.timing.max_time_s + s_.timing.warmup_ms / 1000.0;
-    const auto t = clock_type::now();
-    r.gpu = session_->run(j);
-    out_.time.gpu_s += seconds_since(t);
+    j.deadline_s = job_deadline_s(s_.timing, out_.time.prepare.reference_us);
+    return true;
+}
+
+void pipeline::finish_eval(const pending& p, eval_record& r, job_result&& g) {
+    r.gpu = std::move(g);
     out_.time.gpu_busy_s += r.gpu.gpu_busy_s;
+    out_.time.gpu_span_s += r.gpu.gpu_span_s;
     r.st = r.gpu.st;
     r.message = r.gpu.message;
     if (has_timing(r.st) && r.gpu.time_us.median > 0) {
+        const bindings scope = p.cfg.scope(s_, space_->base());
         const double secs = r.gpu.time_us.median * 1e-6;
         if (s_.metrics.bytes) r.gbps = s_.metrics.bytes->eval_real(scope) / secs / 1e9;
         if (s_.metrics.flops) r.gflops = s_.metrics.flops->eval_real(scope) / secs / 1e9;
     }
-    return r;
 }
 
 void pipeline::record(const config& c, eval_record&& r) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <stdexcept>
 
 #include "hone/error.hpp"
 #include "hone/protocol.hpp"
@@ -17,7 +18,11 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-constexpr double start_timeout_s = 120.0;  // CUDA initialisation in a fresh process
+constexpr double start_timeout_s = 120.0;
+
+double seconds_since(clock_type::time_point t0) {
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}  // CUDA initialisation in a fresh process
 
 // Allocation, input fill and the reference run; a hung reference ends here.
 double prepare_timeout_s(const run_plan& plan) {
@@ -37,8 +42,8 @@ nlohmann::json answer(const nlohmann::json& msg, const session_factory& factory,
     }
     if (!session) throw env_error("GPU worker: '" + type + "' before hello");
     if (type == "prepare") {
-        session->prepare(msg.at("plan").get<run_plan>());
-        return {{"type", "prepared"}};
+        const prepare_report report = session->prepare(msg.at("plan").get<run_plan>());
+        return {{"type", "prepared"}, {"report", report}};
     }
     if (type == "run")
         return {{"type", "result"}, {"result", session->run(msg.at("job").get<job>())}};
@@ -72,18 +77,36 @@ class worker_session final : public gpu_session {
     const device_info& device() const override { return device_; }
     bool isolated() const override { return true; }
 
-    void prepare(const run_plan& plan) override {
+    prepare_report prepare(const run_plan& plan) override {
         if (fresh_needed_) start();
         plan_.reset();
-        request({{"type", "prepare"}, {"plan", plan}}, prepare_timeout_s(plan), "prepare");
+        const nlohmann::json reply =
+            request({{"type", "prepare"}, {"plan", plan}}, prepare_timeout_s(plan), "prepare");
         plan_ = plan;
+        return reply.value("report", prepare_report{});
     }
 
     job_result run(const job& j) override {
+        submit(j);
+        return collect();
+    }
+
+    void submit(const job& j) override {
+        if (in_flight_) throw std::logic_error("worker session: a job is already in flight");
         if (fresh_needed_) restart();
-        const auto t0 = clock_type::now();
         proc_->send({{"type", "run"}, {"job", j}});
-        worker_reply reply = proc_->receive(j.deadline_s > 0 ? j.deadline_s : -1.0);
+        submitted_at_ = clock_type::now();
+        deadline_s_ = j.deadline_s;
+        in_flight_ = true;
+    }
+
+    job_result collect() override {
+        if (!in_flight_) throw std::logic_error("worker session: collect without a job in flight");
+        in_flight_ = false;
+        const auto t0 = submitted_at_;  // the deadline counts from the submission
+        const double left =
+            deadline_s_ > 0 ? std::max(0.0, deadline_s_ - seconds_since(t0)) : -1.0;
+        worker_reply reply = proc_->receive(left);
         job_result r;
         bool lost_worker = false;
         if (const auto* msg = std::get_if<nlohmann::json>(&reply)) {
@@ -93,7 +116,7 @@ class worker_session final : public gpu_session {
         } else {
             if (std::holds_alternative<worker_timeout>(reply)) {
                 r.st = status::timeout;
-                r.message = fmt::format("killed after {:g} s", j.deadline_s);
+                r.message = fmt::format("killed after {:g} s", deadline_s_);
             } else {
                 r.st = status::runtime_fault;
                 r.message = "worker died: " + std::get<worker_exit>(reply).reason;
@@ -104,13 +127,13 @@ class worker_session final : public gpu_session {
         if (lost_worker) {
             replace_worker();
             // Restart now, so that the time this configuration cost (wall_s) includes bringing a
-            // fresh worker back to where the old one was. A failure here is left to the next run().
+            // fresh worker back to where the old one was. A failure here is left to the next job.
             try {
                 restart();
             } catch (const std::exception&) {
                 fresh_needed_ = true;
             }
-            r.wall_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+            r.wall_s = seconds_since(t0);
         }
         return r;
     }
@@ -161,9 +184,18 @@ class worker_session final : public gpu_session {
     device_info device_;
     std::optional<run_plan> plan_;
     bool fresh_needed_ = false;
+    bool in_flight_ = false;  // a job submitted and not yet collected
+    clock_type::time_point submitted_at_;
+    double deadline_s_ = 0;
 };
 
 }  // namespace
+
+double job_deadline_s(const timing_spec& t, double reference_us) {
+    const double launches = t.min_samples + 12.0;
+    return t.timeout_s + t.warmup_ms / 1000.0 + t.max_time_s +
+           launches * watchdog_slowdown * std::max(0.0, reference_us) * 1e-6;
+}
 
 std::unique_ptr<gpu_session> make_supervised_session(session_factory factory) {
     return std::make_unique<worker_session>(std::move(factory));

@@ -127,6 +127,29 @@ TEST_CASE("sample mode: flush, spin or batch") {
     CHECK(choose_sample_mode(t, 7.0).name() == "batch:29");
 }
 
+TEST_CASE("samples come in rounds: min_samples first, then ~2% more, never past max_samples") {
+    CHECK(next_round(0, 10, 100) == 10);
+    CHECK(next_round(4, 10, 100) == 6);  // a round cut short never happens, but resumes right
+    CHECK(next_round(10, 10, 100) == 1);
+    CHECK(next_round(99, 10, 100) == 1);
+    CHECK(next_round(100, 10, 100) == 0);
+    CHECK(next_round(150, 10, 1000) == 3);
+    CHECK(next_round(990, 10, 1000) == 10);
+    CHECK(next_round(995, 10, 1000) == 5);  // capped at max_samples
+    CHECK(next_round(0, 0, 0) == 1);        // at least one sample
+    CHECK(next_round(1, 0, 0) == 0);
+    CHECK(next_round(0, 20, 5) == 20);      // max below min: min wins, as in the criterion
+    // Summing the rounds reaches max_samples exactly.
+    std::size_t n = 0, rounds = 0;
+    while (const std::size_t k = next_round(n, 10, 200)) {
+        n += k;
+        ++rounds;
+    }
+    CHECK(n == 200);
+    // 10 at once; then one at a time to 100, two at a time to 150, three at a time to 200.
+    CHECK(rounds == 1 + 90 + 25 + 17);
+}
+
 TEST_CASE("without a driver, GPU entry points fail with a clear env_error") {
     if (driver_installed()) {
         MESSAGE("a CUDA driver is installed here: the GPU tests cover this path");

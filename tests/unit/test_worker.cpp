@@ -36,11 +36,15 @@ class fake_session : public gpu_session {
     fake_session() { info_.attrs.name = "fake GPU"; }
     const device_info& device() const override { return info_; }
     bool isolated() const override { return false; }
-    void prepare(const run_plan& plan) override {
+    prepare_report prepare(const run_plan& plan) override {
         if (plan.timing.sample_mode == "input") throw input_error({"t.yaml", 3, 4}, "bad plan");
         if (plan.timing.sample_mode == "env") throw env_error("no memory");
         ++prepares_;
         buffers_ = plan.buffers.size();
+        prepare_report report;
+        report.reference_us = 10.0 * static_cast<double>(buffers_);
+        report.upload_s = 0.25;
+        return report;
     }
     job_result run(const job& j) override {
         job_result r;
@@ -215,7 +219,9 @@ TEST_CASE("worker session runs jobs in the worker and keeps it while results are
     auto s = fake_worker();
     CHECK(s->isolated());
     CHECK(s->device().attrs.name == "fake GPU");
-    s->prepare(two_buffer_plan());
+    const prepare_report report = s->prepare(two_buffer_plan());
+    CHECK(report.reference_us == 20.0);  // the worker's report crosses the socket
+    CHECK(report.upload_s == 0.25);
     const job_result a = s->run(named_job("ok"));
     CHECK(a.st == status::ok);
     CHECK(a.message.ends_with("prepares=1 buffers=2"));
@@ -225,6 +231,21 @@ TEST_CASE("worker session runs jobs in the worker and keeps it while results are
     const job_result b = s->run(named_job("print"));
     CHECK(b.output == "kernel says hi\n");
     CHECK(pid_of(b) == pid_of(a));
+}
+
+TEST_CASE("the watchdog's deadline: the floor, the budgets, and the reference's time scaled") {
+    timing_spec t;
+    t.timeout_s = 2;
+    t.warmup_ms = 5;
+    t.max_time_s = 0.5;
+    t.min_samples = 10;
+    CHECK(job_deadline_s(t, 0) == doctest::Approx(2.505));  // no reference: floor + budgets
+    // A 1 ms reference: 22 launches, each allowed 100 ms.
+    CHECK(job_deadline_s(t, 1000) == doctest::Approx(2.505 + 22 * 0.1));
+    // A 70 us kernel adds little; a 50 ms one dominates.
+    CHECK(job_deadline_s(t, 70) < 2.7);
+    CHECK(job_deadline_s(t, 50000) > 100);
+    CHECK(job_deadline_s(t, -1) == doctest::Approx(2.505));  // nonsense reads as none
 }
 
 TEST_CASE("worker session kills a hung job and replays prepare in a fresh worker") {
@@ -238,6 +259,26 @@ TEST_CASE("worker session kills a hung job and replays prepare in a fresh worker
     CHECK(after.st == status::ok);
     CHECK(pid_of(after) != pid_of(before));
     CHECK(after.message.ends_with("prepares=1 buffers=2"));
+}
+
+TEST_CASE("submit and collect: one job at a time, a hung one killed at collect") {
+    auto s = fake_worker();
+    s->prepare(two_buffer_plan());
+    CHECK_THROWS_AS(s->collect(), std::logic_error);
+    s->submit(named_job("ok"));
+    CHECK_THROWS_AS(s->submit(named_job("ok")), std::logic_error);  // one job at a time
+    CHECK(s->collect().st == status::ok);
+    s->submit(named_job("hang", 0.2));
+    const job_result hung = s->collect();
+    CHECK(hung.st == status::timeout);
+    CHECK(hung.wall_s >= 0.2);  // counted from the submission, restart included
+    CHECK(s->run(named_job("ok")).st == status::ok);
+
+    // A session that works in the caller's thread runs the job in collect().
+    fake_session in_thread;
+    in_thread.submit(named_job("ok"));
+    CHECK(in_thread.collect().st == status::ok);
+    CHECK_THROWS_AS(in_thread.collect(), std::logic_error);
 }
 
 TEST_CASE("worker session turns a dead worker into runtime_fault with its output") {
