@@ -50,3 +50,30 @@ PY
 # 3. Resume after all that: nothing half-written, only what is missing is measured.
 run --json >"$out/kill_resume.json" 2>/dev/null
 echo "resume: rc=$? $(python3 -c "import json; r=json.load(open('$out/kill_resume.json')); print('evaluated', r['evaluated'], 'resumed', r['resumed'])")"
+
+# 4. Ctrl-C: SIGINT to the tuner's whole process group, as a terminal sends it (its workers
+# ignore it; the tuner abandons the configuration in flight, prints the summary, exits 130).
+db2=$(mktemp -u).db
+if command -v setsid >/dev/null; then
+  setsid "$B/hone" tune $cfg --set N=1048576 -o "$db2" >"$out/sigint.out" 2>"$out/sigint.err" &
+  pid=$!
+  sleep 2.5
+  kill -INT -- -$pid
+  how="process group"
+else
+  "$B/hone" tune $cfg --set N=1048576 -o "$db2" >"$out/sigint.out" 2>"$out/sigint.err" &
+  pid=$!
+  sleep 2.5
+  kill -INT $pid
+  how="tuner only (no setsid here)"
+fi
+wait $pid
+echo "Ctrl-C ($how) after 2.5 s: rc=$? (130 expected)"
+grep -E "^results:|^time:" "$out/sigint.out"
+left=0
+for c in /proc/[0-9]*/cmdline; do
+  tr '\0' ' ' <"$c" 2>/dev/null | grep -q -- "$db2" && left=$((left + 1))
+done
+echo "hone processes left behind for that run: $left"
+"$B/hone" tune $cfg --set N=1048576 -o "$db2" --quiet --json >"$out/sigint_resume.json" 2>/dev/null
+echo "resume after Ctrl-C: rc=$? $(python3 -c "import json; r=json.load(open('$out/sigint_resume.json')); print('evaluated', r['evaluated'], 'resumed', r['resumed'], '(576 in all)')")"

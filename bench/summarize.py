@@ -23,10 +23,10 @@ def best(run):
 
 
 def tuning_table(out, labels):
-    print("| run | configs | wall s | setup s | compile wait s | GPU work s | GPU busy s | other s "
-          "| wall / GPU busy | compiled / cached | configs/s | peak RSS MiB (tuner / largest worker) "
-          "| best | best median µs | GB/s |")
-    print("|" + "---|" * 15)
+    print("| run | configs | wall s | setup s | compile wait s | GPU work s | GPU busy s "
+          "| GPU span s | other s | wall / busy | wall / span | compiled / cached | configs/s "
+          "| peak RSS MiB (tuner / largest worker) | ptxas report | best | best median µs | GB/s |")
+    print("|" + "---|" * 18)
     for label in labels:
         run = load(out, label)
         if not run:
@@ -35,14 +35,32 @@ def tuning_table(out, labels):
         n = run["evaluated"]
         other = t["wall_s"] - t["setup_s"] - t["compile_wait_s"] - t["gpu_s"] - t["store_s"]
         b = best(run)
-        ratio = t["wall_s"] / t["gpu_busy_s"] if t["gpu_busy_s"] > 0 else float("nan")
+        busy, span = t["gpu_busy_s"], t.get("gpu_span_s", 0)
+        ratio = t["wall_s"] / busy if busy > 0 else float("nan")
+        ratio_span = t["wall_s"] / span if span > 0 else float("nan")
         rss = run["rusage"]
+        ok = [r for r in run["results"] if r["status"] in ("ok", "not_converged")]
+        regs = sum(1 for r in ok if r["compile"]["ptxas"]["registers"] is not None)
         print(f"| {label} | {n} | {t['wall_s']:.2f} | {t['setup_s']:.2f} | {t['compile_wait_s']:.2f} "
-              f"| {t['gpu_s']:.2f} | {t['gpu_busy_s']:.2f} | {other + t['store_s']:.2f} | {ratio:.2f} "
+              f"| {t['gpu_s']:.2f} | {busy:.2f} | {span:.2f} | {other + t['store_s']:.2f} "
+              f"| {ratio:.2f} | {ratio_span:.2f} "
               f"| {t['compiled']} / {t['cache_hits']} | {n / t['wall_s']:.1f} "
               f"| {rss['max_rss_kib_self'] / 1024:.0f} / {rss['max_rss_kib_children'] / 1024:.0f} "
+              f"| {regs} / {len(ok)} "
               f"| {b['key'] if b else '-'} | {b['timing']['median_us'] if b else float('nan'):.2f} "
               f"| {(b['gbps'] or 0) if b else 0:.0f} |")
+    print()
+    print("| run | session start s | reference compile s | prepare s | inputs s | upload s "
+          "| reference run s | reference µs |")
+    print("|" + "---|" * 8)
+    for label in labels:
+        run = load(out, label)
+        if not run or "setup" not in run["time"]:
+            continue
+        u = run["time"]["setup"]
+        print(f"| {label} | {u['session_start_s']:.3f} | {u['reference_compile_s']:.3f} "
+              f"| {u['prepare_s']:.3f} | {u['inputs_s']:.3f} | {u['upload_s']:.3f} "
+              f"| {u['reference_run_s']:.3f} | {u['reference_us']:.1f} |")
     print()
 
 
@@ -76,6 +94,14 @@ def main(out):
             base[key] = j
     iso = [load(out, f"overhead_iso_{i}") for i in range(1, 6)]
     inp = [load(out, f"overhead_inp_{i}") for i in range(1, 6)]
+    ratios = {}
+    for name, runs in (("supervised", iso), ("in-process", inp)):
+        runs = [r for r in runs if r and r["time"]["gpu_busy_s"] > 0]
+        if runs:
+            ratios[name] = (statistics.median(r["time"]["wall_s"] / r["time"]["gpu_busy_s"] for r in runs),
+                            statistics.median(r["time"]["wall_s"] / r["time"].get("gpu_span_s", float("nan"))
+                                              for r in runs),
+                            statistics.median(r["time"]["setup_s"] for r in runs))
     iso = [r["time"]["wall_s"] for r in iso if r]
     inp = [r["time"]["wall_s"] for r in inp if r]
     if iso and inp:
@@ -83,7 +109,10 @@ def main(out):
         print("## Isolation overhead (vector_add 2^24, warm cache, alternated runs)\n")
         print(f"- supervised worker: median {mi:.2f} s of {len(iso)} runs {sorted(round(x, 2) for x in iso)}")
         print(f"- in-process: median {mp:.2f} s of {len(inp)} runs {sorted(round(x, 2) for x in inp)}")
-        print(f"- overhead: {100 * (mi / mp - 1):+.1f}%\n")
+        print(f"- overhead: {100 * (mi / mp - 1):+.1f}%")
+        for name, (rb, rs, st) in ratios.items():
+            print(f"- {name}: median wall / GPU busy {rb:.2f}, wall / GPU span {rs:.2f}, setup {st:.2f} s")
+        print()
     print("## Compile throughput (`hone check`, no cache: NVRTC in worker processes)\n")
     print("| config | workers | configurations | wall s | configurations/s |")
     print("|---|---|---|---|---|")
