@@ -30,6 +30,7 @@ namespace hone::cu {
     X(cuMemcpyDtoDAsync) \
     X(cuMemAllocHost) \
     X(cuMemFreeHost) \
+    X(cuMemHostGetDevicePointer) \
     X(cuMemsetD32Async) \
     X(cuModuleLoadData) \
     X(cuModuleUnload) \
@@ -41,6 +42,7 @@ namespace hone::cu {
     X(cuStreamCreate) \
     X(cuStreamDestroy) \
     X(cuStreamSynchronize) \
+    X(cuStreamWaitValue32) \
     X(cuEventCreate) \
     X(cuEventDestroy) \
     X(cuEventRecord) \

@@ -123,4 +123,27 @@ float event::elapsed_ms(const event& start, const event& end) {
     return ms;
 }
 
+stream_gate::stream_gate() : word_(sizeof(uint32_t)) {
+    *reinterpret_cast<volatile uint32_t*>(word_.data()) = 0;
+    check(driver().cuMemHostGetDevicePointer(&device_word_, word_.data(), 0),
+          "cuMemHostGetDevicePointer");
+}
+
+bool stream_gate::hold(const stream& s) {
+    if (!usable_) return false;
+    const CUresult r =
+        driver().cuStreamWaitValue32(s.get(), device_word_, value_ + 1, CU_STREAM_WAIT_VALUE_GEQ);
+    if (r == CUDA_ERROR_NOT_SUPPORTED) {
+        usable_ = false;
+        return false;
+    }
+    check(r, "cuStreamWaitValue32");
+    ++value_;
+    return true;
+}
+
+void stream_gate::release() {
+    __atomic_store_n(reinterpret_cast<uint32_t*>(word_.data()), value_, __ATOMIC_RELEASE);
+}
+
 }  // namespace hone::cu

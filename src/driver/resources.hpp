@@ -89,6 +89,24 @@ class stream {
     CUstream s_ = nullptr;
 };
 
+// Holds a stream at a point until the host releases it (cuStreamWaitValue32 on a page-locked
+// word): work queued behind hold() starts only once all of it is queued and release() is called.
+class stream_gate {
+  public:
+    stream_gate();
+    stream_gate(const stream_gate&) = delete;
+    stream_gate& operator=(const stream_gate&) = delete;
+    // Queues the wait on s. False, with nothing queued, where the driver refuses waits on memory.
+    bool hold(const stream& s);
+    void release();  // lets the last hold() pass; harmless when none is pending
+
+  private:
+    pinned_buffer word_;
+    CUdeviceptr device_word_ = 0;
+    uint32_t value_ = 0;
+    bool usable_ = true;
+};
+
 class event {
   public:
     event();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hone/error.hpp"
+#include "hone/verify.hpp"
 #include "verify/float16.hpp"
 
 namespace hone {
@@ -41,43 +42,54 @@ double unit_uniform(std::mt19937_64& gen) {
     return static_cast<double>(gen() >> 11) * 0x1.0p-53;
 }
 
-template <class F>
-void fill_values(const buffer_plan& b, std::vector<uint8_t>& out, F&& value_at) {
-    const std::size_t size = elem_size(b.type);
-    for (uint64_t i = 0; i < b.count; ++i) store_value(b.type, value_at(i), &out[i * size]);
-}
-
-// Random inputs come in chunks of this many elements, each from its own generator seeded with
-// (seed, chunk): the same bytes whatever the number of threads that fill them.
+// Work comes in chunks of this many elements; random inputs take each chunk from its own
+// generator seeded with (seed, chunk): the same bytes whatever the number of threads.
 constexpr uint64_t chunk_elems = 1 << 16;
 
-// Runs fill_chunk(first, end, generator) over every chunk on `threads` threads (0: all cores).
+// Runs work(first, end, chunk) over every chunk of [0, count) on `threads` threads (0: all
+// cores). The threads also touch the output's pages first: faulting in a fresh 64 MiB image
+// from one thread took longer than filling it.
 template <class F>
-void fill_chunks(const buffer_plan& b, unsigned threads, F&& fill_chunk) {
-    const uint64_t chunks = (b.count + chunk_elems - 1) / chunk_elems;
+void for_chunks(uint64_t count, unsigned threads, F&& work) {
+    const uint64_t chunks = (count + chunk_elems - 1) / chunk_elems;
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
     threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(chunks, 1)));
     std::atomic<uint64_t> next{0};
-    auto work = [&] {
-        for (uint64_t c = next++; c < chunks; c = next++) {
-            std::seed_seq seq{b.init.seed, c};
-            std::mt19937_64 gen(seq);
-            fill_chunk(c * chunk_elems, std::min(b.count, (c + 1) * chunk_elems), gen);
-        }
+    auto run = [&] {
+        for (uint64_t c = next++; c < chunks; c = next++)
+            work(c * chunk_elems, std::min(count, (c + 1) * chunk_elems), c);
     };
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run);
+    run();
     for (auto& t : pool) t.join();
 }
 
-void fill_uniform(const buffer_plan& b, std::vector<uint8_t>& out, unsigned threads) {
+template <class F>
+void fill_values(const buffer_plan& b, uint8_t* out, unsigned threads, F&& value_at) {
+    const std::size_t size = elem_size(b.type);
+    for_chunks(b.count, threads, [&](uint64_t first, uint64_t end, uint64_t) {
+        for (uint64_t i = first; i < end; ++i) store_value(b.type, value_at(i), &out[i * size]);
+    });
+}
+
+// Runs fill_chunk(first, end, generator) over every chunk, each with its seeded generator.
+template <class F>
+void fill_random(const buffer_plan& b, unsigned threads, F&& fill_chunk) {
+    for_chunks(b.count, threads, [&](uint64_t first, uint64_t end, uint64_t c) {
+        std::seed_seq seq{b.init.seed, c};
+        std::mt19937_64 gen(seq);
+        fill_chunk(first, end, gen);
+    });
+}
+
+void fill_uniform(const buffer_plan& b, uint8_t* out, unsigned threads) {
     const std::size_t size = elem_size(b.type);
     // Integers: every value of [ceil(low), floor(high)] equally likely.
     const bool ints = !is_float(b.type);
     const double lo = ints ? std::ceil(b.init.a) : b.init.a;
     const double width = ints ? std::floor(b.init.b) - lo + 1.0 : b.init.b - b.init.a;
-    fill_chunks(b, threads, [&](uint64_t first, uint64_t end, std::mt19937_64& gen) {
+    fill_random(b, threads, [&](uint64_t first, uint64_t end, std::mt19937_64& gen) {
         for (uint64_t i = first; i < end; ++i) {
             const double u = width * unit_uniform(gen);
             store_value(b.type, lo + (ints ? std::floor(u) : u), &out[i * size]);
@@ -85,9 +97,9 @@ void fill_uniform(const buffer_plan& b, std::vector<uint8_t>& out, unsigned thre
     });
 }
 
-void fill_normal(const buffer_plan& b, std::vector<uint8_t>& out, unsigned threads) {
+void fill_normal(const buffer_plan& b, uint8_t* out, unsigned threads) {
     const std::size_t size = elem_size(b.type);
-    fill_chunks(b, threads, [&](uint64_t first, uint64_t end, std::mt19937_64& gen) {
+    fill_random(b, threads, [&](uint64_t first, uint64_t end, std::mt19937_64& gen) {
         // Box-Muller: each pair of uniforms gives two independent normals.
         for (uint64_t i = first; i < end; i += 2) {
             const double radius = std::sqrt(-2.0 * std::log(1.0 - unit_uniform(gen)));
@@ -100,18 +112,18 @@ void fill_normal(const buffer_plan& b, std::vector<uint8_t>& out, unsigned threa
     });
 }
 
-void read_file(const buffer_plan& b, std::vector<uint8_t>& out) {
+void read_file(const buffer_plan& b, uint8_t* out) {
     std::ifstream in(b.init.path, std::ios::binary);
     if (!in)
         throw env_error(fmt::format("cannot read the input of buffer '{}' from {}: {}", b.name,
                                     b.init.path, std::strerror(errno)));
     std::vector<uint8_t> data{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (data.size() != out.size())
+    if (data.size() != b.bytes())
         throw input_error(source_pos{b.init.path, 0, 0},
                           fmt::format("buffer '{}' needs {} bytes ({} elements of {}); the file "
                                       "has {}",
-                                      b.name, out.size(), b.count, elem_name(b.type), data.size()));
-    out = std::move(data);
+                                      b.name, b.bytes(), b.count, elem_name(b.type), data.size()));
+    std::memcpy(out, data.data(), data.size());
 }
 
 }  // namespace
@@ -155,16 +167,19 @@ void store_value(elem_type t, double v, void* dst) {
     }
 }
 
-std::vector<uint8_t> generate_input(const buffer_plan& b, unsigned threads) {
-    std::vector<uint8_t> out(b.bytes());
+void fill_input(const buffer_plan& b, uint8_t* out, unsigned threads) {
     switch (b.init.kind) {
-        case init_kind::zeros:
-            break;  // value-initialised: all bits zero is 0 in every type
+        case init_kind::zeros:  // all bits zero is 0 in every type
+            for_chunks(b.count, threads, [&](uint64_t first, uint64_t end, uint64_t) {
+                const std::size_t size = elem_size(b.type);
+                std::memset(out + first * size, 0, (end - first) * size);
+            });
+            break;
         case init_kind::constant:
-            fill_values(b, out, [&](uint64_t) { return b.init.a; });
+            fill_values(b, out, threads, [&](uint64_t) { return b.init.a; });
             break;
         case init_kind::sequence:
-            fill_values(b, out,
+            fill_values(b, out, threads,
                         [&](uint64_t i) { return b.init.a + b.init.b * static_cast<double>(i); });
             break;
         case init_kind::random_uniform:
@@ -177,6 +192,18 @@ std::vector<uint8_t> generate_input(const buffer_plan& b, unsigned threads) {
             read_file(b, out);
             break;
     }
+}
+
+void fill_output_poison(const buffer_plan& b, uint8_t* out, unsigned threads) {
+    const std::size_t size = elem_size(b.type);
+    for_chunks(b.count, threads, [&](uint64_t first, uint64_t end, uint64_t) {
+        fill_poison(b.type, out + first * size, end - first);
+    });
+}
+
+std::vector<uint8_t> generate_input(const buffer_plan& b, unsigned threads) {
+    std::vector<uint8_t> out(b.bytes());
+    fill_input(b, out.data(), threads);
     return out;
 }
 

@@ -14,6 +14,11 @@ namespace hone {
 // env_error if it cannot be read. Random inputs are filled on `threads` threads (0: every
 // core); the bytes do not depend on how many.
 std::vector<uint8_t> generate_input(const buffer_plan& b, unsigned threads = 0);
+// The same into out (b.bytes() bytes, which need not be initialised or even touched yet: the
+// filling threads fault the pages in).
+void fill_input(const buffer_plan& b, uint8_t* out, unsigned threads = 0);
+// out's b.count elements set to the poison pattern (fill_poison), on `threads` threads.
+void fill_output_poison(const buffer_plan& b, uint8_t* out, unsigned threads = 0);
 // Converts v to t and writes elem_size(t) bytes: floats round to nearest (even), integers round
 // to nearest and saturate, NaN becomes 0 for integers.
 void store_value(elem_type t, double v, void* dst);

@@ -72,14 +72,14 @@ prepare_report in_process_session::prepare(const run_plan& plan) {
 void in_process_session::allocate_and_fill(prepare_report& report) {
     for (const auto& p : plan_.buffers) {
         auto t0 = wall_clock::now();
-        std::vector<uint8_t> image;
+        // Not value-initialised: the filling threads touch the pages first.
+        const std::unique_ptr<uint8_t[]> image(new uint8_t[p.bytes()]);
         if (p.role == buffer_role::out) {
             // Outputs start as poison, the reference's too, so that elements nobody writes
             // compare equal and elements only one launch writes are caught.
-            image.resize(p.bytes());
-            fill_poison(p.type, image.data(), p.count);
+            fill_output_poison(p, image.get());
         } else {
-            image = generate_input(p);
+            fill_input(p, image.get());
         }
         report.inputs_s += seconds_since(t0);
         t0 = wall_clock::now();
@@ -94,7 +94,7 @@ void in_process_session::allocate_and_fill(prepare_report& report) {
             if (first) {
                 copy->copy_from(*first, stream_.get());
             } else {
-                copy->upload(image.data());
+                copy->upload(image.get());
                 first = copy;
             }
         }

@@ -60,6 +60,7 @@ class in_process_session final : public gpu_session {
     cu::stream stream_;
     cu::event start_, stop_, round_;
     std::deque<cu::event> sample_start_, sample_stop_;  // one pair per sample of a round
+    cu::stream_gate gate_;  // holds a round until it is all queued
     spin_kernel spin_;
     run_plan plan_;
     std::vector<session_buffer> buffers_;
