@@ -1,6 +1,8 @@
 // Output verification, 16-bit float conversions and input generation.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -230,4 +232,27 @@ TEST_CASE("file inputs must have exactly count * elem_size bytes") {
                          input_error);
     std::remove(path.c_str());
     CHECK_THROWS_AS(generate_input(p), env_error);
+}
+
+TEST_CASE("inputs and poison filled in place on several threads match the one-thread fill") {
+    for (const elem_type t : {elem_type::f32, elem_type::f64, elem_type::f16, elem_type::i32}) {
+        CAPTURE(elem_name(t));
+        const buffer_plan p = plan_of(t, 2 * 65536 + 5, init_kind::sequence, 1, 0.5, 0);
+        // Not zeroed first: every byte must be written.
+        std::vector<uint8_t> one(p.bytes(), 0xAB), many(p.bytes(), 0xCD);
+        fill_output_poison(p, one.data(), 1);
+        fill_output_poison(p, many.data(), 3);
+        CHECK(one == many);
+        std::vector<uint8_t> serial(p.bytes());
+        fill_poison(t, serial.data(), p.count);
+        CHECK(one == serial);
+        for (const init_kind k : {init_kind::zeros, init_kind::constant, init_kind::sequence}) {
+            const buffer_plan q = plan_of(t, 2 * 65536 + 5, k, 3, 0.25, 0);
+            std::fill(many.begin(), many.end(), 0xEE);
+            fill_input(q, many.data(), 4);
+            CHECK(many == generate_input(q, 1));
+        }
+    }
+    const auto z = generate_input(plan_of(elem_type::f32, 70000, init_kind::zeros, 0, 0, 0), 2);
+    CHECK(std::all_of(z.begin(), z.end(), [](uint8_t b) { return b == 0; }));
 }
