@@ -42,6 +42,7 @@ namespace hone::cu {
     X(cuStreamCreate) \
     X(cuStreamDestroy) \
     X(cuStreamSynchronize) \
+    X(cuStreamQuery) \
     X(cuStreamWaitValue32) \
     X(cuEventCreate) \
     X(cuEventDestroy) \
