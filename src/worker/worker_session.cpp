@@ -104,8 +104,7 @@ class worker_session final : public gpu_session {
         if (!in_flight_) throw std::logic_error("worker session: collect without a job in flight");
         in_flight_ = false;
         const auto t0 = submitted_at_;  // the deadline counts from the submission
-        const double left =
-            deadline_s_ > 0 ? std::max(0.0, deadline_s_ - seconds_since(t0)) : -1.0;
+        const double left = deadline_s_ > 0 ? std::max(0.0, deadline_s_ - seconds_since(t0)) : -1.0;
         worker_reply reply = proc_->receive(left);
         job_result r;
         bool lost_worker = false;
