@@ -49,8 +49,9 @@ warm_up_estimate in_process_session::warm_up(kernel_launch& k) {
 }
 
 // Queues `count` samples, then waits once. The round is queued behind a gate and released when
-// all of it is queued: the host submitting commands while a sample runs delayed its stop event
-// (the first samples of a round read ~15% high on a 4 us kernel). Each sample follows the flush
+// all of it is queued, so that no command is submitted while a sample runs. (Open: with a flush
+// before each sample, the first five or six of a round read 5-17% high on a 4 us kernel, gate or
+// no gate; bench/RESULTS.md.) Each sample follows the flush
 // memset in single+flush mode; otherwise the samples run back to back after one spin. Where the
 // driver has no gate, a spin before each sample covers its queueing (cover_us: the spin's length,
 // updated from how long queueing took). Appends each sample's time per launch (us) to `out`;
