@@ -1,11 +1,13 @@
 // How one timing sample is taken. Launch overhead (~4 us on an H100) leaks into an event pair
-// unless the GPU is kept busy while the host queues the start event and the launches, so
-// something long runs before each sample:
-//   single+flush  a memset over 2x L2: cold caches, and a busy GPU;
-//   single+spin   warm caches, kernel >= 20 us: a spin kernel that outlasts the queueing;
-//   batch:K       warm caches, kernel < 20 us: a spin, then K back-to-back launches between
-//                 the events; the sample is their mean (a sample lasts >= ~200 us). Never
-//                 flushed, even when forced with l2_flush set.
+// unless the GPU is busy while the host queues the start event and the launches. Samples come
+// in rounds that are held on the GPU until all of them are queued (session_timing.cpp), or,
+// where the driver cannot hold a stream, each follows a spin that outlasts its queueing:
+//   single+flush  one launch after a memset over 2x L2: cold caches;
+//   single+spin   warm caches, kernel >= 20 us: one launch, the round's samples back to back
+//                 behind one spin;
+//   batch:K       warm caches, kernel < 20 us: K back-to-back launches between the events; the
+//                 sample is their mean (a sample lasts >= ~200 us). Never flushed, even when
+//                 forced with l2_flush set.
 #pragma once
 #include <cstddef>
 #include <string>
