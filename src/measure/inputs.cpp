@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <numbers>
 #include <random>
@@ -117,13 +116,18 @@ void read_file(const buffer_plan& b, uint8_t* out) {
     if (!in)
         throw env_error(fmt::format("cannot read the input of buffer '{}' from {}: {}", b.name,
                                     b.init.path, std::strerror(errno)));
-    std::vector<uint8_t> data{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (data.size() != b.bytes())
+    // Straight into out; whatever follows the needed bytes is only counted, for the message.
+    in.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(b.bytes()));
+    auto size = static_cast<uint64_t>(in.gcount());
+    if (size == b.bytes()) {
+        in.ignore(std::numeric_limits<std::streamsize>::max());
+        size += static_cast<uint64_t>(in.gcount());
+    }
+    if (size != b.bytes())
         throw input_error(source_pos{b.init.path, 0, 0},
                           fmt::format("buffer '{}' needs {} bytes ({} elements of {}); the file "
                                       "has {}",
-                                      b.name, b.bytes(), b.count, elem_name(b.type), data.size()));
-    std::memcpy(out, data.data(), data.size());
+                                      b.name, b.bytes(), b.count, elem_name(b.type), size));
 }
 
 }  // namespace

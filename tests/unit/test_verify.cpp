@@ -229,6 +229,10 @@ TEST_CASE("file inputs must have exactly count * elem_size bytes") {
     CHECK_THROWS_WITH_AS(generate_input(p),
                          doctest::Contains("needs 16 bytes (4 elements of float); the file has 12"),
                          input_error);
+    p.count = 2;  // too long counts as well, with the whole length in the message
+    CHECK_THROWS_WITH_AS(generate_input(p),
+                         doctest::Contains("needs 8 bytes (2 elements of float); the file has 12"),
+                         input_error);
     std::remove(path.c_str());
     CHECK_THROWS_AS(generate_input(p), env_error);
 }
