@@ -51,14 +51,15 @@ struct tune_options {
 // Where the run's wall time went, for the benchmark and the closing summary.
 struct time_split {
     double wall_s = 0;
-    double setup_s = 0;          // spec, worker start, inputs, reference
-    double session_start_s = 0;  //   of which: starting the GPU session (worker, CUDA init)
+    double setup_s = 0;          // spec, worker start, inputs, reference; of which:
+    double session_start_s = 0;      // starting the GPU session (worker, CUDA init)
     double reference_compile_s = 0;  // compiling the verify reference
-    double prepare_s = 0;        //   gpu_session::prepare, as the tuner waited for it
-    prepare_report prepare;      //   and inside it, as the GPU side timed it
+    double prepare_s = 0;            // gpu_session::prepare, as the tuner waited for it
+    prepare_report prepare;          // and inside it, as the GPU side timed it
     double compile_wait_s = 0;   // the GPU side waiting for the compiler
     double compile_cpu_s = 0;    // sum of compile times (across workers)
-    double gpu_s = 0;            // inside gpu_session::run (load, verify, warm-up, samples)
+    double gpu_s = 0;            // submit to collect: load, verify, warm-up, samples (the
+                                 // compile queue is refilled meanwhile)
     double gpu_busy_s = 0;       // the kernel's GPU time in warm-ups and samples
     double gpu_span_s = 0;       // the GPU time warm-ups and samples occupied (with flushes, spins)
     double store_s = 0;          // writing results

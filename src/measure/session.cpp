@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 
+#include "common/clock.hpp"
 #include "driver/devices.hpp"
 #include "hone/driver.hpp"
 #include "hone/verify.hpp"
@@ -24,12 +24,6 @@ const cu::device_buffer& session_buffer::in_set(memory_kind k) const {
 }
 
 namespace {
-
-using wall_clock = std::chrono::steady_clock;
-
-double seconds_since(wall_clock::time_point t0) {
-    return std::chrono::duration<double>(wall_clock::now() - t0).count();
-}
 
 int64_t free_device_memory() {
     size_t free = 0, total = 0;
@@ -60,7 +54,7 @@ prepare_report in_process_session::prepare(const run_plan& plan) {
     if (plan_.timing.l2_flush)
         flush_ = cu::device_buffer(flush_buffer_bytes(info_.attrs.l2_bytes), false);
     if (plan_.reference) {
-        const auto t0 = wall_clock::now();
+        const auto t0 = steady_clock::now();
         report.reference_us = compute_reference();
         report.reference_s = seconds_since(t0);
     }
@@ -71,7 +65,7 @@ prepare_report in_process_session::prepare(const run_plan& plan) {
 // image jobs start from, the device and managed sets) is made on the GPU.
 void in_process_session::allocate_and_fill(prepare_report& report) {
     for (const auto& p : plan_.buffers) {
-        auto t0 = wall_clock::now();
+        auto t0 = steady_clock::now();
         // Not value-initialised: the filling threads touch the pages first.
         const std::unique_ptr<uint8_t[]> image(new uint8_t[p.bytes()]);
         if (p.role == buffer_role::out) {
@@ -82,7 +76,7 @@ void in_process_session::allocate_and_fill(prepare_report& report) {
             fill_input(p, image.get());
         }
         report.inputs_s += seconds_since(t0);
-        t0 = wall_clock::now();
+        t0 = steady_clock::now();
         session_buffer b;
         b.plan = p;
         if (p.role != buffer_role::in) b.pristine = cu::device_buffer(p.bytes(), false);

@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 
-#include <chrono>
 
+#include "common/clock.hpp"
 #include "hone/driver.hpp"
 #include "hone/verify.hpp"
 #include "measure/session.hpp"
@@ -89,7 +89,7 @@ void in_process_session::run_checked(const job& j, job_result& r) {
 
 job_result in_process_session::run(const job& j) {
     if (!fault_.empty()) throw env_error("the GPU session ended after a fault: " + fault_);
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = steady_clock::now();
     job_result r;
     ctx_.make_current();
     try {
@@ -100,7 +100,7 @@ job_result in_process_session::run(const job& j) {
         r.samples_us.clear();
         if (e.sticky()) fault_ = fmt::format("{} (job {})", e.what(), j.key);
     }
-    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.wall_s = seconds_since(t0);
     return r;
 }
 

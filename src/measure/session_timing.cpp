@@ -1,14 +1,12 @@
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
+#include "common/clock.hpp"
 #include "hone/stats.hpp"
 #include "measure/session.hpp"
 
 namespace hone {
 namespace {
-
-using wall_clock = std::chrono::steady_clock;
 
 // The spin before a sample must outlast the host's queueing of the start event, the launches
 // and the stop event; it lasts twice what that took in the last round, and at least this long.
@@ -19,10 +17,6 @@ constexpr int max_warmup_batch = 1 << 14;
 // start overestimates the kernel, and the batches then grow to the right size in a few steps.
 constexpr int warmup_growth = 8;
 
-double seconds_since(wall_clock::time_point t0) {
-    return std::chrono::duration<double>(wall_clock::now() - t0).count();
-}
-
 }  // namespace
 
 // Runs the kernel for at least timing.warmup_ms (clocks and caches settle) in back-to-back
@@ -31,7 +25,7 @@ double seconds_since(wall_clock::time_point t0) {
 warm_up_estimate in_process_session::warm_up(kernel_launch& k) {
     warm_up_estimate e;
     for (int n = 1;;) {
-        const auto t0 = wall_clock::now();
+        const auto t0 = steady_clock::now();
         start_.record(stream_);
         for (int i = 0; i < n; ++i) k.enqueue(stream_);
         stop_.record(stream_);
@@ -48,14 +42,14 @@ warm_up_estimate in_process_session::warm_up(kernel_launch& k) {
     }
 }
 
-// Queues `count` samples, then waits once. The round is queued behind a gate and released when
+// Queues `count` samples, then waits once. The round is queued behind a gate, released when
 // all of it is queued, so that no command is submitted while a sample runs. (Open: with a flush
-// before each sample, the first five or six of a round read 5-17% high on a 4 us kernel, gate or
-// no gate; bench/RESULTS.md.) Each sample follows the flush
-// memset in single+flush mode; otherwise the samples run back to back after one spin. Where the
-// driver has no gate, a spin before each sample covers its queueing (cover_us: the spin's length,
-// updated from how long queueing took). Appends each sample's time per launch (us) to `out`;
-// returns the GPU time from the round's first flush or spin to its last sample (ms).
+// before each sample, the first five or six of a round read 5-17% high on a 4 us kernel, gate
+// or no gate; bench/RESULTS.md.) Each sample follows the flush memset in single+flush mode;
+// otherwise the samples run back to back after one spin. Where the driver has no gate, a spin
+// before each sample covers its queueing (cover_us: the spin's length, updated from how long
+// queueing took). Appends each sample's time per launch (us) to `out`; returns the GPU time
+// from the round's first flush or spin to its last sample (ms).
 double in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
                                       std::size_t count, double& cover_us,
                                       std::vector<double>& out) {
@@ -64,28 +58,29 @@ double in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
         sample_stop_.emplace_back();
     }
     const cu::api& a = cu::driver();
-    const bool gated = gate_.hold(stream_);
-    struct release_at_exit {  // a gate left shut would hold the stream for ever
-        cu::stream_gate& g;
-        ~release_at_exit() { g.release(); }
-    } guard{gate_};
     const bool flush = mode.kind == sample_kind::single_flush;
-    round_.record(stream_);
-    if (gated && !flush) spin_.enqueue(stream_, static_cast<uint64_t>(min_cover_us * 1000.0));
     double queue_s = 0;
-    for (std::size_t i = 0; i < count; ++i) {
-        if (flush)
-            cu::check(a.cuMemsetD32Async(flush_.ptr(), 0, flush_.bytes() / 4, stream_.get()),
-                      "cuMemsetD32Async");
-        else if (!gated)
-            spin_.enqueue(stream_, static_cast<uint64_t>(cover_us * 1000.0));
-        const auto t0 = wall_clock::now();
-        sample_start_[i].record(stream_);
-        for (int b = 0; b < mode.batch; ++b) k.enqueue(stream_);
-        sample_stop_[i].record(stream_);
-        queue_s = std::max(queue_s, seconds_since(t0));
+    {
+        const bool gated = gate_.hold(stream_);
+        struct release_at_exit {  // all queued, or a throw: a gate left shut holds the stream
+            cu::stream_gate& g;
+            ~release_at_exit() { g.release(); }
+        } open_gate{gate_};
+        round_.record(stream_);
+        if (gated && !flush) spin_.enqueue(stream_, static_cast<uint64_t>(min_cover_us * 1000.0));
+        for (std::size_t i = 0; i < count; ++i) {
+            if (flush)
+                cu::check(a.cuMemsetD32Async(flush_.ptr(), 0, flush_.bytes() / 4, stream_.get()),
+                          "cuMemsetD32Async");
+            else if (!gated)
+                spin_.enqueue(stream_, static_cast<uint64_t>(cover_us * 1000.0));
+            const auto t0 = steady_clock::now();
+            sample_start_[i].record(stream_);
+            for (int b = 0; b < mode.batch; ++b) k.enqueue(stream_);
+            sample_stop_[i].record(stream_);
+            queue_s = std::max(queue_s, seconds_since(t0));
+        }
     }
-    gate_.release();
     const double span_ms = cu::event::elapsed_ms(round_, sample_stop_[count - 1]);
     for (std::size_t i = 0; i < count; ++i)
         out.push_back(cu::event::elapsed_ms(sample_start_[i], sample_stop_[i]) * 1000.0 /
@@ -106,7 +101,7 @@ void in_process_session::measure(kernel_launch& k, job_result& r) {
     const auto min_n = static_cast<std::size_t>(t.min_samples);
     const auto max_n = static_cast<std::size_t>(t.max_samples);
     const relative_ci_criterion criterion(t.rel_precision, min_n, max_n, t.max_time_s, kind);
-    const auto t0 = wall_clock::now();
+    const auto t0 = steady_clock::now();
     double span_ms = warm.busy_ms;  // the warm-up's batches run back to back
     for (;;) {
         const std::size_t count = next_round(r.samples_us.size(), min_n, max_n);

@@ -2,10 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <random>
 
+#include "common/clock.hpp"
 #include "hone/compile_cache.hpp"
 #include "hone/compile_pool.hpp"
 #include "hone/tuner.hpp"
@@ -34,7 +34,7 @@ device_attrs resolve_device(const check_options& opt) {
 }  // namespace
 
 check_result check(const spec& s, const check_options& opt) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = steady_clock::now();
     check_result out;
     const device_attrs dev = resolve_device(opt);
     out.arch = dev.arch();
@@ -90,7 +90,7 @@ check_result check(const spec& s, const check_options& opt) {
         if (opt.on_compiled) opt.on_compiled(todo[at], got->second);
         out.results[at].second = std::move(got->second);
     }
-    out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.wall_s = seconds_since(t0);
     return out;
 }
 

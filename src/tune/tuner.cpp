@@ -2,11 +2,11 @@
 // the GPU, the GPU session measures in strategy order, every result is stored as it finishes.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <deque>
 #include <map>
 #include <stdexcept>
 
+#include "common/clock.hpp"
 #include "hone/compile_cache.hpp"
 #include "hone/compile_pool.hpp"
 #include "hone/store.hpp"
@@ -17,12 +17,6 @@
 
 namespace hone {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point t0) {
-    return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
 
 struct pending {
     config cfg;
@@ -58,8 +52,8 @@ public:
 private:
     void fill_queue();
     void wait_head();
-    bool start_eval(const pending& p, eval_record& r, job& j);
-    void finish_eval(const pending& p, eval_record& r, job_result&& g);
+    bool start_eval(const pending& p, const bindings& scope, eval_record& r, job& j);
+    void finish_eval(const bindings& scope, eval_record& r, job_result&& g);
     void record(const config& c, eval_record&& r);
     void drain();
     void assign(std::pair<uint64_t, compile_result>&& got);
@@ -68,7 +62,7 @@ private:
     const spec& s_;
     const tune_options& opt_;
     tune_result out_;
-    clock_type::time_point t0_ = clock_type::now();
+    steady_clock::time_point t0_ = steady_clock::now();
     std::shared_ptr<gpu_session> session_;
     std::unique_ptr<search_space> space_;
     std::unique_ptr<strategy> strategy_;
@@ -136,7 +130,7 @@ tune_result pipeline::run() {
         run_plan plan = make_run_plan(s_, *space_);
         // Through the pool, like every compile: NVRTC never runs in this process, which forks
         // fresh GPU workers after a fault (NVRTC may initialise the driver in its process).
-        auto t = clock_type::now();
+        auto t = steady_clock::now();
         plan.reference = make_reference(s_, *space_, arch, [&](const compile_request& req) {
             const uint64_t ticket = pool_->submit(req);
             for (;;) {
@@ -147,7 +141,7 @@ tune_result pipeline::run() {
         });
         out_.time.reference_compile_s = seconds_since(t);
         fill_queue();  // the first configurations compile while the GPU side prepares
-        t = clock_type::now();
+        t = steady_clock::now();
         out_.time.prepare = session_->prepare(plan);
         out_.time.prepare_s = seconds_since(t);
     }
@@ -163,13 +157,14 @@ tune_result pipeline::run() {
         wait_head();
         pending head = std::move(queue_.front());
         queue_.pop_front();
+        const bindings scope = head.cfg.scope(s_, space_->base());
         eval_record r;
         job j;
-        if (start_eval(head, r, j)) {
-            const auto t = clock_type::now();
+        if (start_eval(head, scope, r, j)) {
+            const auto t = steady_clock::now();
             session_->submit(j);
             fill_queue();  // compile submissions and cache reads while the GPU side measures
-            finish_eval(head, r, session_->collect());
+            finish_eval(scope, r, session_->collect());
             out_.time.gpu_s += seconds_since(t);
         } else {
             fill_queue();
@@ -232,7 +227,7 @@ void pipeline::drain() {
 }
 
 void pipeline::wait_head() {
-    const auto t = clock_type::now();
+    const auto t = steady_clock::now();
     while (!queue_.front().result) {
         auto got = pool_->wait(-1);
         if (!got) throw std::logic_error("compile pool returned nothing with work in flight");
@@ -248,7 +243,7 @@ void pipeline::wait_head() {
 
 // Fills what a record needs before the GPU; true when job j must run on it, false when the
 // record is complete already (a compile or launch-size failure).
-bool pipeline::start_eval(const pending& p, eval_record& r, job& j) {
+bool pipeline::start_eval(const pending& p, const bindings& scope, eval_record& r, job& j) {
     r.key = p.key;
     for (std::size_t i = 0; i < s_.params.size(); ++i) r.params.emplace_back(s_.params[i].name, p.cfg.values[i]);
     const compile_result& cr = *p.result;
@@ -267,7 +262,6 @@ bool pipeline::start_eval(const pending& p, eval_record& r, job& j) {
         r.compile_log = cr.log;
         return false;
     }
-    const bindings scope = p.cfg.scope(s_, space_->base());
     j.key = p.key;
     try {
         const launch_dims d = eval_launch(s_, s_.launch.grid, s_.launch.block, scope);
@@ -291,14 +285,13 @@ bool pipeline::start_eval(const pending& p, eval_record& r, job& j) {
     return true;
 }
 
-void pipeline::finish_eval(const pending& p, eval_record& r, job_result&& g) {
+void pipeline::finish_eval(const bindings& scope, eval_record& r, job_result&& g) {
     r.gpu = std::move(g);
     out_.time.gpu_busy_s += r.gpu.gpu_busy_s;
     out_.time.gpu_span_s += r.gpu.gpu_span_s;
     r.st = r.gpu.st;
     r.message = r.gpu.message;
     if (has_timing(r.st) && r.gpu.time_us.median > 0) {
-        const bindings scope = p.cfg.scope(s_, space_->base());
         const double secs = r.gpu.time_us.median * 1e-6;
         if (s_.metrics.bytes) r.gbps = s_.metrics.bytes->eval_real(scope) / secs / 1e9;
         if (s_.metrics.flops) r.gflops = s_.metrics.flops->eval_real(scope) / secs / 1e9;
@@ -306,7 +299,7 @@ void pipeline::finish_eval(const pending& p, eval_record& r, job_result&& g) {
 }
 
 void pipeline::record(const config& c, eval_record&& r) {
-    const auto t = clock_type::now();
+    const auto t = steady_clock::now();
     store_->put(run_id_, r);
     out_.time.store_s += seconds_since(t);
     ++out_.evaluated;

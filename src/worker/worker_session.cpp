@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 
+#include "common/clock.hpp"
 #include "hone/error.hpp"
 #include "hone/protocol.hpp"
 #include "hone/worker_process.hpp"
@@ -16,13 +16,7 @@
 namespace hone {
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-constexpr double start_timeout_s = 120.0;
-
-double seconds_since(clock_type::time_point t0) {
-    return std::chrono::duration<double>(clock_type::now() - t0).count();
-}  // CUDA initialisation in a fresh process
+constexpr double start_timeout_s = 120.0;  // CUDA initialisation in a fresh process
 
 // Allocation, input fill and the reference run; a hung reference ends here.
 double prepare_timeout_s(const run_plan& plan) {
@@ -95,7 +89,7 @@ class worker_session final : public gpu_session {
         if (in_flight_) throw std::logic_error("worker session: a job is already in flight");
         if (fresh_needed_) restart();
         proc_->send({{"type", "run"}, {"job", j}});
-        submitted_at_ = clock_type::now();
+        submitted_at_ = steady_clock::now();
         deadline_s_ = j.deadline_s;
         in_flight_ = true;
     }
@@ -184,7 +178,7 @@ class worker_session final : public gpu_session {
     std::optional<run_plan> plan_;
     bool fresh_needed_ = false;
     bool in_flight_ = false;  // a job submitted and not yet collected
-    clock_type::time_point submitted_at_;
+    steady_clock::time_point submitted_at_;
     double deadline_s_ = 0;
 };
 
