@@ -9,15 +9,25 @@ db=$(mktemp -u).db
 cfg=configs/vector_add.yaml
 run() { "$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet "$@"; }
 
-# 1. The tuner, three times at different moments; each time the next run resumes.
+left_behind() {  # processes still running with this database on their command line
+  local n=0 c
+  for c in /proc/[0-9]*/cmdline; do
+    tr '\0' ' ' <"$c" 2>/dev/null | grep -q -- "$1" && n=$((n + 1))
+  done
+  echo $n
+}
+
+# 1. The tuner, three times at different moments; each time the next run resumes. Started
+# directly, not through run(): $! must be the tuner, not a subshell that would die in its place.
 for delay in 1.5 2.2 3.1; do
-  run >/dev/null 2>&1 &
+  "$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet >/dev/null 2>&1 &
   pid=$!
   sleep $delay
   kill -9 $pid
   wait $pid 2>/dev/null
+  sleep 0.2  # its workers get SIGKILL from the kernel (PR_SET_PDEATHSIG)
   stored=$("$B/hone" show "$db" --all --json 2>/dev/null | python3 -c "import json,sys; print(sum(len(r['results']) for r in json.load(sys.stdin)))" || echo "unreadable")
-  echo "kill -9 tuner after ${delay} s: database opens, ${stored} results stored"
+  echo "kill -9 tuner after ${delay} s: database opens, ${stored} results stored, $(left_behind "$db") processes left"
 done
 
 # 2. The GPU worker (the tuner's child that holds the GPU), mid-run: the tuner goes on.
@@ -70,10 +80,6 @@ fi
 wait $pid
 echo "Ctrl-C ($how) after 2.5 s: rc=$? (130 expected)"
 grep -E "^results:|^time:" "$out/sigint.out"
-left=0
-for c in /proc/[0-9]*/cmdline; do
-  tr '\0' ' ' <"$c" 2>/dev/null | grep -q -- "$db2" && left=$((left + 1))
-done
-echo "hone processes left behind for that run: $left"
+echo "hone processes left behind for that run: $(left_behind "$db2")"
 "$B/hone" tune $cfg --set N=1048576 -o "$db2" --quiet --json >"$out/sigint_resume.json" 2>/dev/null
 echo "resume after Ctrl-C: rc=$? $(python3 -c "import json; r=json.load(open('$out/sigint_resume.json')); print('evaluated', r['evaluated'], 'resumed', r['resumed'], '(576 in all)')")"
