@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmarks of bench/RESULTS.md, on the GPU machine:
 #   bench/run.sh OUT_DIR [PHASE...]   phases: va24 va16 fixed compile sgemm baselines overhead
-#                                     euclid (default: all)
+#                                     euclid ab (default: all but ab)
 # Each tuning run writes OUT_DIR/<label>.json (`hone tune --json`); bench/summarize.py turns
 # them into the tables. Binaries come from $HONE_BIN_DIR (default .carry/).
 set -uo pipefail
@@ -12,11 +12,11 @@ B=${HONE_BIN_DIR:-$PWD/.carry}
 work=$(mktemp -d)
 jobs_all=$(nproc)
 
-tune() {  # tune LABEL CONFIG [hone tune options...]
+tune() {  # tune LABEL CONFIG [hone tune options...]   ($HONE: the binary, default $B/hone)
   local label=$1 cfg=$2
   shift 2
   local t0=$(date +%s%N)
-  "$B/hone" tune "$cfg" --json --quiet -o "$work/$label.db" "$@" >"$out/$label.json" 2>"$out/$label.err"
+  "${HONE:-$B/hone}" tune "$cfg" --json --quiet -o "$work/$label.db" "$@" >"$out/$label.json" 2>"$out/$label.err"
   local rc=$?
   printf '%-22s rc=%s %8d ms\n' "$label" "$rc" "$(( ($(date +%s%N) - t0) / 1000000 ))"
 }
@@ -49,6 +49,18 @@ for phase in $phases; do
       for i in 1 2 3 4 5; do
         tune overhead_iso_$i configs/vector_add.yaml -j $jobs_all --cache-dir $c
         tune overhead_inp_$i configs/vector_add.yaml -j $jobs_all --cache-dir $c --in-process
+      done
+      ;;
+    ab)  # this build against an earlier one ($B/hone_prev), warm cache, alternated, 3 runs each
+      [ -x "$B/hone_prev" ] || { echo "ab: no $B/hone_prev"; continue; }
+      c=$work/cache-ab
+      "$B/hone" tune configs/vector_add.yaml --dry-run -j $jobs_all --cache-dir $c -q >/dev/null 2>&1
+      "$B/hone" tune configs/vector_add.yaml --set N=65536 --dry-run -j $jobs_all --cache-dir $c -q >/dev/null 2>&1
+      for n in 16777216 65536; do
+        for i in 1 2 3; do
+          HONE=$B/hone_prev tune ab${n}_prev_$i configs/vector_add.yaml --set N=$n -j $jobs_all --cache-dir $c
+          tune ab${n}_new_$i configs/vector_add.yaml --set N=$n -j $jobs_all --cache-dir $c
+        done
       done
       ;;
     euclid)

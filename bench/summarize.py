@@ -33,7 +33,7 @@ def tuning_table(out, labels):
             continue
         t = run["time"]
         n = run["evaluated"]
-        other = t["wall_s"] - t["setup_s"] - t["compile_wait_s"] - t["gpu_s"] - t["store_s"]
+        other = t["wall_s"] - t["setup_s"] - t["compile_wait_s"] - t["gpu_s"]
         b = best(run)
         busy, span = t["gpu_busy_s"], t.get("gpu_span_s", 0)
         ratio = t["wall_s"] / busy if busy > 0 else float("nan")
@@ -42,7 +42,7 @@ def tuning_table(out, labels):
         ok = [r for r in run["results"] if r["status"] in ("ok", "not_converged")]
         regs = sum(1 for r in ok if r["compile"]["ptxas"]["registers"] is not None)
         print(f"| {label} | {n} | {t['wall_s']:.2f} | {t['setup_s']:.2f} | {t['compile_wait_s']:.2f} "
-              f"| {t['gpu_s']:.2f} | {busy:.2f} | {span:.2f} | {other + t['store_s']:.2f} "
+              f"| {t['gpu_s']:.2f} | {busy:.2f} | {span:.2f} | {other:.2f} "
               f"| {ratio:.2f} | {ratio_span:.2f} "
               f"| {t['compiled']} / {t['cache_hits']} | {n / t['wall_s']:.1f} "
               f"| {rss['max_rss_kib_self'] / 1024:.0f} / {rss['max_rss_kib_children'] / 1024:.0f} "
@@ -62,6 +62,57 @@ def tuning_table(out, labels):
               f"| {u['prepare_s']:.3f} | {u['inputs_s']:.3f} | {u['upload_s']:.3f} "
               f"| {u['reference_run_s']:.3f} | {u['reference_us']:.1f} |")
     print()
+    rows = []
+    for label in labels:
+        run = load(out, label)
+        if not run or "gpu_work" not in run["time"]:
+            continue
+        t, g = run["time"], run["time"]["gpu_work"]
+        rows.append(f"| {label} | {t['gpu_s']:.2f} | {g['session_s']:.2f} | {g['load_s']:.2f} "
+                    f"| {g['verify_s']:.2f} | {g['warmup_s']:.2f} | {g['samples_s']:.2f} | {g['waits']} "
+                    f"| {t['gpu_s'] - g['session_s']:.2f} | {t['store_s']:.2f} |")
+    if rows:
+        print("| run | GPU work s | in the GPU session s | module load s | first launch + check s "
+              "| warm-up s | samples s | waits for the GPU | hand-over s | store (meanwhile) s |")
+        print("|" + "---|" * 10)
+        print("\n".join(rows))
+        print()
+
+
+def ab_table(out):
+    """This build against hone_prev: alternated warm runs (bench/run.sh ab)."""
+    rows = []
+    for n, name in ((16777216, "2^24"), (65536, "2^16")):
+        runs = {k: [load(out, f"ab{n}_{k}_{i}") for i in (1, 2, 3)] for k in ("prev", "new")}
+        runs = {k: [r for r in v if r] for k, v in runs.items()}
+        if not runs["prev"] or not runs["new"]:
+            continue
+        cells = {}
+        for k, rs in runs.items():
+            wall = statistics.median(r["time"]["wall_s"] for r in rs)
+            busy = statistics.median(r["time"]["wall_s"] / r["time"]["gpu_busy_s"] for r in rs)
+            span = statistics.median(r["time"]["wall_s"] / r["time"]["gpu_span_s"] for r in rs)
+            setup = statistics.median(r["time"]["setup_s"] for r in rs)
+            timed = [x for x in rs[0]["results"] if x["timing"]]
+            n_med = statistics.median(x["timing"]["n"] for x in timed)
+            nc = statistics.median(sum(x["status"] == "not_converged" for x in r["results"]) for r in rs)
+            cells[k] = (wall, busy, span, setup, n_med, nc)
+        # Per configuration: the new median over the earlier one, first runs of each.
+        med = {k: {x["key"]: x["timing"]["median_us"] for x in runs[k][0]["results"] if x["timing"]}
+               for k in runs}
+        common = [key for key in med["new"] if key in med["prev"]]
+        ratio = statistics.median(med["new"][key] / med["prev"][key] for key in common) if common else float("nan")
+        for k in ("prev", "new"):
+            wall, busy, span, setup, n_med, nc = cells[k]
+            rows.append(f"| {name} | {k} | {wall:.2f} | {setup:.2f} | {busy:.2f} | {span:.2f} | {n_med:.0f} "
+                        f"| {nc:.0f} | " + (f"{ratio:.4f}" if k == "new" else "") + " |")
+    if rows:
+        print("## This build against the previous one (warm cache, alternated, median of 3)\n")
+        print("| N | build | wall s | setup s | wall / busy | wall / span | median samples "
+              "| not converged | config medians new / prev (median) |")
+        print("|" + "---|" * 9)
+        print("\n".join(rows))
+        print()
 
 
 def statuses(run):
@@ -77,6 +128,7 @@ def main(out):
                        "va16_cold_jall", "va16_warm_jall", "va16_warm_inproc", "va16_cold_j1",
                        "sgemm_cold_jall", "sgemm_warm_jall"])
     tuning_table(out, ["euclid_cold_jall"])
+    ab_table(out)
     for label in ["va24_cold_jall", "va16_cold_jall", "sgemm_cold_jall", "euclid_cold_jall"]:
         run = load(out, label)
         if run:

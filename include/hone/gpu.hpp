@@ -68,6 +68,23 @@ struct job {
     double deadline_s = 10.0;  // the watchdog's limit for this job (isolated sessions)
 };
 
+// Where a job's time went inside the GPU session, as its host saw it (seconds).
+struct job_steps {
+    double load_s = 0;     // module load, function attributes, occupancy
+    double verify_s = 0;   // output reset, the first launch and its check (one wait)
+    double warmup_s = 0;   // warm-up batches after the first launch
+    double samples_s = 0;  // the rounds of samples
+    int waits = 0;         // times the host waited for the GPU
+    job_steps& operator+=(const job_steps& o) {
+        load_s += o.load_s;
+        verify_s += o.verify_s;
+        warmup_s += o.warmup_s;
+        samples_s += o.samples_s;
+        waits += o.waits;
+        return *this;
+    }
+};
+
 struct job_result {
     status st = status::ok;
     std::string message;      // CUDA error name + text, verify summary, or watchdog note
@@ -85,6 +102,7 @@ struct job_result {
     // between samples (L2 flushes, spins). Not stored per result; summed per run.
     double gpu_span_s = 0;
     double wall_s = 0;        // wall time of the job inside the session
+    job_steps steps;          // and its parts
 };
 
 // What prepare() did and found; the times are the worker's own.

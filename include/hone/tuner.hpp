@@ -58,11 +58,13 @@ struct time_split {
     prepare_report prepare;          // and inside it, as the GPU side timed it
     double compile_wait_s = 0;   // the GPU side waiting for the compiler
     double compile_cpu_s = 0;    // sum of compile times (across workers)
-    double gpu_s = 0;            // submit to collect: load, verify, warm-up, samples (the
-                                 // compile queue is refilled meanwhile)
+    double gpu_s = 0;            // submit to collect: load, verify, warm-up, samples (the last
+                                 // result is stored and the compile queue refilled meanwhile)
+    double worker_s = 0;         // of which the GPU session's own time on its jobs
+    job_steps gpu_steps;         // and its parts
     double gpu_busy_s = 0;       // the kernel's GPU time in warm-ups and samples
     double gpu_span_s = 0;       // the GPU time warm-ups and samples occupied (with flushes, spins)
-    double store_s = 0;          // writing results
+    double store_s = 0;          // writing results (while the next job runs, but for the last)
 };
 
 struct tune_result {

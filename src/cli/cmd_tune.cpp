@@ -40,17 +40,22 @@ struct tune_args {
 
 std::string time_split_text(const tune_result& r) {
     const time_split& t = r.time;
-    const double other = t.wall_s - t.setup_s - t.compile_wait_s - t.gpu_s - t.store_s;
+    const double other = t.wall_s - t.setup_s - t.compile_wait_s - t.gpu_s;
     const prepare_report& p = t.prepare;
+    const job_steps& g = t.gpu_steps;
     return fmt::format(
         "time: wall {:.2f} s = setup {:.2f} s + waiting for the compiler {:.2f} s + GPU work {:.2f} s "
-        "+ store {:.2f} s + other {:.2f} s\n"
+        "+ other {:.2f} s\n"
         "      setup: GPU session start {:.2f} s, reference compile {:.2f} s, prepare {:.2f} s "
         "(inputs {:.2f} s, upload {:.2f} s, reference run {:.2f} s)\n"
+        "      GPU work: in the GPU session {:.2f} s (module load {:.2f} s, first launch and check "
+        "{:.2f} s, warm-up {:.2f} s, samples {:.2f} s; {} waits for the GPU); storing results "
+        "meanwhile {:.2f} s\n"
         "      GPU busy in warm-up and samples {:.2f} s ({:.2f} s with the flushes or spins "
         "between samples); compile CPU {:.2f} s; {} compiled, {} from cache\n",
-        t.wall_s, t.setup_s, t.compile_wait_s, t.gpu_s, t.store_s, other, t.session_start_s,
-        t.reference_compile_s, t.prepare_s, p.inputs_s, p.upload_s, p.reference_s, t.gpu_busy_s,
+        t.wall_s, t.setup_s, t.compile_wait_s, t.gpu_s, other, t.session_start_s,
+        t.reference_compile_s, t.prepare_s, p.inputs_s, p.upload_s, p.reference_s, t.worker_s,
+        g.load_s, g.verify_s, g.warmup_s, g.samples_s, g.waits, t.store_s, t.gpu_busy_s,
         t.gpu_span_s, t.compile_cpu_s, r.compiled, r.cache_hits);
 }
 
@@ -164,6 +169,12 @@ int run_tune(const tune_args& a) {
                                 {"upload_s", r.time.prepare.upload_s},
                                 {"reference_run_s", r.time.prepare.reference_s},
                                 {"reference_us", r.time.prepare.reference_us}}},
+                     {"gpu_work", {{"session_s", r.time.worker_s},
+                                   {"load_s", r.time.gpu_steps.load_s},
+                                   {"verify_s", r.time.gpu_steps.verify_s},
+                                   {"warmup_s", r.time.gpu_steps.warmup_s},
+                                   {"samples_s", r.time.gpu_steps.samples_s},
+                                   {"waits", r.time.gpu_steps.waits}}},
                      {"store_s", r.time.store_s}, {"compiled", r.compiled},
                      {"cache_hits", r.cache_hits}};
         j["rusage"] = rusage_json();

@@ -28,6 +28,7 @@ namespace hone::cu {
     X(cuMemcpyHtoD) \
     X(cuMemcpyDtoH) \
     X(cuMemcpyDtoDAsync) \
+    X(cuMemcpyDtoHAsync) \
     X(cuMemAllocHost) \
     X(cuMemFreeHost) \
     X(cuMemHostGetDevicePointer) \

@@ -39,25 +39,6 @@ std::string size_refusal(const launch_limits& l, int64_t threads, int64_t dynami
     return "";
 }
 
-// PTX rather than CUBIN: the driver JIT-compiles it for whatever GPU this is.
-constexpr const char* spin_ptx = R"(.version 7.0
-.target sm_75
-.address_size 64
-.visible .entry hone_spin(.param .u64 hone_spin_ns)
-{
-    .reg .pred %p;
-    .reg .u64 %start, %now, %limit, %elapsed;
-    ld.param.u64 %limit, [hone_spin_ns];
-    mov.u64 %start, %globaltimer;
-WAIT:
-    mov.u64 %now, %globaltimer;
-    sub.u64 %elapsed, %now, %start;
-    setp.lt.u64 %p, %elapsed, %limit;
-    @%p bra WAIT;
-    ret;
-}
-)";
-
 }  // namespace
 
 kernel_launch::kernel_launch(const cu::module& m, const launch_desc& d,
@@ -113,7 +94,7 @@ void kernel_launch::enqueue(const cu::stream& s) {
               "cuLaunchKernel");
 }
 
-spin_kernel::spin_kernel() : module_(spin_ptx), fn_(module_.function("hone_spin")) {}
+spin_kernel::spin_kernel(const cu::module& helpers) : fn_(helpers.function("hone_spin")) {}
 
 void spin_kernel::enqueue(const cu::stream& s, uint64_t ns) {
     void* params[] = {&ns};

@@ -36,15 +36,15 @@ class kernel_launch {
     std::vector<void*> params_;
 };
 
-// A kernel that waits on the GPU's global timer: queued before the start event, it keeps the
-// GPU busy while the host queues the event and the measured launch.
+// A kernel that waits on the GPU's global timer (hone_spin in kernels/helpers.cu): queued
+// before the start event, it keeps the GPU busy while the host queues the event and the
+// measured launch.
 class spin_kernel {
   public:
-    spin_kernel();
+    explicit spin_kernel(const cu::module& helpers);
     void enqueue(const cu::stream& s, uint64_t ns);
 
   private:
-    cu::module module_;
     CUfunction fn_;
 };
 

@@ -31,7 +31,7 @@ std::string sample_mode::name() const {
 std::size_t next_round(std::size_t n, std::size_t min_samples, std::size_t max_samples) {
     const std::size_t cap = std::max({max_samples, min_samples, std::size_t{1}});
     if (n >= cap) return 0;
-    const std::size_t want = n < min_samples ? min_samples - n : std::max<std::size_t>(1, n / 50);
+    const std::size_t want = n < min_samples ? min_samples - n : std::max<std::size_t>(1, n / 4);
     return std::min(want, cap - n);
 }
 

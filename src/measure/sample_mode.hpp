@@ -29,8 +29,9 @@ constexpr double batch_target_us = 200.0;   // length of one batched sample
 constexpr int max_batch = 10000;
 
 // How many samples the next round queues, with n taken so far: min_samples at first (no
-// decision is possible before), then ~2% more each round, never past max_samples. One round
-// costs one host round trip, and the stopping rule (which sorts the samples) runs once per round.
+// decision is possible before), then a quarter more each round, never past max_samples. One
+// round costs one host round trip and one run of the stopping rule; a quarter more keeps a
+// configuration that needs many samples to a few rounds, and overshoots by at most a quarter.
 std::size_t next_round(std::size_t n, std::size_t min_samples, std::size_t max_samples);
 
 // kernel_us: the warm-up estimate of one launch. timing.sample_mode "single" or "batch" forces

@@ -9,6 +9,7 @@
 #include "driver/devices.hpp"
 #include "hone/driver.hpp"
 #include "hone/verify.hpp"
+#include "measure/helpers.hpp"
 #include "measure/inputs.hpp"
 #include "measure/memory_budget.hpp"
 
@@ -36,7 +37,9 @@ int64_t free_device_memory() {
 in_process_session::in_process_session(int ordinal)
     : info_(cu::read_device_info(ordinal)),
       ctx_(ordinal),
-      compare_(static_cast<int>(info_.attrs.sm_count)) {
+      helpers_(helper_kernels_image()),
+      spin_(helpers_),
+      compare_(helpers_, static_cast<int>(info_.attrs.sm_count)) {
     info_.free_mem = free_device_memory();
 }
 
@@ -51,6 +54,9 @@ prepare_report in_process_session::prepare(const run_plan& plan) {
     check_device_memory(device_bytes_needed(plan_, info_.attrs.l2_bytes), info_.free_mem);
     prepare_report report;
     allocate_and_fill(report);
+    std::size_t verified = 0;
+    for (const auto& b : plan_.buffers) verified += b.verify ? 1 : 0;
+    compare_.reserve(verified);
     if (plan_.timing.l2_flush)
         flush_ = cu::device_buffer(flush_buffer_bytes(info_.attrs.l2_bytes), false);
     if (plan_.reference) {

@@ -24,11 +24,11 @@ struct session_buffer {
     const cu::device_buffer& in_set(memory_kind k) const;
 };
 
-// What the warm-up measured.
+// What the first launch and the warm-up measured.
 struct warm_up_estimate {
     double kernel_us = 0;           // GPU time per launch, back to back
     double host_us_per_launch = 0;  // host time to queue one launch
-    double busy_ms = 0;             // GPU time the warm-up took
+    double busy_ms = 0;             // GPU time the first launch and the warm-up took
 };
 
 class in_process_session final : public gpu_session {
@@ -46,16 +46,18 @@ class in_process_session final : public gpu_session {
     // One job (session_run.cpp).
     void reset_outputs(memory_kind k);
     std::vector<CUdeviceptr> pointers(memory_kind k) const;
-    std::string check_outputs(memory_kind k);
+    void queue_checks(memory_kind k);
+    std::string finish_checks(memory_kind k);
     void run_checked(const job& j, job_result& r);
     // Timing (session_timing.cpp).
-    warm_up_estimate warm_up(kernel_launch& k);
+    void warm_up(kernel_launch& k, warm_up_estimate& e, job_steps& steps);
     double take_round(kernel_launch& k, const sample_mode& mode, std::size_t count,
                       double& cover_us, std::vector<double>& out);
-    void measure(kernel_launch& k, job_result& r);
+    void measure(kernel_launch& k, warm_up_estimate warm, job_result& r);
 
     device_info info_;
     cu::primary_context ctx_;
+    cu::module helpers_;  // hone's own kernels (kernels/helpers.cu)
     cu::stream stream_;
     cu::event start_, stop_, round_;
     std::deque<cu::event> sample_start_, sample_stop_;  // one pair per sample of a round

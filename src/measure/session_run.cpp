@@ -31,14 +31,29 @@ void in_process_session::reset_outputs(memory_kind k) {
         if (b.pristine.ptr()) b.in_set(k).copy_from(b.pristine, stream_.get());
 }
 
-std::string in_process_session::check_outputs(memory_kind k) {
-    std::string message;
+// Queues the GPU's count of mismatches of every verified buffer, and the counts' copy home.
+void in_process_session::queue_checks(memory_kind k) {
+    compare_.reset(stream_);
+    std::size_t slot = 0;
     for (auto& b : buffers_) {
         if (!b.reference_dev.ptr()) continue;
-        const std::optional<uint64_t> gpu_bad =
-            compare_.count_bad(b.plan.type, b.in_set(k).ptr(), b.reference_dev.ptr(), b.plan.count,
-                               plan_.rtol, plan_.atol, stream_);
-        if (gpu_bad == 0u) continue;
+        if (compare_.queue(slot, b.plan.type, b.in_set(k).ptr(), b.reference_dev.ptr(),
+                           b.plan.count, plan_.rtol, plan_.atol, stream_))
+            ++slot;
+    }
+    compare_.fetch(stream_);
+}
+
+// Once the stream has passed the checks: empty when every verified buffer matches, otherwise
+// what differs.
+std::string in_process_session::finish_checks(memory_kind k) {
+    std::string message;
+    std::size_t slot = 0;
+    for (auto& b : buffers_) {
+        if (!b.reference_dev.ptr()) continue;
+        const bool on_gpu = is_gpu_comparable(b.plan.type);
+        const uint64_t gpu_bad = on_gpu ? compare_.bad(slot++) : 0;
+        if (on_gpu && gpu_bad == 0) continue;
         // A mismatch (or a type the GPU does not compare): the host says what differs. Its
         // copies of the reference and the staging memory are made the first time.
         if (b.reference.empty()) {
@@ -52,7 +67,7 @@ std::string in_process_session::check_outputs(memory_kind k) {
         std::string m = v.message;
         if (v.ok && gpu_bad)  // the two rules are meant to agree; trust the stricter
             m = fmt::format("buffer {}: {} elements differ on the GPU's check, none on the host's",
-                            b.plan.name, *gpu_bad);
+                            b.plan.name, gpu_bad);
         if (!m.empty()) message += (message.empty() ? "" : "; ") + m;
     }
     return message;
@@ -60,31 +75,43 @@ std::string in_process_session::check_outputs(memory_kind k) {
 
 // The job's steps; driver failures propagate to run() as cuda_error.
 void in_process_session::run_checked(const job& j, job_result& r) {
+    auto t = steady_clock::now();
     const launch_desc& d = j.launch;
     const cu::module m(d.cubin.data());
     kernel_launch k(m, d, pointers(d.memory));
     const launch_limits limits = k.prepare(info_.attrs);
     copy_limits(limits, r);
+    r.steps.load_s = seconds_since(t);
     if (!limits.refusal.empty()) {
         r.st = status::device_limits;
         r.message = limits.refusal;
         return;
     }
+    // The first launch, timed, then its check, behind one wait: a fault in the launch
+    // surfaces there. Its time starts the warm-up.
+    t = steady_clock::now();
     reset_outputs(d.memory);
+    warm_up_estimate warm;
+    const auto q = steady_clock::now();
+    start_.record(stream_);
     k.enqueue(stream_);
-    // No synchronisation here: the check (or the warm-up) queues behind the launch and waits
-    // for both, and a fault in the launch surfaces there.
-    if (j.verify) {
-        r.message = check_outputs(d.memory);
-        if (!r.message.empty()) {
-            r.st = status::wrong_result;
-            return;
-        }
+    stop_.record(stream_);
+    warm.host_us_per_launch = seconds_since(q) * 1e6;
+    if (j.verify) queue_checks(d.memory);
+    stream_.synchronize();
+    ++r.steps.waits;
+    warm.busy_ms = cu::event::elapsed_ms(start_, stop_);
+    warm.kernel_us = warm.busy_ms * 1000.0;
+    if (j.verify) r.message = finish_checks(d.memory);
+    r.steps.verify_s = seconds_since(t);
+    if (!r.message.empty()) {
+        r.st = status::wrong_result;
+        return;
     }
     // Timing runs the kernel again and again on the buffers as the first launch left them:
     // an inout buffer then holds the output of earlier launches, which changes the work only
     // for kernels whose cost depends on the values.
-    measure(k, r);
+    measure(k, warm, r);
 }
 
 job_result in_process_session::run(const job& j) {

@@ -13,40 +13,39 @@ namespace {
 constexpr double min_cover_us = 20.0;
 // Upper bound on launches in one warm-up batch.
 constexpr int max_warmup_batch = 1 << 14;
-// A warm-up batch is at most this many times the previous one: a first launch slowed by a cold
-// start overestimates the kernel, and the batches then grow to the right size in a few steps.
-constexpr int warmup_growth = 8;
+// A warm-up batch is at most this many times the previous one. The first launch (cold
+// instruction cache, launch latency) overestimates a short kernel, so a batch sized from it
+// falls short and the next one finishes; the cap bounds a batch sized from an underestimate.
+constexpr int warmup_growth = 64;
 
 }  // namespace
 
-// Runs the kernel for at least timing.warmup_ms (clocks and caches settle) in back-to-back
-// batches sized from the time per launch to fill what is left; the last batch gives the
-// estimates.
-warm_up_estimate in_process_session::warm_up(kernel_launch& k) {
-    warm_up_estimate e;
-    for (int n = 1;;) {
+// Runs the kernel until it has run for timing.warmup_ms (clocks and caches settle), the
+// first launch included, in back-to-back batches sized from the time per launch to fill what
+// is left; e holds the first launch's figures and ends with the last batch's.
+void in_process_session::warm_up(kernel_launch& k, warm_up_estimate& e, job_steps& steps) {
+    for (int n = 1; e.busy_ms < plan_.timing.warmup_ms;) {
+        const double left_us = (plan_.timing.warmup_ms - e.busy_ms) * 1000.0;
+        const double fill =
+            e.kernel_us > 0 ? std::ceil(left_us / e.kernel_us) : double{warmup_growth} * n;
+        const int most = std::min(warmup_growth * n, max_warmup_batch);
+        n = static_cast<int>(std::clamp(fill, 1.0, static_cast<double>(most)));
         const auto t0 = steady_clock::now();
         start_.record(stream_);
         for (int i = 0; i < n; ++i) k.enqueue(stream_);
         stop_.record(stream_);
         e.host_us_per_launch = seconds_since(t0) * 1e6 / n;
         const double ms = cu::event::elapsed_ms(start_, stop_);
+        ++steps.waits;
         e.busy_ms += ms;
         e.kernel_us = ms * 1000.0 / n;
-        if (e.busy_ms >= plan_.timing.warmup_ms) return e;
-        const double left_us = (plan_.timing.warmup_ms - e.busy_ms) * 1000.0;
-        const double fill =
-            e.kernel_us > 0 ? std::ceil(left_us / e.kernel_us) : double{warmup_growth} * n;
-        const int most = std::min(warmup_growth * n, max_warmup_batch);
-        n = static_cast<int>(std::clamp(fill, 1.0, static_cast<double>(most)));
     }
 }
 
 // Queues `count` samples, then waits once. The round is queued behind a gate, released when
-// all of it is queued, so that no command is submitted while a sample runs. (Open: with a flush
-// before each sample, the first five or six of a round read 5-17% high on a 4 us kernel, gate
-// or no gate; bench/RESULTS.md.) Each sample follows the flush memset in single+flush mode;
-// otherwise the samples run back to back after one spin. Where the driver has no gate, a spin
+// all of it is queued, so that no command is submitted while a sample runs. Each sample follows
+// the flush memset in single+flush mode (rounds of one sample there: see measure()); otherwise
+// the samples run back to back after one spin. Where the driver has no gate, a spin
 // before each sample covers its queueing (cover_us: the spin's length, updated from how long
 // queueing took). Appends each sample's time per launch (us) to `out`; returns the GPU time
 // from the round's first flush or spin to its last sample (ms).
@@ -89,9 +88,15 @@ double in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
     return span_ms;
 }
 
-void in_process_session::measure(kernel_launch& k, job_result& r) {
+// Flushed samples are taken one a round: queued behind one another, every sample but a round's
+// last read ~0.4 us long on an H100 (bench/probe_flush.cu; bench/RESULTS.md), 10% of a 4 us
+// kernel. Other modes queue rounds that grow with the samples taken.
+void in_process_session::measure(kernel_launch& k, warm_up_estimate warm, job_result& r) {
     const timing_spec& t = plan_.timing;
-    const warm_up_estimate warm = warm_up(k);
+    auto step = steady_clock::now();
+    warm_up(k, warm, r.steps);
+    r.steps.warmup_s = seconds_since(step);
+    step = steady_clock::now();
     const sample_mode mode = choose_sample_mode(t, warm.kernel_us);
     r.sample_mode = mode.name();
     double cover_us = std::max(min_cover_us, 2.0 * mode.batch * warm.host_us_per_launch);
@@ -101,14 +106,18 @@ void in_process_session::measure(kernel_launch& k, job_result& r) {
     const auto min_n = static_cast<std::size_t>(t.min_samples);
     const auto max_n = static_cast<std::size_t>(t.max_samples);
     const relative_ci_criterion criterion(t.rel_precision, min_n, max_n, t.max_time_s, kind);
+    const bool one_a_round = mode.kind == sample_kind::single_flush;
     const auto t0 = steady_clock::now();
-    double span_ms = warm.busy_ms;  // the warm-up's batches run back to back
+    double span_ms = warm.busy_ms;  // the first launch and the warm-up's batches
     for (;;) {
-        const std::size_t count = next_round(r.samples_us.size(), min_n, max_n);
+        std::size_t count = next_round(r.samples_us.size(), min_n, max_n);
+        if (one_a_round) count = std::min<std::size_t>(count, 1);
         if (count == 0) break;
         span_ms += take_round(k, mode, count, cover_us, r.samples_us);
+        ++r.steps.waits;
         if (criterion.done(r.samples_us, seconds_since(t0))) break;
     }
+    r.steps.samples_s = seconds_since(step);
     double busy_ms = warm.busy_ms;
     for (double us : r.samples_us) busy_ms += us * mode.batch / 1000.0;
     r.time_us = summarize(r.samples_us);

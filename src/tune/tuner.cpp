@@ -147,33 +147,54 @@ tune_result pipeline::run() {
     }
     out_.time.setup_s = seconds_since(t0_);
 
-    fill_queue();
-    while (!queue_.empty()) {
-        if (opt_.stop && *opt_.stop) {
-            out_.interrupted = true;
-            break;
-        }
-        if (time_limit_s_ > 0 && seconds_since(t0_) > time_limit_s_) break;
-        wait_head();
-        pending head = std::move(queue_.front());
-        queue_.pop_front();
-        const bindings scope = head.cfg.scope(s_, space_->base());
+    // One job on the GPU side at a time. The next is submitted as soon as the last is
+    // collected; storing the last and refilling the compile queue happen while it runs.
+    struct in_flight {
+        pending p;
+        bindings scope;
         eval_record r;
-        job j;
-        if (start_eval(head, scope, r, j)) {
-            const auto t = steady_clock::now();
-            session_->submit(j);
-            fill_queue();  // compile submissions and cache reads while the GPU side measures
-            finish_eval(scope, r, session_->collect());
-            out_.time.gpu_s += seconds_since(t);
-        } else {
-            fill_queue();
+        steady_clock::time_point submitted;
+    };
+    std::optional<in_flight> cur, prev;
+    const auto stopping = [&] { return opt_.stop && *opt_.stop; };
+    const auto record_prev = [&] {
+        if (prev) record(prev->p.cfg, std::move(prev->r));
+        prev.reset();
+    };
+    fill_queue();
+    for (;;) {
+        if (cur) {
+            finish_eval(cur->scope, cur->r, session_->collect());
+            out_.time.gpu_s += seconds_since(cur->submitted);
+            prev = std::move(cur);
+            cur.reset();
         }
-        if (opt_.stop && *opt_.stop) {  // the configuration in flight is abandoned, not stored
+        if (stopping()) {  // the configuration that was in flight is abandoned, not stored
             out_.interrupted = true;
             break;
         }
-        record(head.cfg, std::move(r));
+        const bool out_of_time = time_limit_s_ > 0 && seconds_since(t0_) > time_limit_s_;
+        while (!out_of_time && !cur && !queue_.empty() && !stopping()) {
+            wait_head();
+            pending head = std::move(queue_.front());
+            queue_.pop_front();
+            bindings scope = head.cfg.scope(s_, space_->base());
+            eval_record r;
+            job j;
+            if (start_eval(head, scope, r, j)) {
+                session_->submit(j);
+                cur = in_flight{std::move(head), std::move(scope), std::move(r), steady_clock::now()};
+            } else {  // a compile or launch-size failure: complete without the GPU
+                record(head.cfg, std::move(r));
+                fill_queue();
+            }
+        }
+        record_prev();
+        fill_queue();
+        if (!cur) {
+            out_.interrupted = stopping() && !queue_.empty();
+            break;
+        }
     }
     out_.time.wall_s = seconds_since(t0_);
     out_.records = store_->query({id, "", 0, false});
@@ -287,6 +308,8 @@ bool pipeline::start_eval(const pending& p, const bindings& scope, eval_record& 
 
 void pipeline::finish_eval(const bindings& scope, eval_record& r, job_result&& g) {
     r.gpu = std::move(g);
+    out_.time.worker_s += r.gpu.wall_s;
+    out_.time.gpu_steps += r.gpu.steps;
     out_.time.gpu_busy_s += r.gpu.gpu_busy_s;
     out_.time.gpu_span_s += r.gpu.gpu_span_s;
     r.st = r.gpu.st;

@@ -50,9 +50,10 @@ HONE_JSON_FIELDS(buffer_plan, name, type, count, role, init, verify, need_device
 HONE_JSON_FIELDS(kernel_arg, buffer, type, bits)
 HONE_JSON_FIELDS(job, key, launch, verify, deadline_s)
 HONE_JSON_FIELDS(summary, n, median, mean, stddev, min, max, ci_low, ci_high, mean_ci_half)
+HONE_JSON_FIELDS(job_steps, load_s, verify_s, warmup_s, samples_s, waits)
 HONE_JSON_FIELDS(job_result, st, message, output, num_regs, local_bytes, static_shared_bytes,
                  max_threads_per_block, active_blocks_per_sm, occupancy, time_us, samples_us,
-                 sample_mode, gpu_busy_s, gpu_span_s, wall_s)
+                 sample_mode, gpu_busy_s, gpu_span_s, wall_s, steps)
 HONE_JSON_FIELDS(prepare_report, reference_us, inputs_s, upload_s, reference_s)
 
 void to_json(nlohmann::json& j, const compile_result& v) {

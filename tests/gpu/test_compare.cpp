@@ -13,6 +13,7 @@
 #include "driver/resources.hpp"
 #include "hone/verify.hpp"
 #include "measure/gpu_compare.hpp"
+#include "measure/helpers.hpp"
 
 using namespace hone;
 
@@ -25,7 +26,11 @@ uint64_t gpu_count(gpu_compare& cmp, const cu::stream& s, elem_type t, const std
     cu::device_buffer g(bytes, false), r(bytes, false);
     g.upload(got.data());
     r.upload(ref.data());
-    return cmp.count_bad(t, g.ptr(), r.ptr(), got.size(), rtol, atol, s).value();
+    cmp.reset(s);
+    REQUIRE(cmp.queue(0, t, g.ptr(), r.ptr(), got.size(), rtol, atol, s));
+    cmp.fetch(s);
+    s.synchronize();
+    return cmp.bad(0);
 }
 
 template <typename F>
@@ -66,7 +71,8 @@ TEST_CASE("GPU and host verification agree" * doctest::test_suite("in_process"))
     cu::primary_context ctx(0);
     ctx.make_current();
     cu::stream s;
-    gpu_compare cmp(static_cast<int>(info.attrs.sm_count));
+    const cu::module helpers(helper_kernels_image());
+    gpu_compare cmp(helpers, static_cast<int>(info.attrs.sm_count));
     SUBCASE("f32") { check_floats<float>(elem_type::f32, cmp, s); }
     SUBCASE("f64") { check_floats<double>(elem_type::f64, cmp, s); }
     SUBCASE("integers, compared as bytes") {
@@ -81,8 +87,32 @@ TEST_CASE("GPU and host verification agree" * doctest::test_suite("in_process"))
         bytes_got[1000] = 8;
         CHECK(gpu_count(cmp, s, elem_type::u8, bytes_got, bytes_ref, 0, 0) == 1);
     }
+    SUBCASE("several buffers in one check, each its own count") {
+        std::vector<int32_t> ref(4096, 1), got1 = ref, got2 = ref;
+        got1[7] = 2;
+        for (int i = 0; i < 3; ++i) got2[100 + i] = 0;
+        const uint64_t bytes = ref.size() * sizeof(int32_t);
+        cu::device_buffer r(bytes, false), g1(bytes, false), g2(bytes, false);
+        r.upload(ref.data());
+        g1.upload(got1.data());
+        g2.upload(got2.data());
+        cmp.reserve(3);
+        for (int round = 0; round < 2; ++round) {  // the counts start from zero every check
+            cmp.reset(s);
+            REQUIRE(cmp.queue(0, elem_type::i32, r.ptr(), r.ptr(), ref.size(), 0, 0, s));
+            REQUIRE(cmp.queue(1, elem_type::i32, g1.ptr(), r.ptr(), ref.size(), 0, 0, s));
+            REQUIRE(cmp.queue(2, elem_type::i32, g2.ptr(), r.ptr(), ref.size(), 0, 0, s));
+            cmp.fetch(s);
+            s.synchronize();
+            CHECK(cmp.bad(0) == 0);
+            CHECK(cmp.bad(1) == 1);
+            CHECK(cmp.bad(2) == 3);
+        }
+    }
     SUBCASE("half precision stays on the host") {
         cu::device_buffer b(64, false);
-        CHECK_FALSE(cmp.count_bad(elem_type::f16, b.ptr(), b.ptr(), 32, 0, 0, s).has_value());
+        CHECK_FALSE(is_gpu_comparable(elem_type::f16));
+        CHECK_FALSE(is_gpu_comparable(elem_type::bf16));
+        CHECK_FALSE(cmp.queue(0, elem_type::f16, b.ptr(), b.ptr(), 32, 0, 0, s));
     }
 }

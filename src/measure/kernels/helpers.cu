@@ -1,11 +1,14 @@
-// Verification on the GPU: counts the elements of `got` that do not match `ref`, with the same
+// hone's own GPU kernels: verification and the spin before a sample.
+//
+// Verification on the GPU counts the elements of `got` that do not match `ref`, with the same
 // rule as compare_buffers() on the host (src/verify/verify.cpp): equal bits match; two NaNs
 // match; finite values match within atol + rtol * |ref|; anything else (NaN, infinity, the
 // poison pattern, an integer difference) does not. Only a non-zero count sends the outputs to
 // the host, where compare_buffers() describes the difference.
 //
 // Built by nvcc into a fatbin embedded in libhone (cmake/embed_fatbin.cmake): loading it costs
-// no NVRTC run in the worker, and no PTX JIT on the architectures it carries.
+// no NVRTC run in the worker, and no PTX JIT on the architectures it carries (a PTX spin
+// kernel JIT-compiled at every session start cost tens of milliseconds).
 
 template <typename F, typename Bits>
 __device__ void count_bad(const Bits* got, const Bits* ref, unsigned long long n, double rtol,
@@ -55,4 +58,14 @@ extern "C" __global__ void hone_compare_int(const unsigned char* got, const unsi
         mine += differs;
     }
     if (mine) atomicAdd(bad, mine);
+}
+
+// Waits `ns` nanoseconds on the GPU's global timer: queued before a sample's start event, it
+// keeps the stream busy while the host queues the event and the measured launch.
+extern "C" __global__ void hone_spin(unsigned long long ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
 }
