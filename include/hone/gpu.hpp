@@ -122,9 +122,14 @@ public:
     virtual prepare_report prepare(const run_plan& plan) = 0;
     virtual job_result run(const job& j) = 0;
     // run() in two halves, so that the caller can work while the GPU side measures: submit()
-    // hands the job over, collect() waits for its result. One job at a time. A session that
-    // works in the caller's thread runs the job in collect().
-    virtual void submit(const job& j) { submitted_ = j; }
+    // hands a job over, collect() waits for the oldest one's result. Up to max_in_flight() jobs
+    // may be handed over before collecting (it may change between calls). A session that works
+    // in the caller's thread takes one at a time and runs it in collect().
+    virtual std::size_t max_in_flight() const { return 1; }
+    virtual void submit(const job& j) {
+        if (submitted_) throw std::logic_error("gpu_session::submit with a job in flight");
+        submitted_ = j;
+    }
     virtual job_result collect() {
         if (!submitted_) throw std::logic_error("gpu_session::collect without submit");
         const job j = std::move(*submitted_);

@@ -58,8 +58,8 @@ struct time_split {
     prepare_report prepare;          // and inside it, as the GPU side timed it
     double compile_wait_s = 0;   // the GPU side waiting for the compiler
     double compile_cpu_s = 0;    // sum of compile times (across workers)
-    double gpu_s = 0;            // submit to collect: load, verify, warm-up, samples (the last
-                                 // result is stored and the compile queue refilled meanwhile)
+    double gpu_s = 0;            // while the GPU side had jobs: load, verify, warm-up, samples,
+                                 // hand-over (results are stored and compiles handed out meanwhile)
     double worker_s = 0;         // of which the GPU session's own time on its jobs
     job_steps gpu_steps;         // and its parts
     double gpu_busy_s = 0;       // the kernel's GPU time in warm-ups and samples

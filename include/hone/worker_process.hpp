@@ -49,6 +49,11 @@ class worker_process {
     // Output the worker wrote since the last call (its last max_bytes). Call it while the worker
     // is idle: the file is emptied for the next job.
     std::string take_output(std::size_t max_bytes = 64 * 1024);
+    // The same, up to offset `end` of the output (what the worker reported it had written when
+    // it replied), for a worker that may be busy with the next job: the rest stays for the next
+    // call, and the file is emptied only when `idle`.
+    std::string take_output_until(uint64_t end, bool idle, std::size_t max_bytes = 64 * 1024);
+    uint64_t output_bytes() const;  // the output file's size
 
   private:
     std::optional<nlohmann::json> pop_frame();
@@ -57,6 +62,7 @@ class worker_process {
     int pid_ = -1;
     int fd_ = -1;
     int output_fd_ = -1;
+    uint64_t output_taken_ = 0;  // offset up to which output has been handed out
     std::string buffer_;
     std::optional<worker_exit> exit_;
 };

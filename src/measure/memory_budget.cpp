@@ -16,7 +16,7 @@ bool reference_uses(const run_plan& plan, memory_kind k) {
 }  // namespace
 
 uint64_t flush_buffer_bytes(int64_t l2_bytes) {
-    return (2 * static_cast<uint64_t>(l2_bytes > 0 ? l2_bytes : 0) + 3) / 4 * 4;
+    return (static_cast<uint64_t>(l2_bytes > 0 ? l2_bytes : 0) + 3) / 4 * 4;
 }
 
 bool needs_device_set(const run_plan& plan, const buffer_plan& b) {

@@ -2,7 +2,8 @@
 // unless the GPU is busy while the host queues the start event and the launches. Samples come
 // in rounds that are held on the GPU until all of them are queued (session_timing.cpp), or,
 // where the driver cannot hold a stream, each follows a spin that outlasts its queueing:
-//   single+flush  one launch after a memset over 2x L2: cold caches;
+//   single+flush  one launch after a memset over the L2's size: cold caches; one sample a
+//                 round (flushed samples queued behind one another read ~0.4 us long);
 //   single+spin   warm caches, kernel >= 20 us: one launch, the round's samples back to back
 //                 behind one spin;
 //   batch:K       warm caches, kernel < 20 us: K back-to-back launches between the events; the

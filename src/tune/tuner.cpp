@@ -147,34 +147,29 @@ tune_result pipeline::run() {
     }
     out_.time.setup_s = seconds_since(t0_);
 
-    // One job on the GPU side at a time. The next is submitted as soon as the last is
-    // collected; storing the last and refilling the compile queue happen while it runs.
+    // Jobs go to the GPU side as soon as it can take them (max_in_flight: the worker holds the
+    // next one while it measures the current), so that it never waits for the hand-over; each
+    // result is stored while the next job runs.
     struct in_flight {
         pending p;
         bindings scope;
         eval_record r;
-        steady_clock::time_point submitted;
     };
-    std::optional<in_flight> cur, prev;
+    std::deque<in_flight> flight;
+    steady_clock::time_point busy_since;  // when flight last became non-empty
     const auto stopping = [&] { return opt_.stop && *opt_.stop; };
-    const auto record_prev = [&] {
-        if (prev) record(prev->p.cfg, std::move(prev->r));
-        prev.reset();
+    const auto out_of_time = [&] {
+        return time_limit_s_ > 0 && seconds_since(t0_) > time_limit_s_;
     };
     fill_queue();
     for (;;) {
-        if (cur) {
-            finish_eval(cur->scope, cur->r, session_->collect());
-            out_.time.gpu_s += seconds_since(cur->submitted);
-            prev = std::move(cur);
-            cur.reset();
-        }
-        if (stopping()) {  // the configuration that was in flight is abandoned, not stored
-            out_.interrupted = true;
-            break;
-        }
-        const bool out_of_time = time_limit_s_ > 0 && seconds_since(t0_) > time_limit_s_;
-        while (!out_of_time && !cur && !queue_.empty() && !stopping()) {
+        while (flight.size() < session_->max_in_flight() && !queue_.empty() && !stopping() &&
+               !out_of_time()) {
+            // With a job in flight, wait for no compile: the next one can go over later.
+            if (!flight.empty() && !queue_.front().result) {
+                drain();
+                if (!queue_.front().result) break;
+            }
             wait_head();
             pending head = std::move(queue_.front());
             queue_.pop_front();
@@ -182,19 +177,32 @@ tune_result pipeline::run() {
             eval_record r;
             job j;
             if (start_eval(head, scope, r, j)) {
+                if (flight.empty()) busy_since = steady_clock::now();
                 session_->submit(j);
-                cur = in_flight{std::move(head), std::move(scope), std::move(r), steady_clock::now()};
+                flight.push_back(in_flight{std::move(head), std::move(scope), std::move(r)});
             } else {  // a compile or launch-size failure: complete without the GPU
                 record(head.cfg, std::move(r));
-                fill_queue();
             }
+            fill_queue();
         }
-        record_prev();
-        fill_queue();
-        if (!cur) {
+        if (flight.empty()) {
             out_.interrupted = stopping() && !queue_.empty();
             break;
         }
+        in_flight done = std::move(flight.front());
+        flight.pop_front();
+        finish_eval(done.scope, done.r, session_->collect());
+        if (stopping()) {
+            // The configurations in flight are abandoned, not stored; none is left in the
+            // session (an application's own session stays usable).
+            for (; !flight.empty(); flight.pop_front()) session_->collect();
+            out_.time.gpu_s += seconds_since(busy_since);
+            out_.interrupted = true;
+            break;
+        }
+        if (flight.empty()) out_.time.gpu_s += seconds_since(busy_since);
+        record(done.p.cfg, std::move(done.r));
+        fill_queue();
     }
     out_.time.wall_s = seconds_since(t0_);
     out_.records = store_->query({id, "", 0, false});

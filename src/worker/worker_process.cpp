@@ -32,9 +32,9 @@ using clock_type = std::chrono::steady_clock;
 
 // False when the peer has gone away; MSG_NOSIGNAL spares the caller a SIGPIPE, so an
 // application embedding libhone keeps its own SIGPIPE disposition.
-bool send_all(int fd, const uint8_t* data, std::size_t n) {
+bool send_all(int fd, const uint8_t* data, std::size_t n, int more = 0) {
     while (n > 0) {
-        const ssize_t w = ::send(fd, data, n, MSG_NOSIGNAL);
+        const ssize_t w = ::send(fd, data, n, MSG_NOSIGNAL | more);
         if (w < 0) {
             if (errno == EINTR) continue;
             if (errno == EPIPE || errno == ECONNRESET) return false;
@@ -46,16 +46,18 @@ bool send_all(int fd, const uint8_t* data, std::size_t n) {
     return true;
 }
 
-std::vector<uint8_t> encode_frame(const nlohmann::json& msg) {
-    std::vector<uint8_t> payload = nlohmann::json::to_cbor(msg);
+// A frame: the payload's length (4 bytes, little-endian), then the payload; false when the
+// peer has gone away.
+bool send_frame(int fd, const nlohmann::json& msg) {
+    const std::vector<uint8_t> payload = nlohmann::json::to_cbor(msg);
     if (payload.size() > max_frame_bytes) {
         throw env_error(
             fmt::format("worker message of {} bytes exceeds the frame limit", payload.size()));
     }
     const auto n = static_cast<uint32_t>(payload.size());
-    std::vector<uint8_t> frame{uint8_t(n), uint8_t(n >> 8), uint8_t(n >> 16), uint8_t(n >> 24)};
-    frame.insert(frame.end(), payload.begin(), payload.end());
-    return frame;
+    const uint8_t header[4] = {uint8_t(n), uint8_t(n >> 8), uint8_t(n >> 16), uint8_t(n >> 24)};
+    return send_all(fd, header, sizeof header, MSG_MORE) &&
+           send_all(fd, payload.data(), payload.size());
 }
 
 uint32_t frame_length(const uint8_t* p) {
@@ -129,8 +131,7 @@ std::string signal_name(int sig) {
 }
 
 void write_frame(int fd, const nlohmann::json& msg) {
-    const std::vector<uint8_t> frame = encode_frame(msg);
-    if (!send_all(fd, frame.data(), frame.size())) throw env_error("worker supervisor is gone");
+    if (!send_frame(fd, msg)) throw env_error("worker supervisor is gone");
 }
 
 std::optional<nlohmann::json> read_frame(int fd) {
@@ -184,8 +185,7 @@ worker_process::~worker_process() {
 
 bool worker_process::send(const nlohmann::json& msg) {
     if (exit_) return false;
-    const std::vector<uint8_t> frame = encode_frame(msg);
-    return send_all(fd_, frame.data(), frame.size());
+    return send_frame(fd_, msg);
 }
 
 std::optional<nlohmann::json> worker_process::pop_frame() {
@@ -246,16 +246,34 @@ void worker_process::kill() {
 }
 
 std::string worker_process::take_output(std::size_t max_bytes) {
+    return take_output_until(output_bytes(), true, max_bytes);
+}
+
+uint64_t worker_process::output_bytes() const {
     struct stat st {};
-    if (::fstat(output_fd_, &st) != 0 || st.st_size == 0) return {};
-    const auto size = static_cast<std::size_t>(st.st_size);
-    const std::size_t keep = std::min(size, max_bytes);
-    std::string out(keep, '\0');
-    const ssize_t got = ::pread(output_fd_, out.data(), keep, static_cast<off_t>(size - keep));
-    out.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
-    // The file offset is shared with the idle worker: rewinding it keeps the file small.
-    if (::ftruncate(output_fd_, 0) == 0) ::lseek(output_fd_, 0, SEEK_SET);
-    if (keep < size) out.insert(0, fmt::format("[{} earlier bytes not shown]\n", size - keep));
+    if (::fstat(output_fd_, &st) != 0) return 0;
+    return static_cast<uint64_t>(st.st_size);
+}
+
+std::string worker_process::take_output_until(uint64_t end, bool idle, std::size_t max_bytes) {
+    end = std::min(end, output_bytes());
+    std::string out;
+    if (end > output_taken_) {
+        const uint64_t size = end - output_taken_;
+        const std::size_t keep = static_cast<std::size_t>(std::min<uint64_t>(size, max_bytes));
+        out.assign(keep, '\0');
+        const ssize_t got =
+            ::pread(output_fd_, out.data(), keep, static_cast<off_t>(end - keep));
+        out.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+        if (keep < size) out.insert(0, fmt::format("[{} earlier bytes not shown]\n", size - keep));
+        output_taken_ = end;
+    }
+    // The file offset is shared with the worker: rewinding it keeps the file small, and is safe
+    // only while the worker writes nothing, and when nothing after `end` is left to hand out.
+    if (idle && output_taken_ >= output_bytes()) {
+        if (::ftruncate(output_fd_, 0) == 0) ::lseek(output_fd_, 0, SEEK_SET);
+        output_taken_ = 0;
+    }
     return out;
 }
 

@@ -3,9 +3,11 @@
 #include "hone/worker_session.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <stdexcept>
 
 #include "common/clock.hpp"
@@ -55,6 +57,9 @@ void serve_session(int fd, const session_factory& factory) {
             reply = error_reply(e);
         }
         std::fflush(nullptr);  // kernel printf output reaches the supervisor with the reply
+        // Where this reply's output ends: the supervisor may read it while the next job runs.
+        const off_t output_end = ::lseek(1, 0, SEEK_CUR);
+        if (output_end >= 0) reply["output_end"] = output_end;
         write_frame(fd, reply);
         // After a sticky CUDA error this process can do no more CUDA work: make way.
         if (reply.value("type", "") == "result" &&
@@ -64,14 +69,28 @@ void serve_session(int fd, const session_factory& factory) {
     }
 }
 
+// Up to two jobs in flight: the second crosses the socket and waits in the worker's input while
+// the first runs, so the GPU does not wait for the hand-over between jobs. Each job's watchdog
+// clock starts when the worker can start it: at its submission, or when the job before it
+// came back, whichever is later. A worker lost with jobs queued is replaced and they are sent
+// again.
+constexpr std::size_t jobs_in_flight = 2;
+// Output the worker wrote while jobs were queued behind one another is kept in its file until
+// the worker is idle; past this size, one job at a time until it is emptied.
+constexpr uint64_t max_held_output = 16u << 20;
+
 class worker_session final : public gpu_session {
   public:
     explicit worker_session(session_factory factory) : factory_(std::move(factory)) { start(); }
 
     const device_info& device() const override { return device_; }
     bool isolated() const override { return true; }
+    std::size_t max_in_flight() const override {
+        return proc_ && proc_->output_bytes() > max_held_output ? 1 : jobs_in_flight;
+    }
 
     prepare_report prepare(const run_plan& plan) override {
+        if (!pending_.empty()) throw std::logic_error("worker session: prepare with jobs in flight");
         if (fresh_needed_) start();
         plan_.reset();
         const nlohmann::json reply =
@@ -81,50 +100,56 @@ class worker_session final : public gpu_session {
     }
 
     job_result run(const job& j) override {
+        if (!pending_.empty()) throw std::logic_error("worker session: run with jobs in flight");
         submit(j);
         return collect();
     }
 
     void submit(const job& j) override {
-        if (in_flight_) throw std::logic_error("worker session: a job is already in flight");
-        if (fresh_needed_) restart();
-        proc_->send({{"type", "run"}, {"job", j}});
-        submitted_at_ = steady_clock::now();
-        deadline_s_ = j.deadline_s;
-        in_flight_ = true;
+        if (pending_.size() >= jobs_in_flight)
+            throw std::logic_error("worker session: too many jobs in flight");
+        ensure_worker();
+        proc_->send({{"type", "run"}, {"job", j}});  // a dead worker shows at collect
+        pending_.push_back({j, steady_clock::now()});
     }
 
     job_result collect() override {
-        if (!in_flight_) throw std::logic_error("worker session: collect without a job in flight");
-        in_flight_ = false;
-        const auto t0 = submitted_at_;  // the deadline counts from the submission
-        const double left = deadline_s_ > 0 ? std::max(0.0, deadline_s_ - seconds_since(t0)) : -1.0;
+        if (pending_.empty()) throw std::logic_error("worker session: collect without a job in flight");
+        ensure_worker();
+        const sent_job front = std::move(pending_.front());
+        pending_.pop_front();
+        const auto t0 = std::max(front.sent, last_reply_);
+        const double deadline_s = front.j.deadline_s;
+        const double left = deadline_s > 0 ? std::max(0.0, deadline_s - seconds_since(t0)) : -1.0;
         worker_reply reply = proc_->receive(left);
+        last_reply_ = steady_clock::now();
         job_result r;
         bool lost_worker = false;
         if (const auto* msg = std::get_if<nlohmann::json>(&reply)) {
             if (msg->value("type", "") == "error") rethrow_error(*msg);
             r = msg->at("result").get<job_result>();
             lost_worker = r.st == status::runtime_fault;
+            const uint64_t end = msg->value("output_end", proc_->output_bytes());
+            r.output += proc_->take_output_until(end, pending_.empty() && !lost_worker);
         } else {
             if (std::holds_alternative<worker_timeout>(reply)) {
                 r.st = status::timeout;
-                r.message = fmt::format("killed after {:g} s", deadline_s_);
+                r.message = fmt::format("killed after {:g} s", deadline_s);
             } else {
                 r.st = status::runtime_fault;
                 r.message = "worker died: " + std::get<worker_exit>(reply).reason;
             }
             lost_worker = true;
         }
-        r.output += proc_->take_output();
         if (lost_worker) {
             replace_worker();
+            r.output += proc_->take_output();
             // Restart now, so that the time this configuration cost (wall_s) includes bringing a
-            // fresh worker back to where the old one was. A failure here is left to the next job.
+            // fresh worker back to where the old one was. A failure here is left to the next
+            // submit or collect.
             try {
-                restart();
+                ensure_worker();
             } catch (const std::exception&) {
-                fresh_needed_ = true;
             }
             r.wall_s = seconds_since(t0);
         }
@@ -132,6 +157,11 @@ class worker_session final : public gpu_session {
     }
 
   private:
+    struct sent_job {
+        job j;
+        steady_clock::time_point sent;
+    };
+
     void start() {
         proc_ = std::make_unique<worker_process>(
             [factory = factory_](int fd) { serve_session(fd, factory); });
@@ -141,11 +171,20 @@ class worker_session final : public gpu_session {
         fresh_needed_ = false;
     }
 
-    void restart() {
+    // After a lost worker: a fresh one, prepared as the old one was, given the jobs it lost.
+    void ensure_worker() {
+        if (!fresh_needed_) return;
         start();
+        fresh_needed_ = true;  // until prepared: a failure below leaves it to be replaced again
         if (plan_) {
             request({{"type", "prepare"}, {"plan", *plan_}}, prepare_timeout_s(*plan_), "prepare");
         }
+        fresh_needed_ = false;
+        for (auto& p : pending_) {
+            proc_->send({{"type", "run"}, {"job", p.j}});
+            p.sent = steady_clock::now();
+        }
+        last_reply_ = {};
     }
 
     // The worker is done for: killed now (it may be hanging), replaced before the next job.
@@ -177,9 +216,8 @@ class worker_session final : public gpu_session {
     device_info device_;
     std::optional<run_plan> plan_;
     bool fresh_needed_ = false;
-    bool in_flight_ = false;  // a job submitted and not yet collected
-    steady_clock::time_point submitted_at_;
-    double deadline_s_ = 0;
+    std::deque<sent_job> pending_;  // sent, not yet collected, oldest first
+    steady_clock::time_point last_reply_;
 };
 
 }  // namespace

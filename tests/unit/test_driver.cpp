@@ -90,14 +90,16 @@ TEST_CASE("memory budget: every set a buffer is used in, and the flush buffer") 
     plan.timing.l2_flush = true;
     plan.buffers = {buffer("a", 100, true, false), buffer("b", 100, true, true),
                     buffer("c", 10, false, true)};
-    CHECK(device_bytes_needed(plan, 50 * mib) == (100 + 200 + 10 + 100) * mib);
+    CHECK(device_bytes_needed(plan, 50 * mib) == (100 + 200 + 10 + 50) * mib);
     // The reference launch's set is needed too, whatever the configurations use.
     plan.reference = launch_desc{};
     plan.reference->memory = memory_kind::device;
-    CHECK(device_bytes_needed(plan, 50 * mib) == (100 + 200 + 20 + 100) * mib);
+    CHECK(device_bytes_needed(plan, 50 * mib) == (100 + 200 + 20 + 50) * mib);
     plan.timing.l2_flush = false;
     CHECK(device_bytes_needed(plan, 50 * mib) == (100 + 200 + 20) * mib);
-    CHECK(flush_buffer_bytes(3) == 8);
+    CHECK(flush_buffer_bytes(50 * mib) == 50 * mib);
+    CHECK(flush_buffer_bytes(3) == 4);  // whole words, for the 32-bit memset
+    CHECK(flush_buffer_bytes(-1) == 0);
 }
 
 TEST_CASE("memory budget refuses above 90% of what is free") {

@@ -4,6 +4,7 @@
 // without the GPU; a stop abandons the job in flight and leaves none behind.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <string>
 #include <vector>
@@ -37,8 +38,8 @@ std::string config(const std::string& fail_values) {
            "verify: {reference: {X: 1, FAIL: 0}}\n";
 }
 
-// Answers each job with a median of X microseconds, checking that the tuner keeps one job in
-// flight at most.
+// Answers each job with a median of X microseconds, checking that the tuner keeps no more jobs
+// in flight than it may.
 class scripted_session final : public gpu_session {
   public:
     scripted_session() {
@@ -68,19 +69,18 @@ class scripted_session final : public gpu_session {
         FAIL("the tuner uses submit and collect");
         return {};
     }
+    std::size_t max_in_flight() const override { return depth; }
     void submit(const job& j) override {
-        REQUIRE_FALSE(in_flight_);
+        REQUIRE(submitted.size() - static_cast<std::size_t>(collected) < depth);
         CHECK_FALSE(j.launch.cubin.empty());
         CHECK(j.launch.function == "scale");
-        in_flight_ = true;
         submitted.push_back(j.key);
     }
     job_result collect() override {
-        REQUIRE(in_flight_);
-        in_flight_ = false;
+        REQUIRE(submitted.size() > static_cast<std::size_t>(collected));
+        const std::string& key = submitted[static_cast<std::size_t>(collected)];
         ++collected;
         if (on_collect) on_collect(collected);
-        const std::string& key = submitted.back();
         const double us = std::stod(key.substr(key.find("X=") + 2));
         job_result r;
         r.samples_us.assign(10, us);
@@ -91,11 +91,11 @@ class scripted_session final : public gpu_session {
 
     std::vector<std::string> submitted;
     int collected = 0, prepared = 0;
+    std::size_t depth = 2;
     std::function<void(int)> on_collect;
 
   private:
     device_info info_;
-    bool in_flight_ = false;
 };
 
 struct fixture {
@@ -105,13 +105,21 @@ struct fixture {
     fixture() {
         dir.write("scale.cu", kernel_source);
         opt.session = gpu;
-        opt.use_cache = false;
         opt.jobs = 2;
+        opt.cache_dir = dir.file("cache");
         opt.output = dir.file("results.db");
     }
-    spec load(const std::string& fail_values) {
+    // Loads the config and compiles its space into the cache (a first run into another
+    // database), so that every compile of the runs under test is ready at once: what the
+    // tuner hands over when is then the same on every machine.
+    spec load_compiled(const std::string& fail_values) {
         dir.write("scale.yaml", config(fail_values));
-        return load_spec(dir.file("scale.yaml"));
+        const spec s = load_spec(dir.file("scale.yaml"));
+        tune_options first = opt;
+        first.output = dir.file("first.db");
+        first.session = std::make_shared<scripted_session>();
+        REQUIRE(tune(s, first).evaluated > 0);
+        return s;
     }
 };
 
@@ -119,7 +127,12 @@ struct fixture {
 
 TEST_CASE("the pipeline measures each configuration once, storing the last while the next runs") {
     fixture f;
-    const spec s = f.load("[0, 1]");
+    std::size_t depth = 1;
+    SUBCASE("one job in flight") { depth = 1; }
+    SUBCASE("two jobs in flight") { depth = 2; }
+    f.gpu->depth = depth;
+    CAPTURE(depth);
+    const spec s = f.load_compiled("[0]");
     std::vector<std::string> stored;
     std::vector<std::size_t> submitted_when_stored;
     f.opt.on_result = [&](const eval_record& r) {
@@ -129,8 +142,24 @@ TEST_CASE("the pipeline measures each configuration once, storing the last while
     const tune_result r = tune(s, f.opt);
     CHECK_FALSE(r.interrupted);
     CHECK(f.gpu->prepared == 1);
+    CHECK(r.evaluated == 4);
+    CHECK(r.cache_hits == 4);
+    CHECK(f.gpu->collected == 4);
+    REQUIRE(stored.size() == 4);
+    // Stored in the order the jobs went out; with two in flight, each but the last after the
+    // next job was handed over.
+    CHECK(stored == f.gpu->submitted);
+    for (std::size_t k = 0; k < stored.size(); ++k)
+        CHECK(submitted_when_stored[k] == std::min(k + depth, stored.size()));
+    for (const auto& rec : r.records) CHECK(rec.st == status::ok);
+}
+
+TEST_CASE("the pipeline stores failed compiles without the GPU, and ranks the rest") {
+    fixture f;
+    const spec s = f.load_compiled("[0, 1]");
+    const tune_result r = tune(s, f.opt);
     CHECK(r.evaluated == 8);
-    CHECK(r.records.size() == 8);
+    REQUIRE(r.records.size() == 8);
     CHECK(f.gpu->submitted.size() == 4);  // FAIL=1 never reaches the GPU
     CHECK(f.gpu->collected == 4);
     int compile_errors = 0;
@@ -144,19 +173,6 @@ TEST_CASE("the pipeline measures each configuration once, storing the last while
         }
     }
     CHECK(compile_errors == 4);
-    REQUIRE(stored.size() == 8);
-    // The GPU's results are stored in the order the jobs went out, each but the last after the
-    // next job was handed over (failed compiles are stored as they come).
-    std::vector<std::size_t> gpu_positions;
-    for (std::size_t i = 0; i < stored.size(); ++i)
-        if (stored[i].find("FAIL=0") != std::string::npos) gpu_positions.push_back(i);
-    REQUIRE(gpu_positions.size() == 4);
-    for (std::size_t k = 0; k < gpu_positions.size(); ++k) {
-        CHECK(stored[gpu_positions[k]] == f.gpu->submitted[k]);
-        const std::size_t expected = k + 1 < gpu_positions.size() ? k + 2 : k + 1;
-        CHECK(submitted_when_stored[gpu_positions[k]] == expected);
-    }
-    REQUIRE(r.records.size() == 8);
     const auto best = std::min_element(r.records.begin(), r.records.end(), [](const auto& a, const auto& b) {
         if (!has_timing(a.st)) return false;
         if (!has_timing(b.st)) return true;
@@ -165,9 +181,9 @@ TEST_CASE("the pipeline measures each configuration once, storing the last while
     CHECK(best->key.find("X=1") != std::string::npos);
 }
 
-TEST_CASE("a stop abandons the job in flight, stores what finished, and resumes") {
+TEST_CASE("a stop abandons the jobs in flight, stores what finished, and resumes") {
     fixture f;
-    const spec s = f.load("[0]");
+    const spec s = f.load_compiled("[0]");
     volatile std::sig_atomic_t stop = 0;
     f.opt.stop = &stop;
     f.gpu->on_collect = [&](int n) {
@@ -177,8 +193,9 @@ TEST_CASE("a stop abandons the job in flight, stores what finished, and resumes"
     CHECK(first.interrupted);
     CHECK(first.evaluated == 1);
     CHECK(first.records.size() == 1);
-    CHECK(f.gpu->collected == static_cast<int>(f.gpu->submitted.size()));  // none left in flight
-    CHECK(f.gpu->submitted.size() == 2);
+    // The second and third were in flight: both abandoned, and collected.
+    CHECK(f.gpu->submitted.size() == 3);
+    CHECK(f.gpu->collected == 3);
 
     stop = 0;
     f.gpu->on_collect = nullptr;
@@ -187,5 +204,5 @@ TEST_CASE("a stop abandons the job in flight, stores what finished, and resumes"
     CHECK(second.resumed == 1);
     CHECK(second.evaluated == 3);
     CHECK(second.records.size() == 4);
-    CHECK(f.gpu->submitted.size() == 5);  // the abandoned one again, and two more
+    CHECK(f.gpu->submitted.size() == 6);  // the abandoned ones again, and one more
 }

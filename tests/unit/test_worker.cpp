@@ -261,24 +261,52 @@ TEST_CASE("worker session kills a hung job and replays prepare in a fresh worker
     CHECK(after.message.ends_with("prepares=1 buffers=2"));
 }
 
-TEST_CASE("submit and collect: one job at a time, a hung one killed at collect") {
+TEST_CASE("submit and collect: two jobs in flight, results in order, a hung one killed at collect") {
     auto s = fake_worker();
     s->prepare(two_buffer_plan());
+    CHECK(s->max_in_flight() == 2);
     CHECK_THROWS_AS(s->collect(), std::logic_error);
-    s->submit(named_job("ok"));
-    CHECK_THROWS_AS(s->submit(named_job("ok")), std::logic_error);  // one job at a time
-    CHECK(s->collect().st == status::ok);
+    s->submit(named_job("print"));
+    s->submit(named_job("launch_error"));
+    CHECK_THROWS_AS(s->submit(named_job("ok")), std::logic_error);  // two at most
+    CHECK_THROWS_AS(s->run(named_job("ok")), std::logic_error);     // run() needs none in flight
+    const job_result first = s->collect();
+    CHECK(first.st == status::ok);
+    CHECK(first.output == "kernel says hi\n");  // its own output, however the next one went
+    const job_result second = s->collect();
+    CHECK(second.st == status::launch_error);
+    CHECK(second.output.empty());
     s->submit(named_job("hang", 0.2));
     const job_result hung = s->collect();
     CHECK(hung.st == status::timeout);
     CHECK(hung.wall_s >= 0.2);  // counted from the submission, restart included
     CHECK(s->run(named_job("ok")).st == status::ok);
 
-    // A session that works in the caller's thread runs the job in collect().
+    // A session that works in the caller's thread takes one job and runs it in collect().
     fake_session in_thread;
+    CHECK(in_thread.max_in_flight() == 1);
     in_thread.submit(named_job("ok"));
+    CHECK_THROWS_AS(in_thread.submit(named_job("ok")), std::logic_error);
     CHECK(in_thread.collect().st == status::ok);
     CHECK_THROWS_AS(in_thread.collect(), std::logic_error);
+}
+
+TEST_CASE("a job queued behind one that kills the worker runs in the fresh worker") {
+    auto s = fake_worker();
+    s->prepare(two_buffer_plan());
+    const std::string old_pid = pid_of(s->run(named_job("ok")));
+    for (const char* killer : {"segv", "sticky", "hang"}) {
+        CAPTURE(killer);
+        s->submit(named_job(killer, 0.2));
+        s->submit(named_job("print"));
+        const job_result dead = s->collect();
+        CHECK(dead.st == (std::string(killer) == "hang" ? status::timeout : status::runtime_fault));
+        const job_result next = s->collect();
+        CHECK(next.st == status::ok);
+        CHECK(next.output == "kernel says hi\n");
+        CHECK(pid_of(next) != old_pid);
+        CHECK(next.message.ends_with("prepares=1 buffers=2"));  // the fresh worker was prepared
+    }
 }
 
 TEST_CASE("worker session turns a dead worker into runtime_fault with its output") {
