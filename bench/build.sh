@@ -6,4 +6,5 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build/bench}
 mkdir -p "$out"
 nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/baselines.cu" -o "$out/baselines" -lcublas
+nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/probe_flush.cu" -o "$out/probe_flush" -lcuda
 echo "$out/baselines"

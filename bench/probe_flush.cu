@@ -2,11 +2,15 @@
 // vector add in rounds of queued samples, each after an L2 flush, with several ways of flushing
 // and of separating the flush from the sample, and prints the mean of each position of a round
 // relative to the variant's median. Built by bench/build.sh; runs in a second.
+// A second table compares, for rounds of one flushed sample, holding the round behind a gate
+// (cuStreamWaitValue32 on a host word, released once it is queued) against not: the host time
+// per sample, and the median.
 //   probe_flush [N=65536] [rounds=200]
 #include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -118,6 +122,47 @@ int main(int argc, char** argv) {
                 std::printf(" %.3f", sum / p.size() / med);
             }
             std::printf("\n");
+        }
+    }
+    // Rounds of one flushed sample, gated or not.
+    unsigned* word = nullptr;
+    CK(cudaHostAlloc(&word, sizeof(unsigned), cudaHostAllocMapped));
+    *word = 0;
+    unsigned* dword = nullptr;
+    CK(cudaHostGetDevicePointer(&dword, word, 0));
+    unsigned value = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (bool gated : {false, true}) {
+            std::vector<double> all;
+            const int count = rounds * 5;
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int r = 0; r < count; ++r) {
+                if (gated) {
+                    ++value;
+                    if (cuStreamWaitValue32(s, reinterpret_cast<CUdeviceptr>(dword), value,
+                                            CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS) {
+                        std::printf("no cuStreamWaitValue32\n");
+                        return 1;
+                    }
+                }
+                CK(cudaMemsetAsync(fl, 0, flush_bytes / 2, s));
+                CK(cudaEventRecord(ev[0], s));
+                vadd<<<grid, block, 0, s>>>(a, b, c, n);
+                CK(cudaEventRecord(ev[1], s));
+                if (gated) __atomic_store_n(word, value, __ATOMIC_RELEASE);
+                CK(cudaEventSynchronize(ev[1]));
+                float ms = 0;
+                CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+                all.push_back(ms * 1000.0);
+            }
+            const double host_us =
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                    .count() / count;
+            std::sort(all.begin(), all.end());
+            std::printf("rounds of 1, memset 1xL2, %-9s: median %.3f us, p10 %.3f, p90 %.3f; host "
+                        "time per sample %.1f us\n",
+                        gated ? "gated" : "not gated", all[all.size() / 2], all[all.size() / 10],
+                        all[all.size() * 9 / 10], host_us);
         }
     }
     return 0;

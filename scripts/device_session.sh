@@ -42,11 +42,11 @@ for step in $steps; do
       ;;
     kill)
       echo "== kill -9 of the tuner and of its worker"
-      bash bench/kill.sh "$RES" 2>&1
+      bash bench/kill.sh "$RES" 2>&1 | tee "$RES/kill.log"
       ;;
     faults)
       echo "== fault isolation"
-      bash bench/faults.sh "$RES" 2>&1 | tail -40
+      bash bench/faults.sh "$RES" 2>&1 | tee "$RES/faults.log" | tail -40
       ;;
     bench)
       echo "== benchmarks"

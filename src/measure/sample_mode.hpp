@@ -1,7 +1,8 @@
 // How one timing sample is taken. Launch overhead (~4 us on an H100) leaks into an event pair
-// unless the GPU is busy while the host queues the start event and the launches. Samples come
-// in rounds that are held on the GPU until all of them are queued (session_timing.cpp), or,
-// where the driver cannot hold a stream, each follows a spin that outlasts its queueing:
+// unless the GPU is busy while the host queues the start event and the launches: a flushed
+// sample is queued behind its flush; other samples come in rounds that are held on the GPU
+// until all of them are queued (session_timing.cpp), or, where the driver cannot hold a stream,
+// each follows a spin that outlasts its queueing:
 //   single+flush  one launch after a memset over the L2's size: cold caches; one sample a
 //                 round (flushed samples queued behind one another read ~0.4 us long);
 //   single+spin   warm caches, kernel >= 20 us: one launch, the round's samples back to back

@@ -42,13 +42,15 @@ void in_process_session::warm_up(kernel_launch& k, warm_up_estimate& e, job_step
     }
 }
 
-// Queues `count` samples, then waits once. The round is queued behind a gate, released when
-// all of it is queued, so that no command is submitted while a sample runs. Each sample follows
-// the flush memset in single+flush mode (rounds of one sample there: see measure()); otherwise
-// the samples run back to back after one spin. Where the driver has no gate, a spin
-// before each sample covers its queueing (cover_us: the spin's length, updated from how long
-// queueing took). Appends each sample's time per launch (us) to `out`; returns the GPU time
-// from the round's first flush or spin to its last sample (ms).
+// Queues `count` samples, then waits once. In single+flush mode a round is one sample (see
+// measure()) behind its flush memset, which outlasts the queueing of the events and the launch
+// (~17 us on an H100 against ~5 us). Otherwise the round is queued behind a gate, released when
+// all of it is queued, and the samples run back to back after one spin, so that no command is
+// submitted while a sample runs; where the driver has no gate, a spin before each sample covers
+// its queueing (cover_us: the spin's length, updated from how long queueing took). (A gate
+// before a flushed sample cost ~11 us of host time a sample and moved no percentile:
+// bench/probe_flush.cu.) Appends each sample's time per launch (us) to `out`; returns the GPU
+// time from the round's first flush or spin to its last sample (ms).
 double in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
                                       std::size_t count, double& cover_us,
                                       std::vector<double>& out) {
@@ -60,18 +62,18 @@ double in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
     const bool flush = mode.kind == sample_kind::single_flush;
     double queue_s = 0;
     {
-        const bool gated = gate_.hold(stream_);
+        const bool gated = !flush && gate_.hold(stream_);
         struct release_at_exit {  // all queued, or a throw: a gate left shut holds the stream
             cu::stream_gate& g;
             ~release_at_exit() { g.release(); }
         } open_gate{gate_};
         round_.record(stream_);
-        if (gated && !flush) spin_.enqueue(stream_, static_cast<uint64_t>(min_cover_us * 1000.0));
+        if (gated) spin_.enqueue(stream_, static_cast<uint64_t>(min_cover_us * 1000.0));
         for (std::size_t i = 0; i < count; ++i) {
             if (flush)
                 cu::check(a.cuMemsetD32Async(flush_.ptr(), 0, flush_.bytes() / 4, stream_.get()),
                           "cuMemsetD32Async");
-            else if (!gated)
+            else if (!gated)  // no gate in this driver
                 spin_.enqueue(stream_, static_cast<uint64_t>(cover_us * 1000.0));
             const auto t0 = steady_clock::now();
             sample_start_[i].record(stream_);
