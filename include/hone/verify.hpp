@@ -25,6 +25,8 @@ struct verify_outcome {
 // computed NaN does not have, so that unwritten elements can be told apart), 0xA5 bytes for
 // integers.
 void fill_poison(elem_type t, void* data, std::size_t count);
+// One element of that pattern, in the low elem_size(t) bytes.
+uint64_t poison_bits(elem_type t);
 // Element-wise |got - ref| <= atol + rtol * |ref|; NaN in got fails unless ref is NaN at the
 // same index; integer types compare exactly (an integer still equal to poison counts as unwritten
 // only if the reference differs).

@@ -32,6 +32,8 @@ namespace hone::cu {
     X(cuMemAllocHost) \
     X(cuMemFreeHost) \
     X(cuMemHostGetDevicePointer) \
+    X(cuMemsetD8Async) \
+    X(cuMemsetD16Async) \
     X(cuMemsetD32Async) \
     X(cuModuleLoadData) \
     X(cuModuleUnload) \

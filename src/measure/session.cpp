@@ -26,6 +26,18 @@ const cu::device_buffer& session_buffer::in_set(memory_kind k) const {
 
 namespace {
 
+// Fills b with the element pattern `bits` on the GPU, for elements of 1, 2 or 4 bytes.
+void fill_on_gpu(const cu::device_buffer& b, std::size_t elem, uint64_t bits, CUstream s) {
+    const cu::api& a = cu::driver();
+    const std::size_t n = b.bytes() / elem;
+    if (elem == 1)
+        cu::check(a.cuMemsetD8Async(b.ptr(), static_cast<uint8_t>(bits), n, s), "cuMemsetD8Async");
+    else if (elem == 2)
+        cu::check(a.cuMemsetD16Async(b.ptr(), static_cast<uint16_t>(bits), n, s), "cuMemsetD16Async");
+    else
+        cu::check(a.cuMemsetD32Async(b.ptr(), static_cast<uint32_t>(bits), n, s), "cuMemsetD32Async");
+}
+
 int64_t free_device_memory() {
     size_t free = 0, total = 0;
     cu::check(cu::driver().cuMemGetInfo(&free, &total), "cuMemGetInfo");
@@ -72,14 +84,19 @@ prepare_report in_process_session::prepare(const run_plan& plan) {
 void in_process_session::allocate_and_fill(prepare_report& report) {
     for (const auto& p : plan_.buffers) {
         auto t0 = steady_clock::now();
-        // Not value-initialised: the filling threads touch the pages first.
-        const std::unique_ptr<uint8_t[]> image(new uint8_t[p.bytes()]);
-        if (p.role == buffer_role::out) {
-            // Outputs start as poison, the reference's too, so that elements nobody writes
-            // compare equal and elements only one launch writes are caught.
-            fill_output_poison(p, image.get());
-        } else {
-            fill_input(p, image.get());
+        // Outputs start as poison, the reference's too, so that elements nobody writes compare
+        // equal and elements only one launch writes are caught. Elements of up to 4 bytes get
+        // it from a memset on the GPU; other buffers from a host image.
+        const std::size_t elem = elem_size(p.type);
+        const bool poison_on_gpu = p.role == buffer_role::out && elem <= 4;
+        std::unique_ptr<uint8_t[]> image;
+        if (!poison_on_gpu) {
+            // Not value-initialised: the filling threads touch the pages first.
+            image.reset(new uint8_t[p.bytes()]);
+            if (p.role == buffer_role::out)
+                fill_output_poison(p, image.get());
+            else
+                fill_input(p, image.get());
         }
         report.inputs_s += seconds_since(t0);
         t0 = steady_clock::now();
@@ -91,7 +108,9 @@ void in_process_session::allocate_and_fill(prepare_report& report) {
         const cu::device_buffer* first = nullptr;
         for (const cu::device_buffer* copy : {&b.pristine, &b.device, &b.managed}) {
             if (!copy->ptr()) continue;
-            if (first) {
+            if (poison_on_gpu) {
+                fill_on_gpu(*copy, elem, poison_bits(p.type), stream_.get());
+            } else if (first) {
                 copy->copy_from(*first, stream_.get());
             } else {
                 copy->upload(image.get());

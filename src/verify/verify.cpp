@@ -26,21 +26,6 @@ uint64_t raw_bits(elem_type t, const void* data, std::size_t i) {
     return bits;
 }
 
-uint64_t poison_bits(elem_type t) {
-    switch (t) {
-        case elem_type::f16:
-            return poison_f16;
-        case elem_type::bf16:
-            return poison_bf16;
-        case elem_type::f32:
-            return poison_f32;
-        case elem_type::f64:
-            return poison_f64;
-        default:
-            return 0xa5a5a5a5a5a5a5a5ull >> (64 - 8 * elem_size(t));
-    }
-}
-
 double float_value(elem_type t, uint64_t bits) {
     switch (t) {
         case elem_type::f16:
@@ -153,6 +138,21 @@ std::string describe(elem_type t, const verify_outcome& out, uint64_t got, uint6
 }
 
 }  // namespace
+
+uint64_t poison_bits(elem_type t) {
+    switch (t) {
+        case elem_type::f16:
+            return poison_f16;
+        case elem_type::bf16:
+            return poison_bf16;
+        case elem_type::f32:
+            return poison_f32;
+        case elem_type::f64:
+            return poison_f64;
+        default:
+            return 0xa5a5a5a5a5a5a5a5ull >> (64 - 8 * elem_size(t));
+    }
+}
 
 void fill_poison(elem_type t, void* data, std::size_t count) {
     const std::size_t size = elem_size(t);
