@@ -22,6 +22,18 @@ def best(run):
     return min(timed, key=lambda r: r["timing"]["median_us"]) if timed else None
 
 
+def print_table(header, rows, title=None):
+    """A markdown table (header: the column names), printed only when it has rows."""
+    if not rows:
+        return
+    if title:
+        print(f"## {title}\n")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    print("\n".join(rows))
+    print()
+
+
 def tuning_table(out, labels):
     print("| run | configs | wall s | setup s | compile wait s | GPU work s | GPU busy s "
           "| GPU span s | other s | wall / busy | wall / span | compiled / cached | configs/s "
@@ -71,12 +83,8 @@ def tuning_table(out, labels):
         rows.append(f"| {label} | {t['gpu_s']:.2f} | {g['session_s']:.2f} | {g['load_s']:.2f} "
                     f"| {g['verify_s']:.2f} | {g['warmup_s']:.2f} | {g['samples_s']:.2f} | {g['waits']} "
                     f"| {t['gpu_s'] - g['session_s']:.2f} | {t['store_s']:.2f} |")
-    if rows:
-        print("| run | GPU work s | in the GPU session s | module load s | first launch + check s "
-              "| warm-up s | samples s | waits for the GPU | hand-over s | store (meanwhile) s |")
-        print("|" + "---|" * 10)
-        print("\n".join(rows))
-        print()
+    print_table(["run", "GPU work s", "in the GPU session s", "module load s", "first launch + check s",
+                 "warm-up s", "samples s", "waits for the GPU", "hand-over s", "store (meanwhile) s"], rows)
 
 
 def ab_table(out):
@@ -106,13 +114,9 @@ def ab_table(out):
             wall, busy, span, setup, n_med, nc = cells[k]
             rows.append(f"| {name} | {k} | {wall:.2f} | {setup:.2f} | {busy:.2f} | {span:.2f} | {n_med:.0f} "
                         f"| {nc:.0f} | " + (f"{ratio:.4f}" if k == "new" else "") + " |")
-    if rows:
-        print("## This build against the previous one (warm cache, alternated, median of 3)\n")
-        print("| N | build | wall s | setup s | wall / busy | wall / span | median samples "
-              "| not converged | config medians new / prev (median) |")
-        print("|" + "---|" * 9)
-        print("\n".join(rows))
-        print()
+    print_table(["N", "build", "wall s", "setup s", "wall / busy", "wall / span", "median samples",
+                 "not converged", "config medians new / prev (median)"], rows,
+                "This build against the previous one (warm cache, alternated, median of 3)")
 
 
 def statuses(run):
