@@ -15,13 +15,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                       \
-    do {                                                                            \
-        cudaError_t e_ = (x);                                                       \
-        if (e_ != cudaSuccess) {                                                    \
+#define CK(x)                                                                               \
+    do {                                                                                    \
+        cudaError_t e_ = (x);                                                               \
+        if (e_ != cudaSuccess) {                                                            \
             std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-            std::exit(1);                                                           \
-        }                                                                           \
+            std::exit(1);                                                                   \
+        }                                                                                   \
     } while (0)
 
 __global__ void vadd(const float* a, const float* b, float* c, int n) {
@@ -38,17 +38,23 @@ __global__ void flush_kernel(uint4* p, size_t n) {
 __global__ void spin(unsigned long long ns) {
     unsigned long long t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < ns);
 }
 
 enum class flush_by { memset2, memset1, kernel2, memset2_spin, none };
 const char* name(flush_by f) {
     switch (f) {
-        case flush_by::memset2: return "memset 2xL2";
-        case flush_by::memset1: return "memset 1xL2";
-        case flush_by::kernel2: return "kernel 2xL2";
-        case flush_by::memset2_spin: return "memset 2xL2 + spin 2us";
-        case flush_by::none: return "no flush";
+        case flush_by::memset2:
+            return "memset 2xL2";
+        case flush_by::memset1:
+            return "memset 1xL2";
+        case flush_by::kernel2:
+            return "kernel 2xL2";
+        case flush_by::memset2_spin:
+            return "memset 2xL2 + spin 2us";
+        case flush_by::none:
+            return "no flush";
     }
     return "";
 }
@@ -94,7 +100,7 @@ int main(int argc, char** argv) {
                             break;
                         case flush_by::kernel2:
                             flush_kernel<<<132 * 4, 512, 0, s>>>(static_cast<uint4*>(fl),
-                                                                  flush_bytes / 16);
+                                                                 flush_bytes / 16);
                             break;
                         case flush_by::none:
                             break;
@@ -114,8 +120,8 @@ int main(int argc, char** argv) {
             }
             std::sort(all.begin(), all.end());
             const double med = all[all.size() / 2];
-            std::printf("%-24s rounds of %2d: median %.3f us; by position (mean / median):", name(f),
-                        count, med);
+            std::printf("%-24s rounds of %2d: median %.3f us; by position (mean / median):",
+                        name(f), count, med);
             for (auto& p : pos) {
                 double sum = 0;
                 for (double x : p) sum += x;
@@ -157,12 +163,14 @@ int main(int argc, char** argv) {
             }
             const double host_us =
                 std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
-                    .count() / count;
+                    .count() /
+                count;
             std::sort(all.begin(), all.end());
-            std::printf("rounds of 1, memset 1xL2, %-9s: median %.3f us, p10 %.3f, p90 %.3f; host "
-                        "time per sample %.1f us\n",
-                        gated ? "gated" : "not gated", all[all.size() / 2], all[all.size() / 10],
-                        all[all.size() * 9 / 10], host_us);
+            std::printf(
+                "rounds of 1, memset 1xL2, %-9s: median %.3f us, p10 %.3f, p90 %.3f; host "
+                "time per sample %.1f us\n",
+                gated ? "gated" : "not gated", all[all.size() / 2], all[all.size() / 10],
+                all[all.size() * 9 / 10], host_us);
         }
     }
     return 0;

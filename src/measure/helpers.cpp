@@ -5,6 +5,8 @@ namespace {
 #include "helpers_fatbin.inc"
 }  // namespace
 
-const void* helper_kernels_image() { return helpers_fatbin; }
+const void* helper_kernels_image() {
+    return helpers_fatbin;
+}
 
 }  // namespace hone

@@ -31,7 +31,9 @@ extern "C" __global__ void scale(float* x, long long n) {
 std::string config(const std::string& fail_values) {
     return "kernel: {source: scale.cu, name: scale}\n"
            "problem: {N: 4096}\n"
-           "params: {X: [1, 2, 3, 4], FAIL: " + fail_values + "}\n"
+           "params: {X: [1, 2, 3, 4], FAIL: " +
+           fail_values +
+           "}\n"
            "buffers: {x: {type: float, count: N, role: inout}}\n"
            "args: [x, {value: N, type: int64}]\n"
            "launch: {grid: [\"ceil_div(N, 256)\"], block: [256]}\n"
@@ -128,8 +130,12 @@ struct fixture {
 TEST_CASE("the pipeline measures each configuration once, storing the last while the next runs") {
     fixture f;
     std::size_t depth = 1;
-    SUBCASE("one job in flight") { depth = 1; }
-    SUBCASE("two jobs in flight") { depth = 2; }
+    SUBCASE("one job in flight") {
+        depth = 1;
+    }
+    SUBCASE("two jobs in flight") {
+        depth = 2;
+    }
     f.gpu->depth = depth;
     CAPTURE(depth);
     const spec s = f.load_compiled("[0]");
@@ -173,11 +179,12 @@ TEST_CASE("the pipeline stores failed compiles without the GPU, and ranks the re
         }
     }
     CHECK(compile_errors == 4);
-    const auto best = std::min_element(r.records.begin(), r.records.end(), [](const auto& a, const auto& b) {
-        if (!has_timing(a.st)) return false;
-        if (!has_timing(b.st)) return true;
-        return a.gpu.time_us.median < b.gpu.time_us.median;
-    });
+    const auto best =
+        std::min_element(r.records.begin(), r.records.end(), [](const auto& a, const auto& b) {
+            if (!has_timing(a.st)) return false;
+            if (!has_timing(b.st)) return true;
+            return a.gpu.time_us.median < b.gpu.time_us.median;
+        });
     CHECK(best->key.find("X=1") != std::string::npos);
 }
 
