@@ -54,12 +54,14 @@ struct progress_info {
     std::optional<double> best_median_us;
     std::string best_key;
     double eta_s = -1;               // < 0: unknown
+    std::size_t measuring = 0;       // handed to the GPU side, not back yet
     std::size_t compiled_ahead = 0;  // compiled, waiting for the GPU
     std::size_t compiling = 0;       // in the compile pool
     std::size_t width = 100;         // terminal columns: the best key is shortened to fit
 };
 
-// "[ 123/576]  21% | 3 failed | best 78.8 µs (BLOCK=256,...) | ETA 0:42 | compiled ahead 8"
+// "[ 123/576]  21% | 3 failed | best 78.8 µs (BLOCK=256,...) | ETA 0:42 | measuring 2,
+// compiled ahead 8, compiling 2": the pipeline from the GPU back, to tell which end waits.
 std::string progress_line(const progress_info& p);
 
 // Adaptive units with three significant digits: "812 ns", "78.8 µs", "1.25 ms", "12.5 s".

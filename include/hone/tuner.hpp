@@ -22,6 +22,7 @@ struct pipeline_state {
     std::size_t done = 0;        // evaluated this run
     std::size_t total = 0;       // to evaluate this run (after resume skips and caps)
     std::size_t failures = 0;    // evaluated with a non-timed status
+    std::size_t measuring = 0;       // handed to the GPU side, not back yet
     std::size_t compiled_ahead = 0;  // compiled, waiting for the GPU
     std::size_t compiling = 0;       // in the compile pool
     std::optional<eval_record> best;

@@ -127,6 +127,7 @@ int run_tune(const tune_args& a) {
                 p.best_key = st.best->key;
             }
             p.eta_s = st.eta_s;
+            p.measuring = st.measuring;
             p.compiled_ahead = st.compiled_ahead;
             p.compiling = st.compiling;
             const auto now = std::chrono::steady_clock::now();

@@ -26,8 +26,9 @@ std::string progress_line(const progress_info& p) {
         parts.push_back("best " + format_duration_us(*p.best_median_us));
     }
     if (p.eta_s >= 0) parts.push_back("ETA " + format_eta(p.eta_s));
-    if (p.compiled_ahead > 0 || p.compiling > 0) {
-        parts.push_back(fmt::format("compiled ahead {}", p.compiled_ahead) +
+    if (p.measuring > 0 || p.compiled_ahead > 0 || p.compiling > 0) {
+        parts.push_back((p.measuring ? fmt::format("measuring {}, ", p.measuring) : "") +
+                        fmt::format("compiled ahead {}", p.compiled_ahead) +
                         (p.compiling ? fmt::format(", compiling {}", p.compiling) : ""));
     }
     if (!p.best_median_us || p.best_key.empty()) return join(parts);

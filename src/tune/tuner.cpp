@@ -180,6 +180,7 @@ tune_result pipeline::run() {
                 if (flight.empty()) busy_since = steady_clock::now();
                 session_->submit(j);
                 flight.push_back(in_flight{std::move(head), std::move(scope), std::move(r)});
+                state_.measuring = flight.size();
             } else {  // a compile or launch-size failure: complete without the GPU
                 record(head.cfg, std::move(r));
             }
@@ -191,6 +192,7 @@ tune_result pipeline::run() {
         }
         in_flight done = std::move(flight.front());
         flight.pop_front();
+        state_.measuring = flight.size();
         finish_eval(done.scope, done.r, session_->collect());
         if (stopping()) {
             // The configurations in flight are abandoned, not stored; none is left in the

@@ -145,6 +145,8 @@ TEST_CASE("the pipeline measures each configuration once, storing the last while
         stored.push_back(r.key);
         submitted_when_stored.push_back(f.gpu->submitted.size());
     };
+    std::vector<std::size_t> measuring;  // what the progress display says is on the GPU side
+    f.opt.on_progress = [&](const pipeline_state& st) { measuring.push_back(st.measuring); };
     const tune_result r = tune(s, f.opt);
     CHECK_FALSE(r.interrupted);
     CHECK(f.gpu->prepared == 1);
@@ -155,8 +157,11 @@ TEST_CASE("the pipeline measures each configuration once, storing the last while
     // Stored in the order the jobs went out; with two in flight, each but the last after the
     // next job was handed over.
     CHECK(stored == f.gpu->submitted);
-    for (std::size_t k = 0; k < stored.size(); ++k)
+    REQUIRE(measuring.size() == stored.size());
+    for (std::size_t k = 0; k < stored.size(); ++k) {
         CHECK(submitted_when_stored[k] == std::min(k + depth, stored.size()));
+        CHECK(measuring[k] == submitted_when_stored[k] - (k + 1));
+    }
     for (const auto& rec : r.records) CHECK(rec.st == status::ok);
 }
 

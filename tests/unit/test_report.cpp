@@ -217,20 +217,25 @@ TEST_CASE("progress line: counts, best, ETA and pipeline; the key shrinks to fit
     p.best_median_us = 78.8;
     p.best_key = "BLOCK=256,STRIDED=false,IDX_T=int,VEC=4,MEM=device,MAXREG=0,FAST=false";
     p.eta_s = 42;
+    p.measuring = 2;
     p.compiled_ahead = 8;
     p.compiling = 2;
     p.width = 200;
     CHECK(progress_line(p) == "[123/576]  21% | 3 failed | best 78.8 µs (" + p.best_key +
-                                  ") | ETA 0:42 | compiled ahead 8, compiling 2");
-    p.width = 100;
+                                  ") | ETA 0:42 | measuring 2, compiled ahead 8, compiling 2");
+    p.width = 110;
     const std::string narrow = progress_line(p);
-    CHECK(display_width(narrow) == 100);
+    CHECK(display_width(narrow) == 110);
     CHECK(narrow.find("(BLOCK=256,") != std::string::npos);
     CHECK(narrow.find("…)") != std::string::npos);
-    p.width = 80;  // no room for a useful key: it goes
+    p.width = 100;  // no room for a useful key: it goes
     CHECK(progress_line(p) ==
-          "[123/576]  21% | 3 failed | best 78.8 µs | ETA 0:42 | compiled "
+          "[123/576]  21% | 3 failed | best 78.8 µs | ETA 0:42 | measuring 2, compiled "
           "ahead 8, compiling 2");
+    p.measuring = 0;  // the GPU side idle: compiling is what it waits for
+    p.compiled_ahead = 0;
+    p.best_median_us.reset();
+    CHECK(progress_line(p) == "[123/576]  21% | 3 failed | ETA 0:42 | compiled ahead 0, compiling 2");
 
     progress_info start;
     start.done = 0;
