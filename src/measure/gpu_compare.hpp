@@ -3,7 +3,6 @@
 // that is right, which is nearly all of them.
 #pragma once
 #include <cstdint>
-#include <optional>
 
 #include "driver/resources.hpp"
 #include "hone/elem_type.hpp"

@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-
 #include "common/clock.hpp"
 #include "hone/driver.hpp"
 #include "hone/verify.hpp"
@@ -31,15 +30,15 @@ void in_process_session::reset_outputs(memory_kind k) {
         if (b.pristine.ptr()) b.in_set(k).copy_from(b.pristine, stream_.get());
 }
 
-// Queues the GPU's count of mismatches of every verified buffer, and the counts' copy home.
+// Queues the GPU's count of mismatches of every verified buffer (slot i: the i-th verified
+// buffer; types the GPU does not compare leave theirs unused), and the counts' copy home.
 void in_process_session::queue_checks(memory_kind k) {
     compare_.reset(stream_);
     std::size_t slot = 0;
     for (auto& b : buffers_) {
         if (!b.reference_dev.ptr()) continue;
-        if (compare_.queue(slot, b.plan.type, b.in_set(k).ptr(), b.reference_dev.ptr(),
-                           b.plan.count, plan_.rtol, plan_.atol, stream_))
-            ++slot;
+        compare_.queue(slot++, b.plan.type, b.in_set(k).ptr(), b.reference_dev.ptr(), b.plan.count,
+                       plan_.rtol, plan_.atol, stream_);
     }
     compare_.fetch(stream_);
 }
@@ -51,8 +50,9 @@ std::string in_process_session::finish_checks(memory_kind k) {
     std::size_t slot = 0;
     for (auto& b : buffers_) {
         if (!b.reference_dev.ptr()) continue;
+        const std::size_t mine = slot++;
         const bool on_gpu = is_gpu_comparable(b.plan.type);
-        const uint64_t gpu_bad = on_gpu ? compare_.bad(slot++) : 0;
+        const uint64_t gpu_bad = on_gpu ? compare_.bad(mine) : 0;
         if (on_gpu && gpu_bad == 0) continue;
         // A mismatch (or a type the GPU does not compare): the host says what differs. Its
         // copies of the reference and the staging memory are made the first time.

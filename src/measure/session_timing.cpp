@@ -109,7 +109,6 @@ void in_process_session::measure(kernel_launch& k, warm_up_estimate warm, job_re
     const auto max_n = static_cast<std::size_t>(t.max_samples);
     const relative_ci_criterion criterion(t.rel_precision, min_n, max_n, t.max_time_s, kind);
     const bool one_a_round = mode.kind == sample_kind::single_flush;
-    const auto t0 = steady_clock::now();
     double span_ms = warm.busy_ms;  // the first launch and the warm-up's batches
     for (;;) {
         std::size_t count = next_round(r.samples_us.size(), min_n, max_n);
@@ -117,7 +116,7 @@ void in_process_session::measure(kernel_launch& k, warm_up_estimate warm, job_re
         if (count == 0) break;
         span_ms += take_round(k, mode, count, cover_us, r.samples_us);
         ++r.steps.waits;
-        if (criterion.done(r.samples_us, seconds_since(t0))) break;
+        if (criterion.done(r.samples_us, seconds_since(step))) break;
     }
     r.steps.samples_s = seconds_since(step);
     double busy_ms = warm.busy_ms;

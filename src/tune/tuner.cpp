@@ -25,6 +25,13 @@ struct pending {
     std::optional<compile_result> result;
 };
 
+// A configuration handed to the GPU side, its record waiting for the result.
+struct in_flight {
+    pending p;
+    bindings scope;
+    eval_record r;
+};
+
 // Smaller is better; nullopt when the record has no usable objective.
 std::optional<double> objective(const spec& s, const eval_record& r) {
     if (!has_timing(r.st)) return std::nullopt;
@@ -52,6 +59,9 @@ public:
 private:
     void fill_queue();
     void wait_head();
+    void hand_over();
+    bool stopping() const { return opt_.stop && *opt_.stop; }
+    bool out_of_time() const { return time_limit_s_ > 0 && seconds_since(t0_) > time_limit_s_; }
     bool start_eval(const pending& p, const bindings& scope, eval_record& r, job& j);
     void finish_eval(const bindings& scope, eval_record& r, job_result&& g);
     void record(const config& c, eval_record&& r);
@@ -72,6 +82,8 @@ private:
     int64_t run_id_ = 0;
     std::map<std::string, status> done_;
     std::deque<pending> queue_;
+    std::deque<in_flight> flight_;  // handed to the GPU side, oldest first
+    steady_clock::time_point busy_since_;  // when flight_ last became non-empty
     bool exhausted_ = false;
     int64_t max_evals_ = 0;
     double time_limit_s_ = 0;
@@ -147,68 +159,61 @@ tune_result pipeline::run() {
     }
     out_.time.setup_s = seconds_since(t0_);
 
-    // Jobs go to the GPU side as soon as it can take them (max_in_flight: the worker holds the
-    // next one while it measures the current), so that it never waits for the hand-over; each
-    // result is stored while the next job runs.
-    struct in_flight {
-        pending p;
-        bindings scope;
-        eval_record r;
-    };
-    std::deque<in_flight> flight;
-    steady_clock::time_point busy_since;  // when flight last became non-empty
-    const auto stopping = [&] { return opt_.stop && *opt_.stop; };
-    const auto out_of_time = [&] {
-        return time_limit_s_ > 0 && seconds_since(t0_) > time_limit_s_;
-    };
+    // Each result is stored while the next job runs (hand_over).
     fill_queue();
     for (;;) {
-        while (flight.size() < session_->max_in_flight() && !queue_.empty() && !stopping() &&
-               !out_of_time()) {
-            // With a job in flight, wait for no compile: the next one can go over later.
-            if (!flight.empty() && !queue_.front().result) {
-                drain();
-                if (!queue_.front().result) break;
-            }
-            wait_head();
-            pending head = std::move(queue_.front());
-            queue_.pop_front();
-            bindings scope = head.cfg.scope(s_, space_->base());
-            eval_record r;
-            job j;
-            if (start_eval(head, scope, r, j)) {
-                if (flight.empty()) busy_since = steady_clock::now();
-                session_->submit(j);
-                flight.push_back(in_flight{std::move(head), std::move(scope), std::move(r)});
-                state_.measuring = flight.size();
-            } else {  // a compile or launch-size failure: complete without the GPU
-                record(head.cfg, std::move(r));
-            }
-            fill_queue();
-        }
-        if (flight.empty()) {
+        hand_over();
+        if (flight_.empty()) {
             out_.interrupted = stopping() && !queue_.empty();
             break;
         }
-        in_flight done = std::move(flight.front());
-        flight.pop_front();
-        state_.measuring = flight.size();
+        in_flight done = std::move(flight_.front());
+        flight_.pop_front();
         finish_eval(done.scope, done.r, session_->collect());
-        if (stopping()) {
-            // The configurations in flight are abandoned, not stored; none is left in the
-            // session (an application's own session stays usable).
-            for (; !flight.empty(); flight.pop_front()) session_->collect();
-            out_.time.gpu_s += seconds_since(busy_since);
+        // On a stop, the configurations in flight are abandoned, not stored; none is left in
+        // the session (an application's own session stays usable).
+        const bool stop = stopping();  // read once: a signal may set it at any time
+        if (stop)
+            for (; !flight_.empty(); flight_.pop_front()) session_->collect();
+        if (flight_.empty()) out_.time.gpu_s += seconds_since(busy_since_);
+        if (stop) {
             out_.interrupted = true;
             break;
         }
-        if (flight.empty()) out_.time.gpu_s += seconds_since(busy_since);
         record(done.p.cfg, std::move(done.r));
         fill_queue();
     }
     out_.time.wall_s = seconds_since(t0_);
     out_.records = store_->query({id, "", 0, false});
     return out_;
+}
+
+// Jobs go to the GPU side as soon as it can take them (max_in_flight: the worker holds the
+// next one while it measures the current), so that it never waits for the hand-over. Failed
+// compiles are stored on the way, without the GPU.
+void pipeline::hand_over() {
+    while (flight_.size() < session_->max_in_flight() && !queue_.empty() && !stopping() &&
+           !out_of_time()) {
+        // With a job in flight, wait for no compile: the next one can go over later.
+        if (!flight_.empty() && !queue_.front().result) {
+            drain();
+            if (!queue_.front().result) return;
+        }
+        wait_head();
+        pending head = std::move(queue_.front());
+        queue_.pop_front();
+        bindings scope = head.cfg.scope(s_, space_->base());
+        eval_record r;
+        job j;
+        if (start_eval(head, scope, r, j)) {
+            if (flight_.empty()) busy_since_ = steady_clock::now();
+            session_->submit(j);
+            flight_.push_back(in_flight{std::move(head), std::move(scope), std::move(r)});
+        } else {  // a compile or launch-size failure: complete without the GPU
+            record(head.cfg, std::move(r));
+        }
+        fill_queue();
+    }
 }
 
 void pipeline::fill_queue() {
@@ -262,12 +267,7 @@ void pipeline::wait_head() {
     while (!queue_.front().result) {
         auto got = pool_->wait(-1);
         if (!got) throw std::logic_error("compile pool returned nothing with work in flight");
-        for (auto& p : queue_) {
-            if (p.ticket == got->first) {
-                p.result = std::move(got->second);
-                break;
-            }
-        }
+        assign(std::move(*got));
     }
     out_.time.compile_wait_s += seconds_since(t);
 }
@@ -352,6 +352,7 @@ void pipeline::report_progress() {
     state_.elapsed_s = seconds_since(t0_);
     drain();
     state_.compiling = pool_->in_flight();
+    state_.measuring = flight_.size();
     state_.compiled_ahead = 0;
     for (const auto& p : queue_) state_.compiled_ahead += p.result ? 1 : 0;
     const double per = (state_.elapsed_s - out_.time.setup_s) / static_cast<double>(state_.done);

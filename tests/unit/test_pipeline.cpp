@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "hone/device_attrs.hpp"
 #include "hone/spec.hpp"
 #include "hone/store.hpp"
 #include "hone/tuner.hpp"
@@ -45,19 +46,7 @@ std::string config(const std::string& fail_values) {
 class scripted_session final : public gpu_session {
   public:
     scripted_session() {
-        device_attrs& a = info_.attrs;
-        a.name = "scripted";
-        a.cc_major = 9;
-        a.cc_minor = 0;
-        a.sm_count = 132;
-        a.max_threads_per_block = 1024;
-        a.max_threads_per_sm = 2048;
-        a.max_shared_per_block = 48 * 1024;
-        a.max_shared_per_block_optin = 227 * 1024;
-        a.max_shared_per_sm = 228 * 1024;
-        a.regs_per_block = a.regs_per_sm = 65536;
-        a.warp_size = 32;
-        a.l2_bytes = 50 << 20;
+        info_.attrs = nominal_device("sm_90").value();  // what `hone check --arch sm_90` uses
         info_.uuid = "GPU-scripted";
     }
     const device_info& device() const override { return info_; }
