@@ -97,6 +97,7 @@ struct job_result {
     summary time_us;
     std::vector<double> samples_us;
     std::string sample_mode;  // "single+flush", "single+spin", "batch:K"
+    std::string timer;        // what timed the samples: "cupti" (kernel timestamps) or "events"
     double gpu_busy_s = 0;    // GPU time of the kernel in warm-up and samples
     // GPU time the warm-up and samples occupied: gpu_busy_s plus what the sample method queues
     // between samples (L2 flushes, spins). Not stored per result; summed per run.

@@ -2,6 +2,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
@@ -26,7 +27,14 @@ struct run_identity {
     int driver_version = 0;
     std::string nvrtc_version;
     std::string tool_version;
+    // Who measured: "" for hone itself, else the tool and file the results were imported from
+    // ("kernel_tuner 1.0 (gemm_RTX_2080_Ti.json.gz)"). Part of the id, so imported runs never
+    // resume or mix with measured ones.
+    std::string origin;
     std::string id() const;     // digest of all of the above except config_path
+    // What ranks the run's results: time | gbps | gflops (spec.metrics.objective). Stored with
+    // the run, not part of the id: the measurements do not depend on it.
+    std::string objective = "time";
 };
 
 struct eval_record {
@@ -40,6 +48,8 @@ struct eval_record {
     resource_usage resources;  // from ptxas
     job_result gpu;            // function attributes, timing, samples
     double gbps = 0, gflops = 0;  // from metrics at the median time; 0 = not defined
+    // Further named metrics (imported results: "GFLOP/s", "energy", ...), stored as given.
+    std::map<std::string, double> metrics;
     int dynamic_shared_bytes = 0;
     std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
     std::string created_at;  // ISO 8601, filled by the store

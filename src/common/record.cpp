@@ -15,6 +15,7 @@ std::string run_identity::id() const {
     d.add("run_identity/1").add(kernel_name).add(source_hash).add(spec_hash).add(problem);
     d.add(device_name).add(device_uuid).add(arch).add(std::to_string(driver_version));
     d.add(nvrtc_version).add(tool_version);
+    if (!origin.empty()) d.add("origin").add(origin);  // measured runs keep their old ids
     return d.hex();
 }
 

@@ -42,6 +42,7 @@ ojson timing_json(const job_result& g) {
     const summary& t = g.time_us;
     if (t.n == 0) return nullptr;
     return {{"sample_mode", g.sample_mode},
+            {"timer", g.timer},
             {"n", t.n},
             {"median_us", t.median},
             {"mean_us", t.mean},
@@ -53,6 +54,12 @@ ojson timing_json(const job_result& g) {
             {"mean_ci_half_us", t.mean_ci_half},
             {"gpu_busy_s", g.gpu_busy_s},
             {"wall_s", g.wall_s},
+            {"steps",
+             {{"load_s", g.steps.load_s},
+              {"verify_s", g.steps.verify_s},
+              {"warmup_s", g.steps.warmup_s},
+              {"samples_s", g.steps.samples_s},
+              {"waits", g.steps.waits}}},
             {"samples_us", g.samples_us}};
 }
 
@@ -71,6 +78,7 @@ ojson record_json(const eval_record& r) {
         {"gpu_wall_s", r.gpu.wall_s},  // GPU-side time, a worker restart after a fault included
         {"gbps", metric(r.gbps)},
         {"gflops", metric(r.gflops)},
+        {"metrics", r.metrics},
         {"created_at", r.created_at}};
 }
 
@@ -94,7 +102,9 @@ nlohmann::ordered_json to_json(const run_identity& id) {
             {"arch", id.arch},
             {"driver_version", id.driver_version},
             {"nvrtc_version", id.nvrtc_version},
-            {"tool_version", id.tool_version}};
+            {"tool_version", id.tool_version},
+            {"objective", id.objective},
+            {"origin", id.origin}};
 }
 
 }  // namespace hone

@@ -52,6 +52,9 @@ constexpr std::array columns = {"key",
                                 "block_z",
                                 "dynamic_shared",
                                 "samples",
+                                "timer",
+                                "steps",
+                                "metrics",
                                 "created_at"};
 
 std::string samples_text(const std::vector<double>& samples) {
@@ -82,8 +85,8 @@ const std::string& insert_record_sql() {
         for (std::size_t i = 0; i + 1 < columns.size(); ++i) values += fmt::format(", ?{}", i + 2);
         return fmt::format(
             "INSERT OR REPLACE INTO results (run_id, {}) "
-            "VALUES ({}, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-            record_columns(), values);
+            "VALUES ({}, COALESCE(NULLIF(?{}, ''), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+            record_columns(), values, columns.size() + 1);
     }();
     return text;
 }
@@ -119,6 +122,15 @@ void bind_record(sql::stmt& s, int64_t run_id, const eval_record& r) {
     for (uint32_t v : r.block) b(int64_t{v});
     b(r.dynamic_shared_bytes);
     b(samples_text(g.samples_us));
+    b(g.timer);
+    b(nlohmann::json{{"load_s", g.steps.load_s},
+                     {"verify_s", g.steps.verify_s},
+                     {"warmup_s", g.steps.warmup_s},
+                     {"samples_s", g.steps.samples_s},
+                     {"waits", g.steps.waits}}
+          .dump());
+    b(nlohmann::json(r.metrics).dump());
+    b(r.created_at);  // empty: now
 }
 
 eval_record read_record(const sql::stmt& s, const std::string& path) {
@@ -160,6 +172,21 @@ eval_record read_record(const sql::stmt& s, const std::string& path) {
     r.dynamic_shared_bytes = s.i32(c++);
     g.samples_us = decoding(path, r.key, "samples", [&] {
         return nlohmann::json::parse(s.text(c)).get<std::vector<double>>();
+    });
+    ++c;
+    g.timer = s.text(c++);
+    decoding(path, r.key, "job steps", [&] {
+        const auto j = nlohmann::json::parse(s.text(c));
+        g.steps.load_s = j.value("load_s", 0.0);
+        g.steps.verify_s = j.value("verify_s", 0.0);
+        g.steps.warmup_s = j.value("warmup_s", 0.0);
+        g.steps.samples_s = j.value("samples_s", 0.0);
+        g.steps.waits = j.value("waits", 0);
+        return 0;
+    });
+    ++c;
+    r.metrics = decoding(path, r.key, "metrics", [&] {
+        return nlohmann::json::parse(s.text(c)).get<std::map<std::string, double>>();
     });
     ++c;
     r.created_at = s.text(c++);

@@ -85,7 +85,8 @@ void quick_check(sqlite3* db, const std::string& path) {
 }
 
 // application_id and user_version live in the file header, readable even when pages are not.
-void check_identity(sqlite3* db, const std::string& path) {
+// Returns the file's schema version: this hone's, or an older one it can upgrade.
+int64_t check_identity(sqlite3* db, const std::string& path) {
     const int64_t app = scalar(db, path, "PRAGMA application_id");
     const int64_t version = scalar(db, path, "PRAGMA user_version");
     if (app != application_id) {
@@ -93,11 +94,13 @@ void check_identity(sqlite3* db, const std::string& path) {
                                  "(application_id {:#x}, not hone's)",
                                  app));
     }
+    if (version >= oldest_upgradable_schema && version < schema_version) return version;
     if (version != schema_version) {
         throw env_error(
             fmt::format("{} was written by hone schema {}; this hone reads schema {}: {}", path,
                         version, schema_version, move_it));
     }
+    return version;
 }
 
 void check_meta(sqlite3* db, const std::string& path) {
@@ -131,9 +134,11 @@ sqlite3* open_checked(const std::string& path) {
     if (is_blank(db.get(), path)) {
         create_schema(db.get(), path);
     } else {
-        check_identity(db.get(), path);
+        const int64_t version = check_identity(db.get(), path);
         quick_check(db.get(), path);
         check_meta(db.get(), path);
+        // Only a file that passed every check is written to.
+        if (version < schema_version) upgrade_schema(db.get(), path, static_cast<int>(version));
     }
     // WAL: a killed writer loses only its open transaction; NORMAL sync is durable across
     // process crashes in WAL mode, which is the failure this store is built for.

@@ -8,7 +8,8 @@
 
 namespace hone::store_detail {
 
-constexpr int schema_version = 1;
+constexpr int schema_version = 2;
+constexpr int oldest_upgradable_schema = 1;
 constexpr int32_t application_id = 0x686f6e65;  // "hone"
 
 // Returns an open connection in WAL mode with the current schema; creates the database when

@@ -26,7 +26,9 @@ CREATE TABLE IF NOT EXISTS runs (
     nvrtc_version TEXT NOT NULL,
     tool_version TEXT NOT NULL,
     first_seen TEXT NOT NULL,
-    last_seen TEXT NOT NULL
+    last_seen TEXT NOT NULL,
+    objective TEXT NOT NULL DEFAULT 'time',
+    origin TEXT NOT NULL DEFAULT ''
 ))";
 
 // Times are in microseconds; -1 means "not reported" as in resource_usage and job_result.
@@ -72,8 +74,21 @@ CREATE TABLE IF NOT EXISTS results (
     dynamic_shared INTEGER NOT NULL,
     created_at TEXT NOT NULL,
     samples TEXT NOT NULL,
+    timer TEXT NOT NULL DEFAULT '',
+    steps TEXT NOT NULL DEFAULT '{}',
+    metrics TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (run_id, key)
 ))";
+
+// Schema 1 lacked the run's objective and origin, and each result's timer, job steps and
+// extra metrics: the columns are added with their defaults.
+constexpr const char* from_schema_1[] = {
+    "ALTER TABLE runs ADD COLUMN objective TEXT NOT NULL DEFAULT 'time'",
+    "ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE results ADD COLUMN timer TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE results ADD COLUMN steps TEXT NOT NULL DEFAULT '{}'",
+    "ALTER TABLE results ADD COLUMN metrics TEXT NOT NULL DEFAULT '{}'",
+};
 
 }  // namespace
 
@@ -93,6 +108,16 @@ void create_schema(sqlite3* db, const std::string& path) {
         sql::stmt s(db, path, "INSERT OR IGNORE INTO meta (key, value) VALUES (?1, ?2)");
         s.bind(1, k).bind(2, v).run();
     }
+    t.commit();
+}
+
+void upgrade_schema(sqlite3* db, const std::string& path, int from_version) {
+    sql::transaction t(db, path);
+    if (from_version == 1)
+        for (const char* step : from_schema_1) sql::exec(db, path, step);
+    sql::exec(db, path, fmt::format("PRAGMA user_version = {}", schema_version).c_str());
+    sql::stmt s(db, path, "UPDATE meta SET value = ?1 WHERE key = 'schema'");
+    s.bind(1, std::to_string(schema_version)).run();
     t.commit();
 }
 

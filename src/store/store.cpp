@@ -73,10 +73,11 @@ int64_t results_store::begin_run(const run_identity& id) {
                     fmt::format(R"(
             INSERT INTO runs (identity, config_path, kernel_name, source_hash, spec_hash, problem,
                               device_name, device_uuid, arch, driver_version, nvrtc_version,
-                              tool_version, first_seen, last_seen)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, {0}, {0})
+                              tool_version, first_seen, last_seen, objective, origin)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, {0}, {0}, ?13, ?14)
             ON CONFLICT (identity) DO UPDATE
-                SET config_path = excluded.config_path, last_seen = excluded.last_seen
+                SET config_path = excluded.config_path, last_seen = excluded.last_seen,
+                    objective = excluded.objective
             RETURNING run_id)",
                                 now_sql));
         s.bind(1, id.id());
@@ -89,6 +90,8 @@ int64_t results_store::begin_run(const run_identity& id) {
         s.bind(++i, id.driver_version);
         s.bind(++i, id.nvrtc_version);
         s.bind(++i, id.tool_version);
+        s.bind(++i, id.objective);
+        s.bind(++i, id.origin);
         if (s.step()) run_id = s.i64(0);
         s.run();
     }
@@ -155,7 +158,7 @@ std::vector<eval_record> results_store::query(const store_query& q) {
 std::vector<run_identity> results_store::runs() {
     sql::stmt s(db_, path_, R"(
         SELECT config_path, kernel_name, source_hash, spec_hash, problem, device_name,
-               device_uuid, arch, driver_version, nvrtc_version, tool_version
+               device_uuid, arch, driver_version, nvrtc_version, tool_version, objective, origin
         FROM runs ORDER BY run_id)");
     std::vector<run_identity> out;
     while (s.step()) {
@@ -168,6 +171,8 @@ std::vector<run_identity> results_store::runs() {
         id.driver_version = s.i32(c++);
         id.nvrtc_version = s.text(c++);
         id.tool_version = s.text(c++);
+        id.objective = s.text(c++);
+        id.origin = s.text(c++);
         out.push_back(std::move(id));
     }
     return out;

@@ -188,6 +188,7 @@ run_identity make_identity(const spec& s, const device_info& dev) {
     id.driver_version = dev.driver_version;
     id.nvrtc_version = nvrtc_version();
     id.tool_version = tool_version();
+    id.objective = s.metrics.objective;
     return id;
 }
 

@@ -67,10 +67,13 @@ eval_record full_record(int i, status st = status::ok) {
     g.samples_us = {78.8 + i, 78.5 + i, 79.1 + i, 0.1 + 0.2};  // 0.30000000000000004 must survive
     g.time_us = {4, 78.8 + i, 78.9 + i, 0.25, 78.5 + i, 79.1 + i, 78.6 + i, 79.0 + i, 0.125};
     g.sample_mode = "single+flush";
+    g.timer = i % 2 ? "cupti" : "events";
+    g.steps = {0.001 + i, 0.002, 0.003, 0.004, 7 + i};
     g.gpu_busy_s = 0.0125;
     g.wall_s = 0.5;
     r.gbps = 1500.5 - i;
     r.gflops = 12.75 + i;
+    r.metrics = {{"GFLOP/s", 2258.5 + i}, {"energy_J", 0.25}};
     r.dynamic_shared_bytes = 4096;
     r.grid = {1024u + i, 2, 3};
     r.block = {256, 1, 1};
@@ -113,6 +116,12 @@ void check_same(const eval_record& a, const eval_record& b) {
     };
     CHECK(sv(g.time_us) == sv(h.time_us));
     CHECK(g.sample_mode == h.sample_mode);
+    CHECK(g.timer == h.timer);
+    CHECK(std::vector{g.steps.load_s, g.steps.verify_s, g.steps.warmup_s, g.steps.samples_s,
+                      double(g.steps.waits)} == std::vector{h.steps.load_s, h.steps.verify_s,
+                                                            h.steps.warmup_s, h.steps.samples_s,
+                                                            double(h.steps.waits)});
+    CHECK(a.metrics == b.metrics);
     CHECK(g.gpu_busy_s == h.gpu_busy_s);
     CHECK(g.wall_s == h.wall_s);
     CHECK(a.gbps == b.gbps);
@@ -178,7 +187,12 @@ TEST_CASE("run identity: config_path is not part of the id, every other field is
     changed[8].nvrtc_version += "x";
     changed[9].tool_version += "x";
     changed[10].problem = "";
+    changed.push_back(base);
+    changed.back().origin = "kernel_tuner 1.0 (x.json)";
     for (const auto& c : changed) CHECK(c.id() != base.id());
+    run_identity ranked_otherwise = base;
+    ranked_otherwise.objective = "gflops";
+    CHECK(ranked_otherwise.id() == base.id());
     CHECK(tool_version() == HONE_VERSION);
 }
 
@@ -207,6 +221,46 @@ TEST_CASE("store: every field of a record survives a round trip") {
                            std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)")));
 }
 
+TEST_CASE("store: a record's own created_at (imported results) is kept") {
+    temp_dir dir;
+    results_store s(dir.file("r.db"));
+    eval_record in = full_record(1);
+    in.created_at = "2024-05-01T10:00:00.000Z";
+    s.put(s.begin_run(identity()), in);
+    const auto out = s.query({identity().id(), "", 0, false});
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].created_at == in.created_at);
+}
+
+TEST_CASE("store: a schema 1 database is upgraded in place, its rows kept") {
+    temp_dir dir;
+    const std::string path = dir.file("r.db");
+    {
+        results_store s(path);
+        s.put(s.begin_run(identity()), full_record(0));
+    }
+    // Back to schema 1's layout: the columns schema 2 added are dropped.
+    for (const char* sql : {"ALTER TABLE results DROP COLUMN timer",
+                            "ALTER TABLE results DROP COLUMN steps",
+                            "ALTER TABLE results DROP COLUMN metrics",
+                            "ALTER TABLE runs DROP COLUMN objective",
+                            "ALTER TABLE runs DROP COLUMN origin", "PRAGMA user_version = 1",
+                            "UPDATE meta SET value = '1' WHERE key = 'schema'"}) {
+        raw_scalar(path, sql);
+    }
+    results_store s(path);
+    CHECK(raw_scalar(path, "PRAGMA user_version") == "2");
+    CHECK(raw_scalar(path, "SELECT value FROM meta WHERE key = 'schema'") == "2");
+    const auto out = s.query({identity().id(), "", 0, false});
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].key == full_record(0).key);
+    CHECK(out[0].gpu.timer.empty());
+    CHECK(out[0].metrics.empty());
+    REQUIRE(s.runs().size() == 1);
+    CHECK(s.runs()[0].objective == "time");
+    CHECK(s.runs()[0].origin.empty());
+}
+
 TEST_CASE("store: WAL journal, application id, schema version and meta are set") {
     temp_dir dir;
     const std::string path = dir.file("r.db");
@@ -214,9 +268,9 @@ TEST_CASE("store: WAL journal, application id, schema version and meta are set")
     CHECK(s.path() == path);
     CHECK(raw_scalar(path, "PRAGMA journal_mode") == "wal");
     CHECK(raw_scalar(path, "PRAGMA application_id") == std::to_string(0x686f6e65));
-    CHECK(raw_scalar(path, "PRAGMA user_version") == "1");
+    CHECK(raw_scalar(path, "PRAGMA user_version") == "2");
     CHECK(raw_scalar(path, "SELECT value FROM meta WHERE key = 'format'") == "hone-results");
-    CHECK(raw_scalar(path, "SELECT value FROM meta WHERE key = 'schema'") == "1");
+    CHECK(raw_scalar(path, "SELECT value FROM meta WHERE key = 'schema'") == "2");
 }
 
 TEST_CASE("store: begin_run is idempotent per identity and runs() lists identities") {
@@ -235,6 +289,12 @@ TEST_CASE("store: begin_run is idempotent per identity and runs() lists identiti
     CHECK(runs[0].driver_version == 13000);
     CHECK(runs[0].nvrtc_version == "13.0");
     CHECK(runs[1].device_name == "NVIDIA H200");
+    CHECK(runs[0].objective == "time");
+    run_identity by_flops = identity();
+    by_flops.objective = "gflops";
+    by_flops.origin = "";
+    CHECK(s.begin_run(by_flops) == a);  // same run, now ranked by GFLOP/s
+    CHECK(s.runs()[0].objective == "gflops");
 }
 
 TEST_CASE("store: resume sees the keys and statuses stored before, per identity") {
@@ -499,7 +559,7 @@ TEST_CASE("store: another schema version is refused and left unchanged") {
     raw_scalar(path, "PRAGMA user_version = 3");
     const std::string before = read_bytes(path);
     CHECK(open_error(path) == path +
-                                  " was written by hone schema 3; this hone reads schema 1: "
+                                   " was written by hone schema 3; this hone reads schema 2: "
                                   "use another --output or move the file");
     CHECK(read_bytes(path) == before);
 }
