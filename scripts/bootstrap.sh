@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # clang and its runtime libraries (libFuzzer, sanitizers) build the fuzz harnesses of ./dev test.
 pkgs=(cmake ninja-build g++ libyaml-cpp-dev libsqlite3-dev libfmt-dev libcli11-dev
-      nlohmann-json3-dev doctest-dev libxxhash-dev clang libclang-rt-dev)
+      nlohmann-json3-dev doctest-dev libxxhash-dev zlib1g-dev clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

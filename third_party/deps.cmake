@@ -3,6 +3,7 @@ find_package(yaml-cpp REQUIRED)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(CUDAToolkit REQUIRED)
+find_package(ZLIB REQUIRED)
 
 find_library(HONE_YAML_STATIC NAMES libyaml-cpp.a)
 find_library(HONE_SQLITE_STATIC NAMES libsqlite3.a)

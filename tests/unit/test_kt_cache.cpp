@@ -1,0 +1,134 @@
+// Kernel Tuner cache files: what is read, and every way a file can be refused.
+#include <doctest/doctest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "formats/json_file.hpp"
+#include "formats/kt_cache.hpp"
+#include "hone/error.hpp"
+#include "temp_dir.hpp"
+
+using namespace hone;
+
+namespace {
+
+// A small cache of our own making, in Kernel Tuner's layout.
+const char* const small_cache = R"({
+  "device_name": "NVIDIA GeForce RTX 2080 Ti",
+  "kernel_name": "vadd",
+  "problem_size": [1024],
+  "tune_params_keys": ["block", "vec", "fast"],
+  "tune_params": {"block": [32, 64], "vec": [1, 2], "fast": [false, true]},
+  "objective": "time",
+  "cache": {
+    "32,1,False": {"block": 32, "vec": 1, "fast": false, "time": 1.5, "times": [1.4, 1.5, 1.6],
+                   "compile_time": 20.5, "verification_time": 1, "benchmark_time": 3,
+                   "framework_time": 0.5, "strategy_time": 0, "timestamp": "2024-01-01 10:00:00",
+                   "GFLOP/s": 12.5},
+    "64,2,True": {"block": 64, "vec": 2, "fast": true, "time": "CompilationFailedConfig",
+                  "compile_time": 3},
+    "64,1,False": {"block": 64.0, "vec": 1, "fast": false, "time": "InvalidConfig"}
+  }
+})";
+
+std::string error_of(const std::string& text) {
+    try {
+        parse_kt_cache(text, "x.json");
+    } catch (const input_error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
+void write_gzip(const std::string& path, const std::string& text, std::size_t keep) {
+    gzFile f = gzopen(path.c_str(), "wb");
+    REQUIRE(f);
+    gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+    gzclose(f);
+    if (keep > 0) std::filesystem::resize_file(path, keep);
+}
+
+}  // namespace
+
+TEST_CASE("kt cache: header, parameters, times, failures and metrics are read") {
+    const kt_cache c = parse_kt_cache(small_cache, "x.json");
+    CHECK(c.device_name == "NVIDIA GeForce RTX 2080 Ti");
+    CHECK(c.kernel_name == "vadd");
+    CHECK(c.problem_size == "[1024]");
+    CHECK(c.param_names == std::vector<std::string>{"block", "vec", "fast"});
+    CHECK(c.param_values[2] == std::vector<value>{false, true});
+    REQUIRE(c.entries.size() == 3);
+    const kt_entry& ok = c.entries[0];
+    CHECK(ok.index == std::vector<uint32_t>{0, 0, 0});
+    REQUIRE(ok.time_ms);
+    CHECK(*ok.time_ms == 1.5);
+    CHECK(ok.times_ms == std::vector<double>{1.4, 1.5, 1.6});
+    CHECK(ok.compile_time_ms == 20.5);
+    CHECK(ok.timestamp == "2024-01-01 10:00:00");
+    CHECK(ok.metrics == std::map<std::string, double>{{"GFLOP/s", 12.5}});
+    CHECK(c.key(ok) == "32,1,False");
+    CHECK_FALSE(c.entries[1].time_ms);
+    CHECK(c.entries[1].failure == "CompilationFailedConfig");
+    CHECK(c.entries[2].index == std::vector<uint32_t>{1, 0, 0});  // 64.0 matches 64
+    CHECK(c.entries[2].failure == "InvalidConfig");
+}
+
+TEST_CASE("kt cache: every malformed file is refused with what was expected") {
+    CHECK(error_of("{\"cache\": ") .find("x.json:1:11: not valid JSON") == 0);
+    CHECK(error_of("[1, 2]").find("not a Kernel Tuner cache") != std::string::npos);
+    CHECK(error_of(replaced(small_cache, "\"device_name\": \"NVIDIA GeForce RTX 2080 Ti\",", ""))
+              .find("no \"device_name\"") != std::string::npos);
+    CHECK(error_of(replaced(small_cache, "\"time\": \"InvalidConfig\"", "\"time\": \"Slow\""))
+              .find("time is the string \"Slow\"; expected a number or one of InvalidConfig") !=
+          std::string::npos);
+    // The error points at the record's key.
+    CHECK(error_of(replaced(small_cache, "\"time\": \"InvalidConfig\"", "\"time\": \"Slow\""))
+              .find("x.json:15:") == 0);
+    CHECK(error_of(replaced(small_cache, "\"vec\": 2, \"fast\": true", "\"vec\": 3, \"fast\": true"))
+              .find("vec = 3 is not one of the values") != std::string::npos);
+    CHECK(error_of(replaced(small_cache, "\"tune_params\": {\"block\"",
+                            "\"tune_params\": {\"grid\": [1], \"block\""))
+              .find("parameter 'grid' of \"tune_params\" is not in \"tune_params_keys\"") !=
+          std::string::npos);
+    CHECK(error_of(replaced(small_cache, "\"block\": 64, \"vec\": 2,", "\"vec\": 2,"))
+              .find("has no value for parameter 'block'") != std::string::npos);
+    CHECK(error_of(replaced(small_cache, "\"time\": 1.5,", "")).find("has no \"time\"") !=
+          std::string::npos);
+}
+
+TEST_CASE("kt cache: gzip'd files are read; a truncated one is refused") {
+    temp_dir dir;
+    const std::string whole = dir.file("c.json.gz"), cut = dir.file("cut.json.gz");
+    write_gzip(whole, small_cache, 0);
+    CHECK(read_kt_cache(whole).entries.size() == 3);
+    write_gzip(cut, small_cache, 60);
+    try {
+        read_kt_cache(cut);
+        FAIL("a truncated gzip file was read");
+    } catch (const input_error& e) {
+        CHECK(std::string(e.what()).find("damaged or truncated gzip data") != std::string::npos);
+    }
+    CHECK_THROWS_AS(read_kt_cache(dir.file("absent.json")), env_error);
+}
+
+TEST_CASE("kt cache: the brute-forced spaces in ../shared/spaces read whole") {
+    const std::string path = std::string(HONE_SOURCE_DIR) + "/../shared/spaces/gemm_RTX_2080_Ti.json.gz";
+    if (!std::filesystem::exists(path)) {
+        MESSAGE("skipped: " << path << " is not on this machine");
+        return;
+    }
+    const kt_cache c = read_kt_cache(path);
+    CHECK(c.kernel_name == "Xgemm");
+    CHECK(c.param_names.size() == 15);
+    CHECK(c.entries.size() == 17956);
+    for (const auto& e : c.entries) CHECK(e.index.size() == 15);
+}
