@@ -10,7 +10,6 @@
 #include <cmath>
 #include <deque>
 
-#include "compile/compile_worker.hpp"
 #include "hone/error.hpp"
 #include "hone/protocol.hpp"
 #include "hone/worker_process.hpp"
@@ -39,15 +38,19 @@ double seconds_until(clock_type::time_point t) {
 }
 
 std::unique_ptr<worker_process> start_worker() {
-    auto proc = std::make_unique<worker_process>(serve_compiles);
+    const worker_command cmd = worker_role_command("compile");
+    auto proc = std::make_unique<worker_process>(cmd);
     proc->send({{"type", "hello"}, {"version", worker_protocol_version}});
     worker_reply reply = proc->receive(hello_timeout_s);
     const auto* msg = std::get_if<nlohmann::json>(&reply);
     if (msg && msg->value("type", "") == "error") rethrow_error(*msg);
     if (!msg || msg->value("type", "") != "hello") {
         const auto* gone = std::get_if<worker_exit>(&reply);
-        throw env_error(
-            fmt::format("a compile worker did not start ({})", gone ? gone->reason : "no answer"));
+        proc->kill();
+        const std::string output = proc->take_output();  // why, in the worker's own words
+        throw env_error(fmt::format("a compile worker ({}) did not start ({}){}{}", cmd.path,
+                                    gone ? gone->reason : "no answer", output.empty() ? "" : ":\n",
+                                    output));
     }
     return proc;
 }
