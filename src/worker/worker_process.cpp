@@ -145,12 +145,13 @@ bool is_executable_file(const fs::path& p, std::string* why = nullptr) {
     return true;
 }
 
-// The file that holds this code: libhone.so, or the executable it is linked into.
+// The file that holds this code: libhone.so, or the executable it is linked into. Asked of this
+// function's own address: internal, so never a PLT entry of another module.
 std::string libhone_file() {
     Dl_info info{};
     link_map* map = nullptr;
-    if (::dladdr1(reinterpret_cast<void*>(&worker_executable), &info,
-                  reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) != 0 &&
+    if (::dladdr1(reinterpret_cast<void*>(&libhone_file), &info, reinterpret_cast<void**>(&map),
+                  RTLD_DL_LINKMAP) != 0 &&
         map && map->l_name && map->l_name[0] != '\0') {
         return map->l_name;
     }
