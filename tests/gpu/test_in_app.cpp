@@ -78,8 +78,8 @@ struct application {
                     ++thread_rounds;
                 }
                 uint32_t last = 0;
-                if (d.cuMemcpyDtoH(&last, mine + (m - 1) * 4, 4) != CUDA_SUCCESS ||
-                    last != round * 16 + t) {
+                if (round > 0 && (d.cuMemcpyDtoH(&last, mine + (m - 1) * 4, 4) != CUDA_SUCCESS ||
+                                  last != round * 16 + t)) {
                     ++thread_errors;
                 }
                 d.cuMemFree(mine);
