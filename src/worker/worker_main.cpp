@@ -77,13 +77,16 @@ int worker_main(int argc, char** argv, const std::vector<worker_role>& roles) {
     if (::getppid() != static_cast<pid_t>(parent)) return 1;
     std::signal(SIGINT, SIG_IGN);
     std::setvbuf(stdout, nullptr, _IONBF, 0);  // output survives a crash
+    int code = 0;
     try {
         role->serve(socket_fd, args);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "hone worker: %s\n", e.what());
-        return 70;
+        code = 70;
     }
-    return 0;
+    // No exit handlers: the driver's would tear down a context a sticky error has ruined.
+    std::fflush(nullptr);
+    ::_exit(code);
 }
 
 std::vector<worker_role> hone_worker_roles() {

@@ -21,7 +21,8 @@ struct worker_role {
 // argv: <program> ROLE --parent PID [--device N]. Refuses with exit code 2 and a message that
 // says what the program is when fd 3 is not a socket or the arguments are not hone's. Otherwise
 // arranges to die with the parent (which must be PID), ignores SIGINT (Ctrl-C reaches the whole
-// process group: the supervisor decides what stops), and serves ROLE on fd 3.
+// process group: the supervisor decides what stops), serves ROLE on fd 3, and ends the process
+// with _exit (no exit handlers).
 int worker_main(int argc, char** argv, const std::vector<worker_role>& roles);
 
 // The roles of hone-worker: "compile" (NVRTC) and "gpu" (the in-process GPU session).
