@@ -234,7 +234,7 @@ TEST_CASE("hone-worker run by hand says what it is and exits 2") {
     temp_dir dir;
     const std::string out = dir.file("out.txt");
     const int rc = std::system(
-        fmt::format("'{}' compile --parent 1 3>&- </dev/null >'{}' 2>&1", HONE_WORKER_BINARY, out)
+        fmt::format("'{}' compile --parent 1 3>&- </dev/null >'{}' 2>&1", worker_executable(), out)
             .c_str());
     REQUIRE(WIFEXITED(rc));
     CHECK(WEXITSTATUS(rc) == 2);
@@ -245,7 +245,7 @@ TEST_CASE("hone-worker run by hand says what it is and exits 2") {
     CHECK(text.find("not meant to be run by hand") != std::string::npos);
 
     // With a socket but a role it does not know: the same, through the output file.
-    worker_process w({HONE_WORKER_BINARY, {"nonsense"}});
+    worker_process w({worker_executable(), {"nonsense"}});
     const worker_reply r = w.receive(60);
     REQUIRE(std::holds_alternative<worker_exit>(r));
     CHECK(std::get<worker_exit>(r).reason == "exit code 2");
