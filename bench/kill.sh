@@ -9,10 +9,11 @@ db=$(mktemp -u).db
 cfg=configs/vector_add.yaml
 run() { "$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet "$@"; }
 
-left_behind() {  # processes still running with this database on their command line
+left_behind() {  # left_behind DB PID: processes still running with this database on their
+  # command line, or workers of tuner PID (`hone-worker ROLE ... --parent PID`)
   local n=0 c
   for c in /proc/[0-9]*/cmdline; do
-    tr '\0' ' ' <"$c" 2>/dev/null | grep -q -- "$1" && n=$((n + 1))
+    tr '\0' ' ' <"$c" 2>/dev/null | grep -qE -- "$1|--parent $2 " && n=$((n + 1))
   done
   echo $n
 }
@@ -27,7 +28,7 @@ for delay in 1.2 1.4 1.6; do  # each run resumes: short enough that all three la
   wait $pid 2>/dev/null
   sleep 0.2  # its workers get SIGKILL from the kernel (PR_SET_PDEATHSIG)
   stored=$("$B/hone" show "$db" --all --json 2>/dev/null | python3 -c "import json,sys; print(sum(len(r['results']) for r in json.load(sys.stdin)))" || echo "unreadable")
-  echo "kill -9 tuner after ${delay} s: database opens, ${stored} results stored, $(left_behind "$db") processes left"
+  echo "kill -9 tuner after ${delay} s: database opens, ${stored} results stored, $(left_behind "$db" $pid) processes left"
 done
 
 # 2. The GPU worker (the tuner's child that holds the GPU), mid-run: the tuner goes on.
@@ -80,6 +81,6 @@ fi
 wait $pid
 echo "Ctrl-C ($how) after 2.5 s: rc=$? (130 expected)"
 grep -E "^results:|^time:" "$out/sigint.out"
-echo "hone processes left behind for that run: $(left_behind "$db2")"
+echo "hone processes left behind for that run: $(left_behind "$db2" $pid)"
 "$B/hone" tune $cfg --set N=1048576 -o "$db2" --quiet --json >"$out/sigint_resume.json" 2>/dev/null
 echo "resume after Ctrl-C: rc=$? $(python3 -c "import json; r=json.load(open('$out/sigint_resume.json')); print('evaluated', r['evaluated'], 'resumed', r['resumed'], '(576 in all)')")"

@@ -58,7 +58,9 @@ for phase in $phases; do
       "$B/hone" tune configs/vector_add.yaml --set N=65536 --dry-run -j $jobs_all --cache-dir $c -q >/dev/null 2>&1
       for n in 16777216 65536; do
         for i in 1 2 3; do
-          HONE=$B/hone_prev tune ab${n}_prev_$i configs/vector_add.yaml --set N=$n -j $jobs_all --cache-dir $c
+          # A build with workers of its own (hone-worker, this change on) needs its own worker.
+          HONE=$B/hone_prev HONE_WORKER=$([ -x "$B/hone-worker_prev" ] && echo "$B/hone-worker_prev") \
+            tune ab${n}_prev_$i configs/vector_add.yaml --set N=$n -j $jobs_all --cache-dir $c
           tune ab${n}_new_$i configs/vector_add.yaml --set N=$n -j $jobs_all --cache-dir $c
         done
       done

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the `device` tool), from the repository root, with the binaries
-# built here carried in .carry/: GPU tests, then the benchmarks.
-#   scripts/device_session.sh [smoke] [tests] [faults] [bench]   (default: tests faults bench)
+# built here carried in .carry/ (hone and hone-worker side by side, the test binaries, and for
+# `tune_in_app` the install and examples of scripts/carry_install.sh): GPU tests, then the
+# benchmarks.
+#   scripts/device_session.sh [smoke] [tests] [faults] [kill] [tune_in_app] [bench]
+#                                                   (default: tests faults tune_in_app bench)
 set -uo pipefail
 # The device tool returns at most 8 files from $OUT: everything is written to $RES, packed into
 # $OUT/results.tgz at the end, with the summary next to it.
@@ -13,7 +16,7 @@ B=${HONE_BIN_DIR:-$PWD/.carry}
 export PATH="$B:$PATH"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export HONE_CACHE_DIR=${HONE_CACHE_DIR:-$RES/cache}
-steps=${*:-tests faults bench}
+steps=${*:-tests faults tune_in_app bench}
 pack() {  # atomically: a run cut off while packing still returns the last complete archive
   tar czf "$OUT/.results.tgz" --exclude=cache --exclude='*.db' -C "$RES" . 2>/dev/null &&
     mv -f "$OUT/.results.tgz" "$OUT/results.tgz"
@@ -26,6 +29,7 @@ echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,clocks.sm,clocks.mem --format=csv
 nproc
 "$B/hone" --version
+[ -x "$B/hone-worker" ] || echo "WARNING: $B/hone-worker is missing: hone cannot compile or tune without it"
 "$B/hone" devices | tee "$RES/devices.txt" | head -3
 
 for step in $steps; do
@@ -43,6 +47,10 @@ for step in $steps; do
     kill)
       echo "== kill -9 of the tuner and of its worker"
       bash bench/kill.sh "$RES" 2>&1 | tee "$RES/kill.log"
+      ;;
+    tune_in_app)
+      echo "== tune() inside a CUDA application (examples/tune_in_app against the carried install)"
+      bash bench/tune_in_app.sh "$RES" 2>&1 | tee "$RES/tune_in_app.log" | tail -40
       ;;
     faults)
       echo "== fault isolation"

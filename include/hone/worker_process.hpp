@@ -1,16 +1,17 @@
 // Supervised worker processes: the one mechanism behind the compile pool and the GPU worker.
-// A worker is fork()ed (no exec, so it works inside any application linking libhone; the parent
-// must not have initialised CUDA) and talks to its parent over a socket in frames: a 4-byte
-// little-endian length, then a CBOR payload (docs/worker-protocol.md). The worker dies with its
-// supervisor (PR_SET_PDEATHSIG); its stdout/stderr go to an unlinked temp file that the parent
-// reads after each job (kernel printf, trap messages).
+// A worker is the `hone-worker` executable, started with posix_spawn (never a bare fork: the
+// supervisor may be an application that holds CUDA state and threads, docs/worker-protocol.md)
+// and talking to its parent over a socket at its fd 3 in frames: a 4-byte little-endian length,
+// then a CBOR payload. The worker dies with its supervisor (PR_SET_PDEATHSIG); its stdout/stderr
+// go to an unlinked temp file that the parent reads after each job (kernel printf, trap
+// messages).
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace hone {
 
@@ -28,13 +29,31 @@ struct worker_exit {
 };
 using worker_reply = std::variant<nlohmann::json, worker_timeout, worker_exit>;
 
+// What to start: an executable that serves a role on fd 3 (worker_main.hpp), with its
+// arguments; worker_process appends "--parent <pid>".
+struct worker_command {
+    std::string path;
+    std::vector<std::string> args;
+};
+
+// The hone-worker executable (throws env_error saying where it looked and how to fix it):
+// $HONE_WORKER if set; else beside the code that holds libhone (the folder of libhone.so, or of
+// the executable libhone is linked into), then the install's bin folder relative to it, then
+// ../libexec/hone and ../bin.
+std::string worker_executable();
+// The same search, from `env` (the value of $HONE_WORKER, or null) and the file that holds
+// libhone; for tests.
+std::string find_worker_executable(const char* env, const std::string& libhone_file);
+// A command for hone-worker's role ("compile", "gpu") with its arguments.
+worker_command worker_role_command(const std::string& role, std::vector<std::string> args = {});
+
 class worker_process {
   public:
-    // Runs in the child on its end of the socket; the child exits when it returns.
-    using handler = std::function<void(int fd)>;
-
-    explicit worker_process(const handler& h);  // forks; throws env_error
-    ~worker_process();                          // kill()
+    // Spawns the worker: its socket at fd 3, stdin /dev/null, stdout and stderr to the output
+    // file, nothing else open, an empty signal mask and default signal actions, this process's
+    // environment. Throws env_error when it cannot be started.
+    explicit worker_process(const worker_command& cmd);
+    ~worker_process();  // kill()
     worker_process(const worker_process&) = delete;
     worker_process& operator=(const worker_process&) = delete;
 

@@ -1,20 +1,23 @@
-// The supervised GPU session (make_worker_session in gpu.hpp), open to any session factory so
-// that tests and embedders can supervise a session of their own.
+// The supervised GPU session (make_worker_session in gpu.hpp), open to any worker command so
+// that tests can supervise a scripted session of their own.
 #pragma once
 #include <functional>
 #include <memory>
 
 #include "hone/gpu.hpp"
+#include "hone/worker_process.hpp"
 
 namespace hone {
 
+// What a GPU worker runs at hello to make its session (serve_session).
 using session_factory = std::function<std::unique_ptr<gpu_session>()>;
 
-// Starts a worker process that calls `factory` and serves prepare/run over its socket. A job
+// Starts the worker process `cmd` (make_worker_session: `hone-worker gpu --device N`), which
+// serves hello/prepare/run over its socket (docs/worker-protocol.md). A job
 // past its deadline_s is killed (status::timeout); a worker that dies or reports a sticky CUDA
 // error (status::runtime_fault) is replaced, and the last plan is prepared again in the new
 // one before the next job. Errors of prepare() in the worker are rethrown here with their type.
-std::unique_ptr<gpu_session> make_supervised_session(session_factory factory);
+std::unique_ptr<gpu_session> make_supervised_session(worker_command cmd);
 
 // A configuration may run this many times slower per launch than the verify reference before
 // the watchdog takes it for hung (vector_add's slowest is ~4x its fastest, SGEMM's ~2.5x).

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <deque>
 
-#include "compile/compile_worker.hpp"
 #include "hone/error.hpp"
 #include "hone/protocol.hpp"
 #include "hone/worker_process.hpp"
@@ -20,8 +19,6 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-constexpr double hello_timeout_s = 30.0;
-
 struct task {
     std::string key;
     compile_request req;
@@ -30,26 +27,42 @@ struct task {
 
 struct worker {
     std::unique_ptr<worker_process> proc;
+    std::string path;      // its executable, for the error when it does not start
+    bool greeted = false;  // its answer to hello has come
     std::optional<task> busy;
-    clock_type::time_point kill_at;  // hard deadline of the busy task
+    clock_type::time_point kill_at;  // hard deadline of the busy task, its start included
 };
 
 double seconds_until(clock_type::time_point t) {
     return std::chrono::duration<double>(t - clock_type::now()).count();
 }
 
-std::unique_ptr<worker_process> start_worker() {
-    auto proc = std::make_unique<worker_process>(serve_compiles);
-    proc->send({{"type", "hello"}, {"version", worker_protocol_version}});
-    worker_reply reply = proc->receive(hello_timeout_s);
+// Spawns a worker and sends hello without waiting for the answer: it is read before the first
+// result (greet), so that the pool's workers start side by side, each loading NVRTC, rather
+// than one after another.
+worker start_worker() {
+    worker_command cmd = worker_role_command("compile");
+    worker w;
+    w.proc = std::make_unique<worker_process>(cmd);
+    w.path = std::move(cmd.path);
+    w.proc->send({{"type", "hello"}, {"version", worker_protocol_version}});
+    return w;
+}
+
+// The worker's first reply must answer hello; anything else is a worker that did not start
+// (env_error, with what it printed: a missing library, a protocol mismatch).
+void greet(worker& w, const worker_reply& reply) {
     const auto* msg = std::get_if<nlohmann::json>(&reply);
     if (msg && msg->value("type", "") == "error") rethrow_error(*msg);
     if (!msg || msg->value("type", "") != "hello") {
         const auto* gone = std::get_if<worker_exit>(&reply);
-        throw env_error(
-            fmt::format("a compile worker did not start ({})", gone ? gone->reason : "no answer"));
+        w.proc->kill();
+        const std::string output = w.proc->take_output();  // why, in the worker's own words
+        throw env_error(fmt::format("a compile worker ({}) did not start ({}){}{}", w.path,
+                                    gone ? gone->reason : "unexpected answer to hello",
+                                    output.empty() ? "" : ":\n", output));
     }
-    return proc;
+    w.greeted = true;
 }
 
 compile_result lost_worker(const std::string& what, worker_process& proc) {
@@ -96,7 +109,7 @@ struct compile_pool::impl {
             if (!w.busy) return &w;
         }
         if (static_cast<int>(workers.size()) >= jobs) return nullptr;
-        return &workers.emplace_back(worker{start_worker(), std::nullopt, {}});
+        return &workers.emplace_back(start_worker());
     }
 
     void dispatch() {
@@ -119,6 +132,10 @@ struct compile_pool::impl {
     // Handles what worker w has to say; false when the worker is gone.
     bool collect(worker& w, double wait_s) {
         worker_reply reply = w.proc->receive(wait_s);
+        if (!w.greeted && !std::holds_alternative<worker_timeout>(reply)) {
+            greet(w, reply);
+            reply = w.proc->receive(0);  // the result, if it came with the hello
+        }
         if (const auto* msg = std::get_if<nlohmann::json>(&reply)) {
             if (msg->value("type", "") == "error") rethrow_error(*msg);
             compile_result r = msg->at("result").get<compile_result>();

@@ -140,8 +140,8 @@ tune_result pipeline::run() {
     const std::string arch = out_.device.attrs.arch();
     if (state_.total > 0) {
         run_plan plan = make_run_plan(s_, *space_);
-        // Through the pool, like every compile: NVRTC never runs in this process, which forks
-        // fresh GPU workers after a fault (NVRTC may initialise the driver in its process).
+        // Through the pool, like every compile: NVRTC never runs in this process, which may be
+        // an application's (NVRTC may initialise the driver in its process).
         auto t = steady_clock::now();
         plan.reference = make_reference(s_, *space_, arch, [&](const compile_request& req) {
             const uint64_t ticket = pool_->submit(req);

@@ -1,9 +1,11 @@
 #include "hone/worker_process.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <link.h>
 #include <poll.h>
-#include <sys/prctl.h>
+#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,13 +19,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <utility>
 #include <vector>
 
 #include "hone/error.hpp"
 
+#ifndef HONE_BIN_FROM_LIB
+#define HONE_BIN_FROM_LIB "../bin"  // the install's bin folder, relative to its lib folder
+#endif
+
 namespace hone {
 namespace {
 
+namespace fs = std::filesystem;
 using clock_type = std::chrono::steady_clock;
 
 [[noreturn]] void throw_errno(const char* what) {
@@ -97,33 +106,107 @@ int make_output_file() {
     return fd;
 }
 
-// The child keeps only stdio (redirected to the output file) and its socket, moved to fd 3:
-// other workers' sockets must not stay open here, or their end-of-stream would never come.
-void setup_child(pid_t parent, int sock, int output_fd) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);  // the parent died before prctl took effect
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    // Crash handlers of an embedding application must not mask how the worker died.
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM}) std::signal(sig, SIG_DFL);
-    // Ctrl-C reaches the whole process group: the supervisor decides what stops.
-    std::signal(SIGINT, SIG_IGN);
-    // Out of the way of 0-3 first, in case the parent runs with a standard stream closed.
-    sock = ::fcntl(sock, F_DUPFD, 10);
-    output_fd = ::fcntl(output_fd, F_DUPFD, 10);
-    const int devnull = ::open("/dev/null", O_RDONLY);
-    ::dup2(devnull, 0);
-    ::dup2(output_fd, 1);
-    ::dup2(output_fd, 2);
-    ::dup2(sock, 3);
-    if (::close_range(4, ~0u, 0) != 0) {
-        for (int fd = 4; fd < 65536; ++fd) ::close(fd);
+// Closes on scope exit unless released.
+struct fd_guard {
+    int fd;
+    ~fd_guard() {
+        if (fd >= 0) ::close(fd);
     }
-    std::setvbuf(stdout, nullptr, _IONBF, 0);  // output survives a crash
+    int release() { return std::exchange(fd, -1); }
+};
+
+// The child's 0-3 are set up by dup2 from these descriptors, which must therefore lie above
+// 3: a dup2 onto its own number would keep FD_CLOEXEC, and a later dup2 could overwrite a
+// source that an earlier one still needs (the parent may run with a standard stream closed).
+int above_stdio(int fd) {
+    if (fd > 3) return fd;
+    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 4);
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    if (moved < 0) throw_errno("moving a worker descriptor");
+    return moved;
+}
+
+bool is_executable_file(const fs::path& p, std::string* why = nullptr) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
+        if (why) *why = std::strerror(errno);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        if (why) *why = "not a regular file";
+        return false;
+    }
+    if (::access(p.c_str(), X_OK) != 0) {
+        if (why) *why = std::strerror(errno);
+        return false;
+    }
+    return true;
+}
+
+// The file that holds this code: libhone.so, or the executable it is linked into. Asked of this
+// function's own address: internal, so never a PLT entry of another module.
+std::string libhone_file() {
+    Dl_info info{};
+    link_map* map = nullptr;
+    if (::dladdr1(reinterpret_cast<void*>(&libhone_file), &info, reinterpret_cast<void**>(&map),
+                  RTLD_DL_LINKMAP) != 0 &&
+        map && map->l_name && map->l_name[0] != '\0') {
+        return map->l_name;
+    }
+    std::error_code ec;  // the main program: its map has no name
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : self.string();
 }
 
 }  // namespace
+
+std::string find_worker_executable(const char* env, const std::string& libhone) {
+    if (env && *env) {
+        std::string why;
+        if (is_executable_file(env, &why)) return env;
+        throw env_error(fmt::format(
+            "HONE_WORKER is set to '{}', which is not an executable file ({}): point it at the "
+            "hone-worker executable, or unset it to use the one installed beside libhone",
+            env, why));
+    }
+    std::vector<fs::path> dirs;
+    if (!libhone.empty()) {
+        const fs::path file = fs::absolute(libhone);
+        std::error_code ec;
+        const fs::path real = fs::canonical(file, ec);
+        for (const fs::path& f : {file, ec ? file : real}) {
+            const fs::path dir = f.parent_path();
+            for (const char* rel : {".", "../libexec/hone", HONE_BIN_FROM_LIB, "../bin"}) {
+                const fs::path d = (dir / rel).lexically_normal();
+                if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+            }
+        }
+    }
+    std::string looked;
+    for (const auto& d : dirs) {
+        const fs::path candidate = d / "hone-worker";
+        if (is_executable_file(candidate)) return candidate.string();
+        looked += fmt::format("{}{}", looked.empty() ? "" : ", ", candidate.string());
+    }
+    throw env_error(fmt::format(
+        "hone-worker was not found: libhone runs compiles and GPU work in that executable, and "
+        "looked for it {}{}. Put hone-worker beside libhone.so or the program that links libhone "
+        "(`cmake --install` puts it in the prefix's bin/), or set HONE_WORKER to its path",
+        libhone.empty() ? "nowhere (the file that holds libhone is unknown)"
+                        : fmt::format("beside {}: ", libhone),
+        looked));
+}
+
+std::string worker_executable() {
+    return find_worker_executable(std::getenv("HONE_WORKER"), libhone_file());
+}
+
+worker_command worker_role_command(const std::string& role, std::vector<std::string> args) {
+    args.insert(args.begin(), role);
+    return {worker_executable(), std::move(args)};
+}
 
 std::string signal_name(int sig) {
     const char* abbrev = ::sigabbrev_np(sig);
@@ -146,35 +229,55 @@ std::optional<nlohmann::json> read_frame(int fd) {
     return decode_payload(payload.data(), n);
 }
 
-worker_process::worker_process(const handler& h) {
+worker_process::worker_process(const worker_command& cmd) {
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
         throw_errno("creating a worker socket");
     }
-    output_fd_ = make_output_file();
-    std::fflush(nullptr);  // or the child would write the parent's pending output again
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(sv[0]);
-        ::close(sv[1]);
-        ::close(output_fd_);
-        throw_errno("starting a worker process");
+    fd_guard mine{sv[0]};
+    fd_guard theirs{sv[1]};
+    theirs.fd = above_stdio(theirs.release());
+    fd_guard output{above_stdio(make_output_file())};
+
+    // posix_spawn, not fork: glibc starts the child with clone(CLONE_VM | CLONE_VFORK) and
+    // execs at once, which is safe from a process that holds threads and CUDA state.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, output.fd, 1);
+    posix_spawn_file_actions_adddup2(&actions, output.fd, 2);
+    posix_spawn_file_actions_adddup2(&actions, theirs.fd, 3);
+    // Other workers' sockets must not stay open there, or their end-of-stream would never come;
+    // nor the application's descriptors.
+    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    // The application's blocked signals and handlers must not shape how the worker runs or dies.
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+    std::vector<std::string> args = cmd.args;
+    args.insert(args.begin(), cmd.path);
+    args.push_back("--parent");
+    args.push_back(std::to_string(::getpid()));
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int rc = ::posix_spawn(&pid, cmd.path.c_str(), &actions, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+        throw env_error(
+            fmt::format("starting the worker process {}: {}", cmd.path, std::strerror(rc)));
     }
-    if (pid == 0) {
-        setup_child(parent, sv[1], output_fd_);
-        int code = 0;
-        try {
-            h(3);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "hone worker: %s\n", e.what());
-            code = 70;
-        }
-        ::_exit(code);  // no atexit handlers or destructors of the parent's objects
-    }
-    ::close(sv[1]);
     pid_ = pid;
-    fd_ = sv[0];
+    fd_ = mine.release();
+    output_fd_ = output.release();
 }
 
 worker_process::~worker_process() {
@@ -262,8 +365,7 @@ std::string worker_process::take_output_until(uint64_t end, bool idle, std::size
         const uint64_t size = end - output_taken_;
         const std::size_t keep = static_cast<std::size_t>(std::min<uint64_t>(size, max_bytes));
         out.assign(keep, '\0');
-        const ssize_t got =
-            ::pread(output_fd_, out.data(), keep, static_cast<off_t>(end - keep));
+        const ssize_t got = ::pread(output_fd_, out.data(), keep, static_cast<off_t>(end - keep));
         out.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
         if (keep < size) out.insert(0, fmt::format("[{} earlier bytes not shown]\n", size - keep));
         output_taken_ = end;

@@ -14,6 +14,7 @@
 #include "hone/error.hpp"
 #include "hone/protocol.hpp"
 #include "hone/worker_process.hpp"
+#include "worker/serve_session.hpp"
 
 namespace hone {
 namespace {
@@ -46,7 +47,8 @@ nlohmann::json answer(const nlohmann::json& msg, const session_factory& factory,
     throw env_error("GPU worker: unknown message '" + type + "'");
 }
 
-// The worker's side of the socket.
+}  // namespace
+
 void serve_session(int fd, const session_factory& factory) {
     std::unique_ptr<gpu_session> session;
     while (const auto msg = read_frame(fd)) {
@@ -69,6 +71,8 @@ void serve_session(int fd, const session_factory& factory) {
     }
 }
 
+namespace {
+
 // Up to two jobs in flight: the second crosses the socket and waits in the worker's input while
 // the first runs, so the GPU does not wait for the hand-over between jobs. Each job's watchdog
 // clock starts when the worker can start it: at its submission, or when the job before it
@@ -81,7 +85,7 @@ constexpr uint64_t max_held_output = 16u << 20;
 
 class worker_session final : public gpu_session {
   public:
-    explicit worker_session(session_factory factory) : factory_(std::move(factory)) { start(); }
+    explicit worker_session(worker_command cmd) : cmd_(std::move(cmd)) { start(); }
 
     const device_info& device() const override { return device_; }
     bool isolated() const override { return true; }
@@ -163,8 +167,7 @@ class worker_session final : public gpu_session {
     };
 
     void start() {
-        proc_ = std::make_unique<worker_process>(
-            [factory = factory_](int fd) { serve_session(fd, factory); });
+        proc_ = std::make_unique<worker_process>(cmd_);
         const nlohmann::json reply = request(
             {{"type", "hello"}, {"version", worker_protocol_version}}, start_timeout_s, "start");
         device_ = reply.at("device").get<device_info>();
@@ -207,11 +210,11 @@ class worker_session final : public gpu_session {
                                     ? fmt::format("no answer within {:g} s", timeout_s)
                                     : "worker died: " + std::get<worker_exit>(reply).reason;
         const std::string output = proc_->take_output();
-        throw env_error(fmt::format("GPU worker failed during {}: {}{}{}", what, why,
-                                    output.empty() ? "" : "\n", output));
+        throw env_error(fmt::format("GPU worker ({}) failed during {}: {}{}{}", cmd_.path, what,
+                                    why, output.empty() ? "" : "\n", output));
     }
 
-    session_factory factory_;
+    worker_command cmd_;
     std::unique_ptr<worker_process> proc_;
     device_info device_;
     std::optional<run_plan> plan_;
@@ -228,12 +231,13 @@ double job_deadline_s(const timing_spec& t, double reference_us) {
            launches * watchdog_slowdown * std::max(0.0, reference_us) * 1e-6;
 }
 
-std::unique_ptr<gpu_session> make_supervised_session(session_factory factory) {
-    return std::make_unique<worker_session>(std::move(factory));
+std::unique_ptr<gpu_session> make_supervised_session(worker_command cmd) {
+    return std::make_unique<worker_session>(std::move(cmd));
 }
 
 std::unique_ptr<gpu_session> make_worker_session(int ordinal) {
-    return make_supervised_session([ordinal] { return make_in_process_session(ordinal); });
+    return make_supervised_session(
+        worker_role_command("gpu", {"--device", std::to_string(ordinal)}));
 }
 
 }  // namespace hone

@@ -54,7 +54,7 @@ TEST_CASE("tune a small vector_add space end to end in a worker process") {
     check_small_tune(true);
 }
 
-// Initialises CUDA in this process: main() runs this suite after every other test.
+// Initialises CUDA in this process (suite "in_process": the tests that use CUDA here).
 TEST_CASE("tune a small vector_add space end to end in-process" * doctest::test_suite("in_process")) {
     check_small_tune(false);
 }

@@ -30,7 +30,7 @@ std::map<uint64_t, compile_result> wait_all(compile_pool& pool) {
     return out;
 }
 
-// Sets an environment variable for the workers a pool forks in this scope.
+// Sets an environment variable for the workers a pool spawns in this scope.
 struct scoped_env {
     const char* name;
     scoped_env(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <csignal>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hone/device_attrs.hpp"
@@ -180,6 +181,37 @@ TEST_CASE("the pipeline stores failed compiles without the GPU, and ranks the re
             return a.gpu.time_us.median < b.gpu.time_us.median;
         });
     CHECK(best->key.find("X=1") != std::string::npos);
+}
+
+TEST_CASE("two tunes at once from two threads of one process, each with its compile pool") {
+    fixture f[2];
+    spec specs[2];
+    for (int i = 0; i < 2; ++i) {
+        specs[i] = f[i].load_compiled("[0, 1]");
+        f[i].opt.use_cache = false;  // every compile through the two pools' workers
+    }
+    tune_result results[2];
+    std::string errors[2];
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i) {
+        threads.emplace_back([&, i] {
+            try {
+                results[i] = tune(specs[i], f[i].opt);
+            } catch (const std::exception& e) {
+                errors[i] = e.what();
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    for (int i = 0; i < 2; ++i) {
+        CAPTURE(i);
+        CHECK(errors[i] == "");
+        CHECK(results[i].evaluated == 8);
+        CHECK(results[i].compiled == 8);
+        int ok = 0;
+        for (const auto& rec : results[i].records) ok += rec.st == status::ok;
+        CHECK(ok == 4);
+    }
 }
 
 TEST_CASE("a stop abandons the jobs in flight, stores what finished, and resumes") {

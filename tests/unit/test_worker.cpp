@@ -10,15 +10,13 @@
 #include "hone/protocol.hpp"
 #include "hone/worker_process.hpp"
 #include "hone/worker_session.hpp"
+#include "test_workers.hpp"
+#include "worker/serve_session.hpp"
 
 using namespace hone;
 using nlohmann::json;
 
 namespace {
-
-void echo(int fd) {
-    while (auto msg = read_frame(fd)) write_frame(fd, *msg);
-}
 
 const json& as_json(const worker_reply& r) {
     REQUIRE(std::holds_alternative<json>(r));
@@ -87,8 +85,38 @@ job named_job(const std::string& key, double deadline_s = 30.0) {
     return j;
 }
 
+// Roles of this binary as a spawned worker (test_workers.hpp).
+const test_role echo_role("echo", [](int fd, const worker_args&) {
+    while (auto msg = read_frame(fd)) write_frame(fd, *msg);
+});
+const test_role hang_role("hang", [](int fd, const worker_args&) {
+    read_frame(fd);
+    for (;;) ::pause();
+});
+const test_role crash_role("crash", [](int fd, const worker_args&) {
+    read_frame(fd);
+    std::raise(SIGSEGV);
+});
+const test_role exit3_role("exit3", [](int, const worker_args&) { ::_exit(3); });
+const test_role last_words_role("last-words", [](int fd, const worker_args&) {
+    write_frame(fd, {{"type", "last words"}});
+});
+const test_role print_role("print", [](int fd, const worker_args&) {
+    while (read_frame(fd)) {
+        std::printf("to stdout\n");
+        std::fprintf(stderr, "to stderr\n");
+        write_frame(fd, {{"type", "done"}});
+    }
+});
+const test_role fake_session_role("fake-session", [](int fd, const worker_args&) {
+    serve_session(fd, [] { return std::make_unique<fake_session>(); });
+});
+const test_role failing_session_role("failing-session", [](int fd, const worker_args&) {
+    serve_session(fd, []() -> std::unique_ptr<gpu_session> { throw env_error("no CUDA driver"); });
+});
+
 std::unique_ptr<gpu_session> fake_worker() {
-    return make_supervised_session([] { return std::make_unique<fake_session>(); });
+    return make_supervised_session(test_worker("fake-session"));
 }
 
 std::string pid_of(const job_result& r) {
@@ -98,7 +126,7 @@ std::string pid_of(const job_result& r) {
 }  // namespace
 
 TEST_CASE("worker_process echoes frames, binary blobs included") {
-    worker_process w(echo);
+    worker_process w(test_worker("echo"));
     CHECK(w.pid() > 0);
     const json msg = {
         {"type", "ping"}, {"n", 42}, {"blob", json::binary(std::vector<uint8_t>{0, 1, 2, 255})}};
@@ -110,10 +138,7 @@ TEST_CASE("worker_process echoes frames, binary blobs included") {
 }
 
 TEST_CASE("worker_process reports a timeout, then the kill") {
-    worker_process w([](int fd) {
-        read_frame(fd);
-        for (;;) ::pause();
-    });
+    worker_process w(test_worker("hang"));
     w.send({{"type", "work"}});
     CHECK(std::holds_alternative<worker_timeout>(w.receive(0.05)));
     w.kill();
@@ -122,31 +147,22 @@ TEST_CASE("worker_process reports a timeout, then the kill") {
 }
 
 TEST_CASE("worker_process names the signal or exit code a worker died of") {
-    worker_process crash([](int fd) {
-        read_frame(fd);
-        std::raise(SIGSEGV);
-    });
+    worker_process crash(test_worker("crash"));
     crash.send({{"type", "work"}});
     CHECK(exit_reason(crash.receive(30)) == "SIGSEGV");
 
-    worker_process quit([](int fd) { ::_exit(3); });
+    worker_process quit(test_worker("exit3"));
     CHECK(exit_reason(quit.receive(30)) == "exit code 3");
 }
 
 TEST_CASE("worker_process returns frames sent before the exit, then the exit") {
-    worker_process w([](int fd) { write_frame(fd, {{"type", "last words"}}); });
+    worker_process w(test_worker("last-words"));
     CHECK(as_json(w.receive(30))["type"] == "last words");
     CHECK(exit_reason(w.receive(30)) == "exit code 0");
 }
 
 TEST_CASE("worker_process captures the worker's stdout and stderr") {
-    worker_process w([](int fd) {
-        while (read_frame(fd)) {
-            std::printf("to stdout\n");
-            std::fprintf(stderr, "to stderr\n");
-            write_frame(fd, {{"type", "done"}});
-        }
-    });
+    worker_process w(test_worker("print"));
     w.send({{"type", "go"}});
     as_json(w.receive(30));
     CHECK(w.take_output() == "to stdout\nto stderr\n");
@@ -346,8 +362,18 @@ TEST_CASE("worker session rethrows prepare errors with their type") {
 }
 
 TEST_CASE("worker session reports a session that cannot start") {
-    CHECK_THROWS_WITH_AS(make_supervised_session([]() -> std::unique_ptr<gpu_session> {
-                             throw env_error("no CUDA driver");
-                         }),
-                         "no CUDA driver", env_error);
+    CHECK_THROWS_WITH_AS(make_supervised_session(test_worker("failing-session")), "no CUDA driver",
+                         env_error);
+}
+
+TEST_CASE("worker session reports a worker that dies at start with what it printed") {
+    // As a worker whose dynamic loader cannot find a library: it prints why and exits 127.
+    const worker_command broken{"/bin/sh",
+                                {"-c", "echo 'cannot open libnvrtc.so.13' >&2; exit 127"}};
+    CHECK_THROWS_WITH_AS(
+        make_supervised_session(broken),
+        doctest::Contains("worker died: exit code 127\ncannot open libnvrtc.so.13"), env_error);
+    CHECK_THROWS_WITH_AS(make_supervised_session({"/nonexistent/hone-worker", {"gpu"}}),
+                         doctest::Contains("/nonexistent/hone-worker: No such file or directory"),
+                         env_error);
 }

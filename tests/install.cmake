@@ -1,0 +1,59 @@
+# `cmake --install` into a fresh prefix, then build outside projects against it through
+# find_package(hone): tests/install (run here: compiles through the installed hone-worker) and
+# examples/ (CUDA; built here, run on a GPU machine). Any failure fails the test.
+#   cmake -DBUILD=<build dir> -DSOURCE=<repo> -DWORK=<scratch dir> -DGENERATOR=... -DNVCC=...
+#         [-DLAUNCHER=ccache] -P tests/install.cmake
+foreach(var BUILD SOURCE WORK GENERATOR NVCC)
+  if(NOT ${var})
+    message(FATAL_ERROR "install.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+function(run what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  set(last_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+set(prefix ${WORK}/prefix)
+file(REMOVE_RECURSE ${WORK})
+run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
+foreach(f lib/libhone.so bin/hone bin/hone-worker include/hone/tuner.hpp
+          lib/cmake/hone/honeConfig.cmake lib/cmake/hone/honeConfigVersion.cmake)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "the install lacks ${f}")
+  endif()
+endforeach()
+
+# libhone.so loads without a driver (no libcuda), and finds everything it needs.
+run("ldd libhone.so" ldd ${prefix}/lib/libhone.so)
+if(last_output MATCHES "not found|libcuda")
+  message(FATAL_ERROR "libhone.so's dependencies:\n${last_output}")
+endif()
+
+# hone-worker run by hand says what it is, with exit code 2.
+execute_process(COMMAND ${prefix}/bin/hone-worker compile RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err INPUT_FILE /dev/null)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "not meant to be run by hand")
+  message(FATAL_ERROR "hone-worker by hand: exit ${rc}, said:\n${out}${err}")
+endif()
+
+set(common -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+if(LAUNCHER)
+  list(APPEND common -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER} -DCMAKE_CUDA_COMPILER_LAUNCHER=${LAUNCHER})
+endif()
+
+# An outside C++ project: compiles a sample of vector_add through the installed worker.
+run("configuring tests/install" ${CMAKE_COMMAND} -S ${SOURCE}/tests/install -B ${WORK}/consumer ${common})
+run("building tests/install" ${CMAKE_COMMAND} --build ${WORK}/consumer --parallel 2)
+run("running the consumer" ${CMAKE_COMMAND} -E env --unset=HONE_WORKER
+    ${WORK}/consumer/consumer ${SOURCE}/configs/vector_add.yaml)
+message(STATUS "${last_output}")
+
+# The examples, a CUDA project.
+run("configuring examples/" ${CMAKE_COMMAND} -S ${SOURCE}/examples -B ${WORK}/examples ${common}
+    -DCMAKE_CUDA_COMPILER=${NVCC})
+run("building examples/" ${CMAKE_COMMAND} --build ${WORK}/examples --parallel 2)
+message(STATUS "installed into ${prefix}; examples built in ${WORK}/examples")
