@@ -1,9 +1,10 @@
 // hone show: print stored results.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
 #include <iostream>
+#include <limits>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands_internal.hpp"
 #include "hone/report.hpp"
@@ -117,7 +118,7 @@ Examples:
     c->add_option("--top", a->top, "Rows per run (default 10)");
     c->add_flag("--all", a->all, "Every ranked row");
     c->add_option("--run", a->run, "Only this run (numbers as printed)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
     c->add_flag("--all-runs", a->all_runs, "Superseded runs too, oldest first");
     c->add_option("--where", a->where, "Filter, e.g. \"BLOCK>=256,status=ok\"");
     c->add_flag("--json", a->json, "Machine-readable output");

@@ -44,13 +44,12 @@ std::string time_split_text(const tune_result& r) {
     const prepare_report& p = t.prepare;
     const job_steps& g = t.gpu_steps;
     return fmt::format(
-        "time: wall {:.2f} s = setup {:.2f} s + waiting for the compiler {:.2f} s + GPU work "
-        "{:.2f} s "
-        "+ other {:.2f} s\n"
+        "time: wall {:.2f} s = setup {:.2f} s + waiting for the compiler {:.2f} s + "
+        "GPU work {:.2f} s + other {:.2f} s\n"
         "      setup: GPU session start {:.2f} s, reference compile {:.2f} s, prepare {:.2f} s "
-        "(inputs {:.2f} s, upload {:.2f} s, reference run {:.2f} s, timer {:.2f} s, clock to "
+        "(inputs {:.2f} s, upload {:.2f} s, reference run {:.2f} s, CUPTI {:.2f} s, clock to "
         "{:.0f} MHz {:.2f} s)\n"
-        "      timer: {}{}\n"
+        "      samples timed by {}{}\n"
         "      GPU work: in the GPU session {:.2f} s (module load {:.2f} s, first launch and check "
         "{:.2f} s, warm-up {:.2f} s, samples {:.2f} s; {} waits for the GPU); storing results "
         "meanwhile {:.2f} s\n"
@@ -234,19 +233,24 @@ void register_tune(CLI::App& app, std::function<int()>& action) {
         R"(Every configuration is compiled (NVRTC, ahead of the GPU in worker processes, cached),
 run in a supervised worker process (a kernel that faults or hangs costs one configuration),
 checked against the verify reference, and timed until the 95% CI of its median is within
-timing.rel_precision. Samples are timed by CUPTI's kernel timestamps where libcupti loads, else
-by CUDA events (timing.timer, --timer; the table's timer column says which). Results are written to the database as they finish; running the same
-command again resumes, skipping what is stored. Ctrl-C stops cleanly.
+timing.rel_precision. Samples are the kernel's own start and end timestamps from CUPTI where
+libcupti loads, else CUDA events (timing.timer, --timer). Results are written to the database
+as they finish; running the same command again resumes, skipping what is stored, unless the
+kernel's source, a file it includes, the options or the tools changed: then it measures again
+and says why. Ctrl-C stops cleanly.
 
 Columns of the table: median time of one launch with its 95% confidence interval [low, high];
-n samples; sample = how a sample was taken; timer = what timed it (cupti or events); GB/s and GFLOP/s from metrics.bytes/flops at the median; regs per thread; spill =
-bytes spilled to local memory; smem = static + dynamic shared memory per block; occ =
-achieved-occupancy bound (active warps / max warps per SM); "tie" = CI overlaps the best's.
+n samples; sample = how a sample was taken; timer = what timed it (cupti or events); GB/s and
+GFLOP/s from metrics.bytes/flops at the median; regs per thread; spill = bytes spilled to
+local memory; smem = static + dynamic shared memory per block; occ = achieved-occupancy bound
+(active warps / max warps per SM); "tie" = CI overlaps the best's. Rows are ranked by
+metrics.objective.
 
 Examples:
   hone tune configs/vector_add.yaml
   hone tune configs/vector_add.yaml --set N=65536 --output small.db
-  hone tune configs/sgemm.yaml --max-evals 50 --json > sgemm.json)");
+  hone tune configs/sgemm.yaml --max-evals 50 --json > sgemm.json
+  hone tune configs/vector_add.yaml --timer events     # as NVBench times)");
     c->add_option("config", a->config, "Search config (YAML)")->required()->check(CLI::ExistingFile);
     c->add_option("--set", a->sets, "Override a problem size: NAME=VALUE (repeatable)");
     c->add_option("--device", a->device, "GPU ordinal (see `hone devices`)")->check(CLI::NonNegativeNumber);

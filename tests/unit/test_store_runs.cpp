@@ -170,3 +170,16 @@ TEST_CASE("store: query ranks a run's results by its stored objective") {
     REQUIRE(top.size() == 1);
     CHECK(top[0].key == "BLOCK=128");
 }
+
+TEST_CASE("CLI: --timer takes auto, cupti or events; --run a run number") {
+    // Refused before anything runs: no GPU is needed to see the error.
+    const std::string bad = run_hone(
+        "tune " HONE_SOURCE_DIR "/configs/vector_add_192.yaml --timer nsight 2>&1; echo rc=$?");
+    INFO(bad);
+    CHECK(bad.find("--timer") != std::string::npos);
+    CHECK(bad.find("rc=2") != std::string::npos);
+    const std::string run0 = run_hone("show /nonexistent.db --run 0 2>&1; echo rc=$?");
+    INFO(run0);
+    CHECK(run0.find("--run") != std::string::npos);
+    CHECK(run0.find("rc=2") != std::string::npos);
+}
