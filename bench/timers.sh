@@ -43,15 +43,23 @@ one() {  # one LABEL CONFIG KEY [--set ...]
     printf '%-16s %-6s rc=%s %6d ms\n' "$label" $timer $rc $(( ($(date +%s%N) - t0) / 1000000 ))
   done
   [ -n "$NCU" ] || return 0
-  t0=$(date +%s%N)
-  # ncu's own output goes to the CSV file; hone's JSON is not needed here.
-  timeout 300 "$NCU" --metrics gpu__time_duration.sum --cache-control all --clock-control none \
-    --kernel-name 'regex:^(vector_add_flat|sgemm)$' --launch-skip 2 --launch-count 30 \
-    --csv --print-units base --log-file "$out/timers_${label}_ncu.csv" \
-    "$HONE" tune "$cfg" --only "$key" "$@" --timer events --in-process --json --quiet \
-    -o "$work/$label-ncu.db" --cache-dir "$cache" >/dev/null 2>"$out/timers_${label}_ncu.err"
-  rc=$?
-  printf '%-16s %-6s rc=%s %6d ms\n' "$label" ncu $rc $(( ($(date +%s%N) - t0) / 1000000 ))
+  local units
+  for units in "--print-units base" ""; do  # older ncu lacks --print-units: units are parsed
+    t0=$(date +%s%N)
+    rm -f "$work/$label-ncu.db"
+    # ncu's own output goes to the CSV file; hone's JSON is not needed here.
+    # shellcheck disable=SC2086
+    timeout 300 "$NCU" --metrics gpu__time_duration.sum --cache-control all --clock-control none \
+      --kernel-name 'regex:^(vector_add_flat|sgemm)$' --launch-skip 2 --launch-count 30 \
+      --csv $units --log-file "$out/timers_${label}_ncu.csv" \
+      "$HONE" tune "$cfg" --only "$key" "$@" --timer events --in-process --json --quiet \
+      -o "$work/$label-ncu.db" --cache-dir "$cache" >/dev/null 2>"$out/timers_${label}_ncu.err"
+    rc=$?
+    printf '%-16s %-6s rc=%s %6d ms\n' "$label" ncu $rc $(( ($(date +%s%N) - t0) / 1000000 ))
+    grep -q '"Metric Name"' "$out/timers_${label}_ncu.csv" 2>/dev/null && return 0
+  done
+  echo "  ncu gave no metric for $label:"
+  tail -3 "$out/timers_${label}_ncu.csv" "$out/timers_${label}_ncu.err" 2>/dev/null | sed 's/^/    /'
 }
 
 for p in 14 16 18 20 22 24 26 28; do
