@@ -7,4 +7,5 @@ out=${1:-$root/build/bench}
 mkdir -p "$out"
 nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/baselines.cu" -o "$out/baselines" -lcublas
 nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/probe_flush.cu" -o "$out/probe_flush" -lcuda
+nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/probe_clocks.cu" -o "$out/probe_clocks"
 echo "$out/baselines"

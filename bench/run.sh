@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmarks of bench/RESULTS.md, on the GPU machine:
 #   bench/run.sh OUT_DIR [PHASE...]   phases: va24 va16 fixed compile sgemm baselines overhead
-#                                     euclid ab (default: all but ab)
+#                                     euclid ab w12 timers clocks (default: all but ab, w12,
+#                                     timers, clocks)
 # Each tuning run writes OUT_DIR/<label>.json (`hone tune --json`); bench/summarize.py turns
 # them into the tables. Binaries come from $HONE_BIN_DIR (default .carry/).
 set -uo pipefail
@@ -64,6 +65,39 @@ for phase in $phases; do
           tune ab${n}_new_$i configs/vector_add.yaml --set N=$n -j $jobs_all --cache-dir $c
         done
       done
+      ;;
+    w12)  # issue 12: the previous build ($B/hone_prev) and this one, warm cache, alternated,
+          # 3 runs each, on the 192- and 576-configuration vector_add spaces at 2^16 and 2^24;
+          # this one twice: as it runs (timer auto: CUPTI), and with --timer events, which
+          # times as the previous build does, so that its medians show the warm-up alone
+      [ -x "$B/hone_prev" ] || { echo "w12: no $B/hone_prev"; continue; }
+      c=$work/cache-w12
+      for n in 65536 16777216; do
+        for cfg in configs/vector_add_192.yaml configs/vector_add.yaml; do
+          for h in "$B/hone_prev" "$B/hone"; do  # each build's cache entries, if their keys differ
+            "$h" tune $cfg --set N=$n --dry-run -j $jobs_all --cache-dir $c -q >/dev/null 2>&1
+          done
+        done
+      done
+      for i in 1 2 3; do
+        for n in 65536 16777216; do
+          for sp in 192 576; do
+            cfg=configs/vector_add.yaml
+            [ $sp = 192 ] && cfg=configs/vector_add_192.yaml
+            HONE=$B/hone_prev tune w${sp}_${n}_prev_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
+            tune w${sp}_${n}_new_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
+            tune w${sp}_${n}_newev_$i $cfg --set N=$n -j $jobs_all --cache-dir $c --timer events
+          done
+        done
+      done
+      ;;
+    timers)  # CUPTI, events and Nsight Compute on the same configurations
+      bash bench/timers.sh "$out"
+      ;;
+    clocks)  # how the clock ramps and decays (the session's clock warm-up)
+      "$B/probe_clocks" >"$out/probe_clocks.txt" 2>&1
+      echo "probe_clocks rc=$?"
+      cat "$out/probe_clocks.txt"
       ;;
     euclid)
       tune euclid_cold_jall configs/euclidean_distance.yaml -j $jobs_all --cache-dir $work/cache-euclid

@@ -218,3 +218,6 @@ def main(out):
 
 if __name__ == "__main__":
     main(sys.argv[1])
+    import summarize_measure  # issue 12's tables: timers, warm-up before/after, stability
+
+    summarize_measure.main(sys.argv[1])

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hone/space.hpp"
@@ -43,14 +44,29 @@ struct compile_result {
     double compile_ms = 0.0;
 };
 
-// Builds the request for one configuration: -DNAME=value for every param and problem size,
-// --gpu-architecture=<arch>, -I dirs, max_registers, fast_math, user options, -lineinfo off.
+// Builds the request for one configuration: -DNAME=value for every problem size and every
+// param but those with define: false, --gpu-architecture=<arch>, -I dirs, max_registers,
+// fast_math, user options, -lineinfo off.
 // Throws input_error if a name placeholder names no parameter.
 compile_request make_compile_request(const spec& s, const config& c, const bindings& scope,
                                      const std::string& arch);
 // Same for the verify reference kernel (ref == kernel), with the reference parameters.
 compile_request make_reference_request(const spec& s, const config& ref_cfg, const bindings& scope,
                                        const std::string& arch);
+
+// The -I folders of a kernel's compiles: kernel.include_dirs, then the source's own folder.
+std::vector<std::string> kernel_include_dirs(const kernel_spec& k);
+
+// A digest of `source` and of the text of every file it includes, as the compile cache sees
+// them: "..." and <...> found beside the including file or in `include_dirs`, recursively, read
+// now (source_name: the source's path, for its folder).
+std::string source_digest(std::string_view source, const std::string& source_name,
+                          const std::vector<std::string>& include_dirs);
+// The kernel's source hash, run_identity::source_hash: its source (as loaded) and every file
+// it includes through kernel_include_dirs(k). Results stored under another source hash were
+// measured on other code: an application holding tuned results compares this to the stored
+// identity's source_hash to tell whether they are stale.
+std::string kernel_source_hash(const kernel_spec& k);
 
 // Substitutes {PARAM} placeholders in a kernel name. Throws input_error on an unknown name.
 std::string expand_name(const std::string& pattern, const spec& s, const bindings& scope,

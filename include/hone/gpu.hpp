@@ -72,7 +72,8 @@ struct job {
 struct job_steps {
     double load_s = 0;     // module load, function attributes, occupancy
     double verify_s = 0;   // output reset, the first launch and its check (one wait)
-    double warmup_s = 0;   // warm-up batches after the first launch
+    double warmup_s = 0;   // warm-up batches after the first launch (and the clock's, after
+                           // the GPU idled)
     double samples_s = 0;  // the rounds of samples
     int waits = 0;         // times the host waited for the GPU
     job_steps& operator+=(const job_steps& o) {
@@ -112,6 +113,11 @@ struct prepare_report {
     double inputs_s = 0;      // generating the inputs' host images
     double upload_s = 0;      // allocating, uploading and copying them into every set
     double reference_s = 0;   // loading, running and keeping the reference
+    std::string timer;        // what will time the samples: "cupti" or "events"
+    std::string timer_note;   // why timing.timer auto fell back to events ("" when it did not)
+    double timer_s = 0;       // loading and enabling CUPTI
+    double clock_s = 0;       // bringing the GPU to its working clock (warm_up.hpp)
+    double clock_mhz = 0;     // the SM clock it reached
 };
 
 class gpu_session {
@@ -139,6 +145,10 @@ public:
     }
     // True when a faulting or hanging kernel costs one job, not the session.
     virtual bool isolated() const = 0;
+    // Setup that can run while the caller prepares its side (a worker calls it after answering
+    // hello, before it reads the plan): it only saves prepare() time, and its failures are
+    // prepare()'s to report.
+    virtual void warm_start() {}
 
   private:
     std::optional<job> submitted_;

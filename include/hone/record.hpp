@@ -18,7 +18,7 @@ namespace hone {
 struct run_identity {
     std::string config_path;
     std::string kernel_name;
-    std::string source_hash;    // sha-like digest of the source text (+ includes)
+    std::string source_hash;    // kernel_source_hash(): the source and every file it includes
     std::string spec_hash;      // digest of everything in the spec that changes results
     std::string problem;        // "N=1048576,M=4"
     std::string device_name;
@@ -36,6 +36,14 @@ struct run_identity {
     // the run, not part of the id: the measurements do not depend on it.
     std::string objective = "time";
 };
+
+// Whether two runs measured the same thing where it matters to a user: the same config file,
+// kernel, problem sizes, device and origin. Such runs with different ids are one subject's
+// older and newer results: the newer supersedes the older.
+bool same_subject(const run_identity& a, const run_identity& b);
+// Why `newer` cannot resume `older` of the same subject, for the user: "source changed since
+// the stored results: re-measuring", "source and NVRTC (12.9 -> 13.0) changed ...".
+std::string describe_change(const run_identity& older, const run_identity& newer);
 
 struct eval_record {
     std::string key;  // config key

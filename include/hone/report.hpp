@@ -20,18 +20,25 @@ enum class rank_by { time, gbps, gflops };
 // Throws input_error at `pos` for anything but time, gbps, gflops.
 rank_by parse_rank_by(const std::string& text, const source_pos& pos = {});
 
-// The records that can be ranked (has_timing), best first; ties keep key order.
+// The objective a run was tuned for, as stored with it (time where none is stored).
+rank_by stored_rank_by(const run_identity& id);
+// What ranks a record, smaller is better: the median time, or the negated GB/s or GFLOP/s.
+// nullopt when the record has no timing or no such metric.
+std::optional<double> objective_score(const eval_record& r, rank_by by);
+
+// The records that can be ranked (has_timing), best first (objective_score; records without
+// the metric last); equal scores in key order.
 std::vector<const eval_record*> ranked(const std::vector<eval_record>& records, rank_by by);
 
 struct table_options {
     std::vector<std::string> param_names;  // one column each, in this order; empty = the
                                            // names of the first record's params
     std::size_t top = 10;                  // rows; 0 = every ranked record
-    rank_by by = rank_by::time;
+    rank_by by = rank_by::time;            // the run's objective: stored_rank_by(identity)
 };
 
-// Columns: rank, params, median [CI], n, GB/s, GFLOP/s (when any row has them), regs, spill,
-// smem, occupancy, status, and "tie" on rows whose CI overlaps the best's. Ends with a
+// Columns: rank, params, median [CI], n, sample, timer, GB/s, GFLOP/s (when any row has them),
+// regs, spill, smem, occupancy, status, and "tie" on rows whose CI overlaps the best's. Ends with a
 // newline; "no configuration has a timing\n" when nothing ranks.
 std::string best_table(const std::vector<eval_record>& records, const table_options& opt);
 
@@ -52,6 +59,7 @@ nlohmann::ordered_json to_json(const run_identity& id);
 struct progress_info {
     std::size_t done = 0, total = 0, failures = 0;
     std::optional<double> best_median_us;
+    std::string best_value;  // the best's figure when the objective is a rate: "2819 GB/s"
     std::string best_key;
     double eta_s = -1;               // < 0: unknown
     std::size_t measuring = 0;       // handed to the GPU side, not back yet

@@ -23,6 +23,9 @@ struct kernel_spec {
     std::vector<std::string> options;       // extra NVRTC flags, verbatim
     expression max_registers;  // -> --maxrregcount=N, 0 = none (may use params)
     expression fast_math;      // -> --use_fast_math when true (may use params)
+    // false: parameters named by a {PARAM} placeholder of `name` are template arguments only,
+    // not -D macros too (a parameter's own `define:` overrides this).
+    bool define_placeholders = true;
     source_pos pos;
 };
 
@@ -36,6 +39,11 @@ struct param_spec {
     std::string name;
     std::vector<value> values;  // generators (range, pow2, warp multiples) already expanded
     source_pos pos;
+    // Passed to the compiler as -DNAME=value. False for a parameter that is only a template
+    // argument (`define: false`, or kernel.define_placeholders: false): a template parameter
+    // of the same name would otherwise be replaced by the macro.
+    bool define = true;
+    bool define_given = false;  // `define:` was written: kernel.define_placeholders leaves it
 };
 
 enum class init_kind { zeros, constant, sequence, random_uniform, random_normal, file };
@@ -102,7 +110,14 @@ struct timing_spec {
     int min_samples = 10;
     int max_samples = 200;
     double max_time_s = 1.0;      // per-configuration measurement budget
+    // warmup "adaptive": per configuration, launch batches until their times settle
+    // (src/measure/warm_up.hpp), for at most warmup_ms; "fixed": launch for warmup_ms. Either
+    // way the session first brings the GPU to its working clock, and again after it idled.
+    std::string warmup = "adaptive";  // adaptive | fixed
     double warmup_ms = 5.0;
+    // What times a sample: "cupti" (kernel start/end timestamps from CUPTI's activity records),
+    // "events" (CUDA events around the launches), "auto" (CUPTI where it loads, else events).
+    std::string timer = "auto";  // auto | cupti | events
     bool l2_flush = true;
     std::string sample_mode = "auto";  // auto | single | batch
     double timeout_s = 10.0;      // watchdog floor for one configuration

@@ -17,8 +17,19 @@ namespace hone {
 struct store_query {
     std::string identity;  // run identity id; empty = all
     std::string where;     // SQL-free filter: "st=ok", "BLOCK>=256", "VEC=4" (params or columns)
-    int top = 0;           // 0 = all, ranked by median time
+    int top = 0;           // 0 = all; ranked by the run's stored objective (as ranked())
     bool only_timed = false;
+};
+
+// A run as stored, with what `hone show` says about it.
+struct stored_run {
+    int64_t run_id = 0;
+    run_identity identity;
+    std::string first_seen, last_seen;  // ISO 8601
+    int64_t results = 0;
+    // The run of the same subject (same_subject) last tuned, when that is another run: these
+    // results were measured on other code, options or tools. 0 = this run is the current one.
+    int64_t superseded_by = 0;
 };
 
 class results_store {
@@ -39,6 +50,11 @@ public:
     void put(int64_t run_id, const eval_record& r);
     std::vector<eval_record> query(const store_query& q);
     std::vector<run_identity> runs();
+    // Every run, oldest first, with its number, times, result count and what supersedes it.
+    std::vector<stored_run> stored_runs();
+    // The run with results that `current` replaces: of the same subject, another id, the last
+    // tuned. nullopt when there is none (a first run, or the same identity resumes).
+    std::optional<stored_run> previous_run(const run_identity& current);
     const std::string& path() const { return path_; }
 
 private:

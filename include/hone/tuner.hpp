@@ -76,6 +76,10 @@ struct tune_result {
     std::size_t evaluated = 0;
     std::size_t compiled = 0, cache_hits = 0;
     bool interrupted = false;
+    // Set when this identity had nothing stored but an older run of the same config, problem
+    // and device had (an edited header, other options or tools): describe_change(), e.g.
+    // "source changed since the stored results: re-measuring".
+    std::string remeasure_reason;
     time_split time;
     device_info device;
 };

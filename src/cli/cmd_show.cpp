@@ -1,9 +1,10 @@
 // hone show: print stored results.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
 #include <iostream>
+#include <limits>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands_internal.hpp"
 #include "hone/report.hpp"
@@ -15,33 +16,82 @@ namespace {
 struct show_args {
     std::string db, where;
     std::size_t top = 10;
-    bool json = false, all = false;
+    int64_t run = 0;  // 0: every current run (or every run with all_runs)
+    bool json = false, all = false, all_runs = false;
 };
+
+const stored_run* find_run(const std::vector<stored_run>& runs, int64_t id) {
+    for (const auto& r : runs)
+        if (r.run_id == id) return &r;
+    return nullptr;
+}
+
+// Why a superseded run's results are not the current ones: what changed in the run after it.
+std::string superseded_note(const std::vector<stored_run>& runs, const stored_run& r) {
+    const stored_run* newer = find_run(runs, r.superseded_by);
+    if (!newer) return "";
+    std::string why = describe_change(r.identity, newer->identity);
+    why = why.substr(0, why.find(" since"));  // "source changed"
+    return fmt::format("superseded by run {} ({} since these results)", newer->run_id, why);
+}
 
 int run_show(const show_args& a) {
     struct stat st{};
     if (stat(a.db.c_str(), &st) != 0) throw env_error(fmt::format("{}: no such results database", a.db));
     results_store store(a.db);
-    const auto runs = store.runs();
+    const auto runs = store.stored_runs();
+    if (a.run != 0 && !find_run(runs, a.run)) {
+        std::string ids;
+        for (const auto& r : runs) ids += (ids.empty() ? "" : ", ") + std::to_string(r.run_id);
+        throw input_error({"--run", 0, 0}, fmt::format("{} has no run {} (runs: {})", a.db, a.run,
+                                                       ids.empty() ? "none" : ids));
+    }
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    std::vector<const stored_run*> older;  // superseded runs left out
     for (const auto& run : runs) {
-        store_query q;
-        q.identity = run.id();
-        q.where = a.where;
-        const auto records = store.query(q);
-        if (a.json) {
-            out.push_back({{"identity", to_json(run)}, {"results", to_json(records)}});
+        if (a.run != 0 ? run.run_id != a.run : run.superseded_by != 0 && !a.all_runs) {
+            if (a.run == 0) older.push_back(&run);
             continue;
         }
-        fmt::print("{} on {} ({}), {}; hone {}, NVRTC {}\n", run.kernel_name, run.device_name,
-                   run.arch, run.problem, run.tool_version, run.nvrtc_version);
+        store_query q;
+        q.identity = run.identity.id();
+        q.where = a.where;
+        const auto records = store.query(q);
+        const std::string note = superseded_note(runs, run);
+        if (a.json) {
+            out.push_back(
+                {{"run", run.run_id},
+                 {"first_seen", run.first_seen},
+                 {"last_seen", run.last_seen},
+                 {"superseded_by", run.superseded_by ? nlohmann::ordered_json(run.superseded_by)
+                                                     : nlohmann::ordered_json()},
+                 {"identity", to_json(run.identity)},
+                 {"results", to_json(records)}});
+            continue;
+        }
+        const run_identity& id = run.identity;
+        fmt::print("run {}: {} on {} ({}), {}; hone {}, NVRTC {}; tuned {}, ranked by {}\n",
+                   run.run_id, id.kernel_name, id.device_name, id.arch, id.problem, id.tool_version,
+                   id.nvrtc_version, run.last_seen, id.objective.empty() ? "time" : id.objective);
+        if (!note.empty()) fmt::print("{}\n", note);
         fmt::print("{}\n", status_summary(records));
         table_options t;
         t.top = a.all ? 0 : a.top;
+        t.by = stored_rank_by(id);
         fmt::print("{}\n", best_table(records, t));
     }
-    if (a.json) std::cout << out.dump(2) << "\n";
-    if (runs.empty() && !a.json) fmt::print("{}: no runs stored\n", a.db);
+    if (a.json) {
+        std::cout << out.dump(2) << "\n";
+        return 0;
+    }
+    if (runs.empty()) fmt::print("{}: no runs stored\n", a.db);
+    if (!older.empty()) {
+        std::string list;
+        for (const auto* r : older)
+            list += fmt::format("  run {}: tuned {}, {} results, {}\n", r->run_id, r->last_seen,
+                                r->results, superseded_note(runs, *r));
+        fmt::print("older results (hone show {} --run N, or --all-runs):\n{}", a.db, list);
+    }
     return 0;
 }
 
@@ -50,15 +100,26 @@ int run_show(const show_args& a) {
 void register_show(CLI::App& app, std::function<int()>& action) {
     auto a = std::make_shared<show_args>();
     CLI::App* c = app.add_subcommand("show", "Print stored results, best first");
-    c->footer(R"(--where takes comma-separated terms NAME OP VALUE (OP: = != < <= > >=), where NAME is a
+    c->footer(
+        R"(Each run is one identity: the same config, kernel source (with every file it includes),
+options, problem sizes, device, driver, NVRTC and hone. By default hone show prints each
+config's current run, the one tuned last; results of older identities (before a header was
+edited, say) are listed after it as superseded, and --run N or --all-runs prints them.
+Rows are ranked by the objective the run was tuned for (metrics.objective).
+
+--where takes comma-separated terms NAME OP VALUE (OP: = != < <= > >=), where NAME is a
 parameter or one of status, median_us, gbps, gflops, regs, occupancy.
 
 Examples:
   hone show configs/vector_add.db --top 5
+  hone show configs/vector_add.db --run 1
   hone show configs/vector_add.db --where "VEC=4,status=ok" --json)");
     c->add_option("db", a->db, "Results database")->required();
     c->add_option("--top", a->top, "Rows per run (default 10)");
     c->add_flag("--all", a->all, "Every ranked row");
+    c->add_option("--run", a->run, "Only this run (numbers as printed)")
+        ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
+    c->add_flag("--all-runs", a->all_runs, "Superseded runs too, oldest first");
     c->add_option("--where", a->where, "Filter, e.g. \"BLOCK>=256,status=ok\"");
     c->add_flag("--json", a->json, "Machine-readable output");
     c->callback([a, &action] { action = [a] { return run_show(*a); }; });

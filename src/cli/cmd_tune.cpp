@@ -30,7 +30,7 @@ struct tune_args {
     int device = 0;
     bool json = false, quiet = false, fresh = false, retry_failed = false, in_process = false;
     int jobs = 0;
-    std::string cache_dir, output, only, l2_flush;
+    std::string cache_dir, output, only, l2_flush, timer;
     bool no_cache = false, dry_run = false;
     std::string arch;
     int64_t max_evals = -1;
@@ -44,19 +44,30 @@ std::string time_split_text(const tune_result& r) {
     const prepare_report& p = t.prepare;
     const job_steps& g = t.gpu_steps;
     return fmt::format(
-        "time: wall {:.2f} s = setup {:.2f} s + waiting for the compiler {:.2f} s + GPU work {:.2f} s "
-        "+ other {:.2f} s\n"
+        "time: wall {:.2f} s = setup {:.2f} s + waiting for the compiler {:.2f} s + "
+        "GPU work {:.2f} s + other {:.2f} s\n"
         "      setup: GPU session start {:.2f} s, reference compile {:.2f} s, prepare {:.2f} s "
-        "(inputs {:.2f} s, upload {:.2f} s, reference run {:.2f} s)\n"
+        "(inputs {:.2f} s, upload {:.2f} s, reference run {:.2f} s, CUPTI {:.2f} s, clock to "
+        "{:.0f} MHz {:.2f} s)\n"
+        "      samples timed by {}{}\n"
         "      GPU work: in the GPU session {:.2f} s (module load {:.2f} s, first launch and check "
         "{:.2f} s, warm-up {:.2f} s, samples {:.2f} s; {} waits for the GPU); storing results "
         "meanwhile {:.2f} s\n"
         "      GPU busy in warm-up and samples {:.2f} s ({:.2f} s with the flushes or spins "
         "between samples); compile CPU {:.2f} s; {} compiled, {} from cache\n",
         t.wall_s, t.setup_s, t.compile_wait_s, t.gpu_s, other, t.session_start_s,
-        t.reference_compile_s, t.prepare_s, p.inputs_s, p.upload_s, p.reference_s, t.worker_s,
-        g.load_s, g.verify_s, g.warmup_s, g.samples_s, g.waits, t.store_s, t.gpu_busy_s,
-        t.gpu_span_s, t.compile_cpu_s, r.compiled, r.cache_hits);
+        t.reference_compile_s, t.prepare_s, p.inputs_s, p.upload_s, p.reference_s, p.timer_s,
+        p.clock_mhz, p.clock_s, p.timer.empty() ? "-" : p.timer,
+        p.timer_note.empty() ? "" : " (CUPTI: " + p.timer_note + ")", t.worker_s, g.load_s,
+        g.verify_s, g.warmup_s, g.samples_s, g.waits, t.store_s, t.gpu_busy_s, t.gpu_span_s,
+        t.compile_cpu_s, r.compiled, r.cache_hits);
+}
+
+// The best's figure in the progress line where the objective is a rate; "" for time.
+std::string objective_text(const eval_record& r, rank_by by) {
+    if (by == rank_by::gbps && r.gbps > 0) return fmt::format("{:.0f} GB/s", r.gbps);
+    if (by == rank_by::gflops && r.gflops > 0) return fmt::format("{:.0f} GFLOP/s", r.gflops);
+    return "";
 }
 
 nlohmann::ordered_json rusage_json() {
@@ -101,6 +112,7 @@ int run_tune(const tune_args& a) {
     spec s = load_spec(a.config, sets);
     if (a.l2_flush == "on") s.timing.l2_flush = true;
     if (a.l2_flush == "off") s.timing.l2_flush = false;
+    if (!a.timer.empty()) s.timing.timer = a.timer;
     tune_options opt;
     opt.device = a.device;
     opt.isolated = !a.in_process;
@@ -114,6 +126,7 @@ int run_tune(const tune_args& a) {
     opt.max_evals = a.max_evals;
     opt.time_limit_s = a.time_limit;
     opt.stop = &g_stop;
+    const rank_by by = parse_rank_by(s.metrics.objective);  // what make_identity stores
     const bool tty = stderr_is_tty();
     auto last_print = std::chrono::steady_clock::now();
     if (!a.quiet) {
@@ -124,6 +137,7 @@ int run_tune(const tune_args& a) {
             p.failures = st.failures;
             if (st.best) {
                 p.best_median_us = st.best->gpu.time_us.median;
+                p.best_value = objective_text(*st.best, by);
                 p.best_key = st.best->key;
             }
             p.eta_s = st.eta_s;
@@ -149,7 +163,7 @@ int run_tune(const tune_args& a) {
     table_options t;
     for (const auto& p : s.params) t.param_names.push_back(p.name);
     t.top = a.top;
-    t.by = parse_rank_by(s.metrics.objective);
+    t.by = stored_rank_by(r.identity);
     const auto best = ranked(r.records, t.by);
     if (a.json) {
         nlohmann::ordered_json j;
@@ -157,26 +171,38 @@ int run_tune(const tune_args& a) {
         j["output"] = r.output;
         j["identity"] = to_json(r.identity);
         j["interrupted"] = r.interrupted;
+        j["remeasure_reason"] = r.remeasure_reason;
         j["resumed"] = r.resumed;
         j["evaluated"] = r.evaluated;
-        j["time"] = {{"wall_s", r.time.wall_s}, {"setup_s", r.time.setup_s},
-                     {"compile_wait_s", r.time.compile_wait_s}, {"compile_cpu_s", r.time.compile_cpu_s},
-                     {"gpu_s", r.time.gpu_s}, {"gpu_busy_s", r.time.gpu_busy_s},
+        j["time"] = {{"wall_s", r.time.wall_s},
+                     {"setup_s", r.time.setup_s},
+                     {"compile_wait_s", r.time.compile_wait_s},
+                     {"compile_cpu_s", r.time.compile_cpu_s},
+                     {"gpu_s", r.time.gpu_s},
+                     {"gpu_busy_s", r.time.gpu_busy_s},
                      {"gpu_span_s", r.time.gpu_span_s},
-                     {"setup", {{"session_start_s", r.time.session_start_s},
-                                {"reference_compile_s", r.time.reference_compile_s},
-                                {"prepare_s", r.time.prepare_s},
-                                {"inputs_s", r.time.prepare.inputs_s},
-                                {"upload_s", r.time.prepare.upload_s},
-                                {"reference_run_s", r.time.prepare.reference_s},
-                                {"reference_us", r.time.prepare.reference_us}}},
-                     {"gpu_work", {{"session_s", r.time.worker_s},
-                                   {"load_s", r.time.gpu_steps.load_s},
-                                   {"verify_s", r.time.gpu_steps.verify_s},
-                                   {"warmup_s", r.time.gpu_steps.warmup_s},
-                                   {"samples_s", r.time.gpu_steps.samples_s},
-                                   {"waits", r.time.gpu_steps.waits}}},
-                     {"store_s", r.time.store_s}, {"compiled", r.compiled},
+                     {"setup",
+                      {{"session_start_s", r.time.session_start_s},
+                       {"reference_compile_s", r.time.reference_compile_s},
+                       {"prepare_s", r.time.prepare_s},
+                       {"inputs_s", r.time.prepare.inputs_s},
+                       {"upload_s", r.time.prepare.upload_s},
+                       {"reference_run_s", r.time.prepare.reference_s},
+                       {"reference_us", r.time.prepare.reference_us},
+                       {"timer", r.time.prepare.timer},
+                       {"timer_note", r.time.prepare.timer_note},
+                       {"timer_s", r.time.prepare.timer_s},
+                       {"clock_s", r.time.prepare.clock_s},
+                       {"clock_mhz", r.time.prepare.clock_mhz}}},
+                     {"gpu_work",
+                      {{"session_s", r.time.worker_s},
+                       {"load_s", r.time.gpu_steps.load_s},
+                       {"verify_s", r.time.gpu_steps.verify_s},
+                       {"warmup_s", r.time.gpu_steps.warmup_s},
+                       {"samples_s", r.time.gpu_steps.samples_s},
+                       {"waits", r.time.gpu_steps.waits}}},
+                     {"store_s", r.time.store_s},
+                     {"compiled", r.compiled},
                      {"cache_hits", r.cache_hits}};
         j["rusage"] = rusage_json();
         j["best"] = best.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(best[0]->key);
@@ -187,6 +213,7 @@ int run_tune(const tune_args& a) {
                    r.device.attrs.arch(), r.device.ordinal, r.identity.problem);
         fmt::print("results: {} ({} evaluated now, {} resumed){}\n", r.output, r.evaluated,
                    r.resumed, r.interrupted ? "; interrupted: run the same command to resume" : "");
+        if (!r.remeasure_reason.empty()) fmt::print("{}\n", r.remeasure_reason);
         fmt::print("{}\n", status_summary(r.records));
         print_failures(r.records, r.output);
         fmt::print("{}", time_split_text(r));
@@ -202,21 +229,28 @@ int run_tune(const tune_args& a) {
 void register_tune(CLI::App& app, std::function<int()>& action) {
     auto a = std::make_shared<tune_args>();
     CLI::App* c = app.add_subcommand("tune", "Tune a config on a GPU: compile, verify, time, store");
-    c->footer(R"(Every configuration is compiled (NVRTC, ahead of the GPU in worker processes, cached),
+    c->footer(
+        R"(Every configuration is compiled (NVRTC, ahead of the GPU in worker processes, cached),
 run in a supervised worker process (a kernel that faults or hangs costs one configuration),
 checked against the verify reference, and timed until the 95% CI of its median is within
-timing.rel_precision. Results are written to the database as they finish; running the same
-command again resumes, skipping what is stored. Ctrl-C stops cleanly.
+timing.rel_precision. Samples are the kernel's own start and end timestamps from CUPTI where
+libcupti loads, else CUDA events (timing.timer, --timer). Results are written to the database
+as they finish; running the same command again resumes, skipping what is stored, unless the
+kernel's source, a file it includes, the options or the tools changed: then it measures again
+and says why. Ctrl-C stops cleanly.
 
 Columns of the table: median time of one launch with its 95% confidence interval [low, high];
-n samples; GB/s and GFLOP/s from metrics.bytes/flops at the median; regs per thread; spill =
-bytes spilled to local memory; smem = static + dynamic shared memory per block; occ =
-achieved-occupancy bound (active warps / max warps per SM); "tie" = CI overlaps the best's.
+n samples; sample = how a sample was taken; timer = what timed it (cupti or events); GB/s and
+GFLOP/s from metrics.bytes/flops at the median; regs per thread; spill = bytes spilled to
+local memory; smem = static + dynamic shared memory per block; occ = achieved-occupancy bound
+(active warps / max warps per SM); "tie" = CI overlaps the best's. Rows are ranked by
+metrics.objective.
 
 Examples:
   hone tune configs/vector_add.yaml
   hone tune configs/vector_add.yaml --set N=65536 --output small.db
-  hone tune configs/sgemm.yaml --max-evals 50 --json > sgemm.json)");
+  hone tune configs/sgemm.yaml --max-evals 50 --json > sgemm.json
+  hone tune configs/vector_add.yaml --timer events     # as NVBench times)");
     c->add_option("config", a->config, "Search config (YAML)")->required()->check(CLI::ExistingFile);
     c->add_option("--set", a->sets, "Override a problem size: NAME=VALUE (repeatable)");
     c->add_option("--device", a->device, "GPU ordinal (see `hone devices`)")->check(CLI::NonNegativeNumber);
@@ -228,6 +262,9 @@ Examples:
     c->add_option("--max-evals", a->max_evals, "Stop after N evaluations")->check(CLI::NonNegativeNumber);
     c->add_option("--time-limit", a->time_limit, "Stop after S seconds")->check(CLI::NonNegativeNumber);
     c->add_option("--l2-flush", a->l2_flush, "Override timing.l2_flush")->check(CLI::IsMember({"on", "off"}));
+    c->add_option("--timer", a->timer,
+                  "Override timing.timer: auto, cupti (kernel timestamps), events")
+        ->check(CLI::IsMember({"auto", "cupti", "events"}));
     c->add_flag("--fresh", a->fresh, "Forget this run's stored results first");
     c->add_flag("--retry-failed", a->retry_failed, "Re-run configurations that faulted or timed out");
     c->add_flag("--in-process", a->in_process, "GPU work in this process: faster start, but a faulting kernel ends the run");

@@ -19,6 +19,30 @@ std::string run_identity::id() const {
     return d.hex();
 }
 
+bool same_subject(const run_identity& a, const run_identity& b) {
+    return a.config_path == b.config_path && a.kernel_name == b.kernel_name &&
+           a.problem == b.problem && a.device_uuid == b.device_uuid && a.origin == b.origin;
+}
+
+std::string describe_change(const run_identity& older, const run_identity& newer) {
+    std::vector<std::string> what;
+    auto version = [&](const char* name, const std::string& a, const std::string& b) {
+        if (a != b) what.push_back(fmt::format("{} ({} -> {})", name, a, b));
+    };
+    if (older.source_hash != newer.source_hash) what.emplace_back("source");
+    if (older.spec_hash != newer.spec_hash) what.emplace_back("config");
+    version("NVRTC", older.nvrtc_version, newer.nvrtc_version);
+    version("driver", std::to_string(older.driver_version), std::to_string(newer.driver_version));
+    version("hone", older.tool_version, newer.tool_version);
+    if (older.device_name != newer.device_name || older.arch != newer.arch)
+        what.emplace_back("device");
+    if (what.empty()) what.emplace_back("identity");
+    std::string list;
+    for (std::size_t i = 0; i < what.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == what.size() ? " and " : ", ") + what[i];
+    return list + " changed since the stored results: re-measuring";
+}
+
 std::string tool_version() {
     return HONE_VERSION;
 }

@@ -83,6 +83,15 @@ void add_includes(digest& d, std::string_view text, const fs::path& dir,
 
 }  // namespace
 
+std::string source_digest(std::string_view source, const std::string& source_name,
+                          const std::vector<std::string>& include_dirs) {
+    digest d;
+    d.add("hone source digest 1").add(source);
+    std::set<fs::path> seen;
+    add_includes(d, source, fs::path(source_name).parent_path(), include_dirs, seen);
+    return d.hex();
+}
+
 std::string compile_request::cache_key() const {
     digest d;
     d.add("hone compile key 1").add(nvrtc_version());

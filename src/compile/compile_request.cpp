@@ -1,5 +1,6 @@
 // From a configuration to the NVRTC option list: every problem size and parameter becomes a
-// macro, so kernels read them as compile-time constants.
+// macro, so kernels read them as compile-time constants; a parameter with define: false does
+// not (it reaches the kernel only through a {PARAM} placeholder of the name).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -22,10 +23,10 @@ compile_request base_request(const spec& s, const config& c, const bindings& sco
     r.options.push_back("--gpu-architecture=" + arch);
     for (const auto& p : s.problem) r.options.push_back(fmt::format("-D{}={}", p.name, p.value));
     for (std::size_t i = 0; i < s.params.size() && i < c.values.size(); ++i) {
+        if (!s.params[i].define) continue;  // a template argument only
         r.options.push_back(fmt::format("-D{}={}", s.params[i].name, define_text(c.values[i])));
     }
-    r.include_dirs = s.kernel.include_dirs;
-    r.include_dirs.push_back(folder_of(s.kernel.source_path));
+    r.include_dirs = kernel_include_dirs(s.kernel);
     for (const auto& dir : r.include_dirs) r.options.push_back("-I" + dir);
     const int64_t max_regs = s.kernel.max_registers.eval_int(scope);
     if (max_regs > 0) r.options.push_back(fmt::format("--maxrregcount={}", max_regs));
@@ -46,6 +47,16 @@ void set_name(compile_request& r, const std::string& name, bool is_template, con
 }
 
 }  // namespace
+
+std::vector<std::string> kernel_include_dirs(const kernel_spec& k) {
+    std::vector<std::string> dirs = k.include_dirs;
+    dirs.push_back(folder_of(k.source_path));
+    return dirs;
+}
+
+std::string kernel_source_hash(const kernel_spec& k) {
+    return source_digest(k.source_text, k.source_path, kernel_include_dirs(k));
+}
 
 std::string expand_name(const std::string& pattern, const spec& s, const bindings& scope,
                         const source_pos& pos) {

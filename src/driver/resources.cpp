@@ -91,8 +91,9 @@ pinned_buffer& pinned_buffer::operator=(pinned_buffer&& o) noexcept {
     return *this;
 }
 
-stream::stream() {
-    check(driver().cuStreamCreate(&s_, CU_STREAM_DEFAULT), "cuStreamCreate");
+stream::stream(bool non_blocking) {
+    check(driver().cuStreamCreate(&s_, non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT),
+          "cuStreamCreate");
 }
 
 stream::~stream() {

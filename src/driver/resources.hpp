@@ -77,8 +77,8 @@ class pinned_buffer {
 class stream {
   public:
     // Blocking (CU_STREAM_DEFAULT): synchronous copies, which go through the legacy default
-    // stream, are then ordered with the kernels queued here.
-    stream();
+    // stream, are then ordered with the kernels queued here. non_blocking: they are not.
+    explicit stream(bool non_blocking = false);
     ~stream();
     stream(const stream&) = delete;
     stream& operator=(const stream&) = delete;

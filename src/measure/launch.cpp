@@ -94,7 +94,15 @@ void kernel_launch::enqueue(const cu::stream& s) {
               "cuLaunchKernel");
 }
 
-spin_kernel::spin_kernel(const cu::module& helpers) : fn_(helpers.function("hone_spin")) {}
+spin_kernel::spin_kernel(const cu::module& helpers)
+    : fn_(helpers.function("hone_spin")), cycles_fn_(helpers.function("hone_spin_cycles")) {}
+
+void spin_kernel::enqueue_cycles(const cu::stream& s, uint64_t cycles) {
+    void* params[] = {&cycles};
+    cu::check(
+        cu::driver().cuLaunchKernel(cycles_fn_, 1, 1, 1, 1, 1, 1, 0, s.get(), params, nullptr),
+        "cuLaunchKernel(spin_cycles)");
+}
 
 void spin_kernel::enqueue(const cu::stream& s, uint64_t ns) {
     void* params[] = {&ns};

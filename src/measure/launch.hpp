@@ -43,9 +43,12 @@ class spin_kernel {
   public:
     explicit spin_kernel(const cu::module& helpers);
     void enqueue(const cu::stream& s, uint64_t ns);
+    // Spins for a number of SM clock cycles instead (hone_spin_cycles): timed, it tells the
+    // clock the GPU runs at.
+    void enqueue_cycles(const cu::stream& s, uint64_t cycles);
 
   private:
-    CUfunction fn_;
+    CUfunction fn_, cycles_fn_;
 };
 
 }  // namespace hone

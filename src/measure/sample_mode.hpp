@@ -1,14 +1,17 @@
-// How one timing sample is taken. Launch overhead (~4 us on an H100) leaks into an event pair
-// unless the GPU is busy while the host queues the start event and the launches: a flushed
-// sample is queued behind its flush; other samples come in rounds that are held on the GPU
-// until all of them are queued (session_timing.cpp), or, where the driver cannot hold a stream,
-// each follows a spin that outlasts its queueing:
-//   single+flush  one launch after a memset over the L2's size: cold caches; one sample a
-//                 round (flushed samples queued behind one another read ~0.4 us long);
+// How one timing sample is taken. (The timer, CUPTI or events, is the session's: with CUPTI a
+// sample is the launches' own durations and nothing else leaks in.) Launch overhead (~4 us on
+// an H100) leaks into an event pair unless the GPU is busy while the host queues the start
+// event and the launches: a flushed sample is queued behind its flush; other samples come in
+// rounds that are held on the GPU until all of them are queued (session_timing.cpp), or, where
+// the driver cannot hold a stream, each follows a spin that outlasts its queueing:
+//   single+flush  one launch after a memset over the L2's size: cold caches; with the event
+//                 timer one sample a round (flushed samples queued behind one another read
+//                 ~0.4 us long), with CUPTI's kernel timestamps rounds as the other modes;
 //   single+spin   warm caches, kernel >= 20 us: one launch, the round's samples back to back
 //                 behind one spin;
 //   batch:K       warm caches, kernel < 20 us: K back-to-back launches between the events; the
-//                 sample is their mean (a sample lasts >= ~200 us). Never flushed, even when
+//                 sample is their mean (a sample lasts >= ~200 us; with CUPTI, the mean of their
+//                 own durations, the gaps between them left out). Never flushed, even when
 //                 forced with l2_flush set.
 #pragma once
 #include <cstddef>

@@ -12,6 +12,7 @@
 #include "measure/helpers.hpp"
 #include "measure/inputs.hpp"
 #include "measure/memory_budget.hpp"
+#include "measure/warm_up.hpp"
 
 namespace hone {
 
@@ -53,6 +54,9 @@ in_process_session::in_process_session(int ordinal)
       spin_(helpers_),
       compare_(helpers_, static_cast<int>(info_.attrs.sm_count)) {
     info_.free_mem = free_device_memory();
+    // The clock starts to ramp while the caller prepares (prepare() waits for this, then
+    // settles the clock): on its own stream, so that prepare's copies do not wait for it.
+    spin_.enqueue(warm_stream_, static_cast<uint64_t>(clock_prespin_ms * 1e6));
 }
 
 prepare_report in_process_session::prepare(const run_plan& plan) {
@@ -76,6 +80,8 @@ prepare_report in_process_session::prepare(const run_plan& plan) {
         report.reference_us = compute_reference();
         report.reference_s = seconds_since(t0);
     }
+    choose_timer(report);
+    report.clock_s = warm_clocks(report.clock_mhz);
     return report;
 }
 

@@ -3,11 +3,14 @@
 #pragma once
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "driver/resources.hpp"
 #include "hone/gpu.hpp"
+#include "measure/cupti_timer.hpp"
 #include "measure/gpu_compare.hpp"
 #include "measure/launch.hpp"
 #include "measure/sample_mode.hpp"
@@ -31,6 +34,12 @@ struct warm_up_estimate {
     double busy_ms = 0;             // GPU time the first launch and the warm-up took
 };
 
+// What one round of samples gave.
+struct round_result {
+    double span_ms = 0;         // GPU time from the round's first flush or spin to its end
+    bool timer_failed = false;  // CUPTI did not deliver every launch's record
+};
+
 class in_process_session final : public gpu_session {
   public:
     explicit in_process_session(int ordinal);
@@ -38,6 +47,7 @@ class in_process_session final : public gpu_session {
     prepare_report prepare(const run_plan& plan) override;
     job_result run(const job& j) override;
     bool isolated() const override { return false; }
+    void warm_start() override;  // loads and enables CUPTI, as timer auto and cupti will want
 
   private:
     // Setup (session.cpp).
@@ -50,15 +60,22 @@ class in_process_session final : public gpu_session {
     std::string finish_checks(memory_kind k);
     void run_checked(const job& j, job_result& r);
     // Timing (session_timing.cpp).
+    void choose_timer(prepare_report& report);
+    double warm_clocks(double& mhz);
+    void rewarm_if_idle(job_steps& steps);
     void warm_up(kernel_launch& k, warm_up_estimate& e, job_steps& steps);
-    double take_round(kernel_launch& k, const sample_mode& mode, std::size_t count,
-                      double& cover_us, std::vector<double>& out);
-    void measure(kernel_launch& k, warm_up_estimate warm, job_result& r);
+    round_result take_round(kernel_launch& k, const sample_mode& mode, std::size_t count,
+                            double& cover_us, bool cupti, std::vector<double>& out);
+    void sample(kernel_launch& k, const sample_mode& mode, const warm_up_estimate& warm, bool cupti,
+                job_result& r);
+    void measure(kernel_launch& k, const std::string& function, warm_up_estimate warm,
+                 job_result& r);
 
     device_info info_;
     cu::primary_context ctx_;
     cu::module helpers_;  // hone's own kernels (kernels/helpers.cu)
     cu::stream stream_;
+    cu::stream warm_stream_{true};  // the clock's pre-spin, beside the setup's copies
     cu::event start_, stop_, round_;
     std::deque<cu::event> sample_start_, sample_stop_;  // one pair per sample of a round
     cu::stream_gate gate_;  // holds a round until it is all queued
@@ -68,6 +85,9 @@ class in_process_session final : public gpu_session {
     cu::device_buffer flush_;
     gpu_compare compare_;
     cu::pinned_buffer staging_;  // outputs come back through it when the GPU finds a mismatch
+    std::string timer_ = "events";                        // what times samples: "cupti" or "events"
+    cupti_timer* cupti_ = nullptr;                        // enabled while timer_ is "cupti"
+    std::optional<steady_clock::time_point> idle_since_;  // the GPU's last work ended here
     std::string fault_;  // the sticky error that ended this session; empty while usable
 };
 

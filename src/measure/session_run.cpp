@@ -111,7 +111,7 @@ void in_process_session::run_checked(const job& j, job_result& r) {
     // Timing runs the kernel again and again on the buffers as the first launch left them:
     // an inout buffer then holds the output of earlier launches, which changes the work only
     // for kernels whose cost depends on the values.
-    measure(k, warm, r);
+    measure(k, d.function, warm, r);
 }
 
 job_result in_process_session::run(const job& j) {
@@ -120,6 +120,7 @@ job_result in_process_session::run(const job& j) {
     job_result r;
     ctx_.make_current();
     try {
+        rewarm_if_idle(r.steps);
         run_checked(j, r);
     } catch (const cuda_error& e) {
         r.st = e.sticky() ? status::runtime_fault : status::launch_error;
@@ -127,6 +128,7 @@ job_result in_process_session::run(const job& j) {
         r.samples_us.clear();
         if (e.sticky()) fault_ = fmt::format("{} (job {})", e.what(), j.key);
     }
+    idle_since_ = steady_clock::now();
     r.wall_s = seconds_since(t0);
     return r;
 }

@@ -4,6 +4,7 @@
 #include "common/clock.hpp"
 #include "hone/stats.hpp"
 #include "measure/session.hpp"
+#include "measure/warm_up.hpp"
 
 namespace hone {
 namespace {
@@ -11,25 +12,87 @@ namespace {
 // The spin before a sample must outlast the host's queueing of the start event, the launches
 // and the stop event; it lasts twice what that took in the last round, and at least this long.
 constexpr double min_cover_us = 20.0;
-// Upper bound on launches in one warm-up batch.
-constexpr int max_warmup_batch = 1 << 14;
-// A warm-up batch is at most this many times the previous one. The first launch (cold
+// A fixed warm-up batch is at most this many times the previous one. The first launch (cold
 // instruction cache, launch latency) overestimates a short kernel, so a batch sized from it
 // falls short and the next one finishes; the cap bounds a batch sized from an underestimate.
 constexpr int warmup_growth = 64;
 
 }  // namespace
 
-// Runs the kernel until it has run for timing.warmup_ms (clocks and caches settle), the
-// first launch included, in back-to-back batches sized from the time per launch to fill what
-// is left; e holds the first launch's figures and ends with the last batch's.
+void in_process_session::warm_start() {
+    std::string why;
+    cupti_timer::enable(why);  // the outcome is kept for choose_timer()
+}
+
+// timing.timer against what this process has: CUPTI is loaded and enabled once (by warm_start
+// or the first plan that may use it), and paused while a plan times with events, whose figures
+// must not include CUPTI's own work at each launch.
+void in_process_session::choose_timer(prepare_report& report) {
+    const auto t0 = steady_clock::now();
+    std::string why;
+    const bool events = plan_.timing.timer == "events";
+    cupti_timer* c = events ? cupti_timer::loaded() : cupti_timer::enable(why);
+    timer_ = hone::choose_timer(plan_.timing.timer, !events && c != nullptr, why);
+    cupti_ = timer_ == "cupti" ? c : nullptr;
+    if (cupti_)
+        cupti_->resume();
+    else if (c)
+        c->pause();
+    report.timer = timer_;
+    if (plan_.timing.timer == "auto" && timer_ != "cupti") report.timer_note = why;
+    report.timer_s = seconds_since(t0);
+}
+
+// Spins of a fixed number of cycles, timed, until the clock they show settles
+// (clock_settled), for at most clock_warmup_cap_ms of GPU time. Waits first for the pre-spin
+// the constructor queued. Returns the seconds it took; `mhz` the clock reached.
+double in_process_session::warm_clocks(double& mhz) {
+    const auto t0 = steady_clock::now();
+    warm_stream_.synchronize();
+    const double peak_mhz = static_cast<double>(info_.attrs.clock_khz) / 1000.0;
+    const auto cycles = static_cast<uint64_t>((peak_mhz > 0 ? peak_mhz : 1000.0) * clock_chunk_us);
+    std::vector<double> seen;
+    for (double busy_ms = 0; busy_ms < clock_warmup_cap_ms;) {
+        start_.record(stream_);
+        spin_.enqueue_cycles(stream_, cycles);
+        stop_.record(stream_);
+        const double ms = cu::event::elapsed_ms(start_, stop_);
+        busy_ms += ms;
+        seen.push_back(static_cast<double>(cycles) / (ms * 1000.0));  // cycles a us: MHz
+        if (clock_settled(seen, peak_mhz)) break;
+    }
+    mhz = seen.empty() ? 0 : seen.back();
+    idle_since_ = steady_clock::now();
+    return seconds_since(t0);
+}
+
+// The clock drops while the GPU idles (the tuner waiting for the compiler, an application
+// between tuning calls): warm it again before a job that follows a long gap.
+void in_process_session::rewarm_if_idle(job_steps& steps) {
+    if (idle_since_ && seconds_since(*idle_since_) <= idle_rewarm_s) return;
+    double mhz = 0;
+    steps.warmup_s += warm_clocks(mhz);
+    ++steps.waits;
+}
+
+// adaptive: batches of about warmup_batch_target_us until two in a row agree
+// (warmup_settled), while the GPU time so far (the first launch included) is under
+// timing.warmup_ms. fixed: batches sized from the time per launch to fill timing.warmup_ms.
+// e holds the first launch's figures and ends with the last batch's.
 void in_process_session::warm_up(kernel_launch& k, warm_up_estimate& e, job_steps& steps) {
-    for (int n = 1; e.busy_ms < plan_.timing.warmup_ms;) {
-        const double left_us = (plan_.timing.warmup_ms - e.busy_ms) * 1000.0;
-        const double fill =
-            e.kernel_us > 0 ? std::ceil(left_us / e.kernel_us) : double{warmup_growth} * n;
-        const int most = std::min(warmup_growth * n, max_warmup_batch);
-        n = static_cast<int>(std::clamp(fill, 1.0, static_cast<double>(most)));
+    const double cap_ms = plan_.timing.warmup_ms;
+    const bool adaptive = plan_.timing.warmup != "fixed";
+    std::vector<double> batch_us;
+    for (int n = 1; e.busy_ms < cap_ms;) {
+        if (adaptive) {
+            n = warmup_batch(e.kernel_us);
+        } else {
+            const double left_us = (cap_ms - e.busy_ms) * 1000.0;
+            const double fill =
+                e.kernel_us > 0 ? std::ceil(left_us / e.kernel_us) : double{warmup_growth} * n;
+            const int most = std::min(warmup_growth * n, max_warmup_batch);
+            n = static_cast<int>(std::clamp(fill, 1.0, static_cast<double>(most)));
+        }
         const auto t0 = steady_clock::now();
         start_.record(stream_);
         for (int i = 0; i < n; ++i) k.enqueue(stream_);
@@ -39,27 +102,31 @@ void in_process_session::warm_up(kernel_launch& k, warm_up_estimate& e, job_step
         ++steps.waits;
         e.busy_ms += ms;
         e.kernel_us = ms * 1000.0 / n;
+        batch_us.push_back(e.kernel_us);
+        if (adaptive && warmup_settled(batch_us)) break;
     }
 }
 
-// Queues `count` samples, then waits once. In single+flush mode a round is one sample (see
-// measure()) behind its flush memset, which outlasts the queueing of the events and the launch
-// (~17 us on an H100 against ~5 us). Otherwise the round is queued behind a gate, released when
-// all of it is queued, and the samples run back to back after one spin, so that no command is
-// submitted while a sample runs; where the driver has no gate, a spin before each sample covers
-// its queueing (cover_us: the spin's length, updated from how long queueing took). (A gate
-// before a flushed sample cost ~11 us of host time a sample and moved no percentile:
-// bench/probe_flush.cu.) Appends each sample's time per launch (us) to `out`; returns the GPU
-// time from the round's first flush or spin to its last sample (ms).
-double in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
-                                      std::size_t count, double& cover_us,
-                                      std::vector<double>& out) {
+// Queues `count` samples, then waits once. Events bracket each sample; with `cupti` the
+// sample is the launches' own durations from CUPTI's records instead (the events still give the
+// round's span). With events, flushed samples come one a round (see sample()) behind their
+// flush memset, which outlasts the queueing of the events and the launch (~17 us on an H100
+// against ~5 us). Otherwise the round is queued behind a gate, released when all of it is
+// queued, and the samples run back to back after one spin, so that no command is submitted
+// while a sample runs; where the driver has no gate, a spin before each sample covers its
+// queueing (cover_us: the spin's length, updated from how long queueing took). (A gate before a
+// flushed sample cost ~11 us of host time a sample and moved no percentile:
+// bench/probe_flush.cu.) Appends each sample's time per launch (us) to `out`.
+round_result in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
+                                            std::size_t count, double& cover_us, bool cupti,
+                                            std::vector<double>& out) {
     while (sample_start_.size() < count) {
         sample_start_.emplace_back();
         sample_stop_.emplace_back();
     }
     const cu::api& a = cu::driver();
     const bool flush = mode.kind == sample_kind::single_flush;
+    const uint64_t since = cupti ? cupti_->now() : 0;
     double queue_s = 0;
     {
         const bool gated = !flush && gate_.hold(stream_);
@@ -82,25 +149,34 @@ double in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
             queue_s = std::max(queue_s, seconds_since(t0));
         }
     }
-    const double span_ms = cu::event::elapsed_ms(round_, sample_stop_[count - 1]);
+    round_result r;
+    r.span_ms = cu::event::elapsed_ms(round_, sample_stop_[count - 1]);
+    cover_us = std::max(min_cover_us, 2e6 * queue_s);
+    if (cupti) {
+        const auto d = cupti_->take(since, count * static_cast<std::size_t>(mode.batch));
+        if (!d) {
+            r.timer_failed = true;
+            return r;
+        }
+        const std::vector<double> s = samples_from_durations(*d, mode.batch);
+        out.insert(out.end(), s.begin(), s.end());
+        return r;
+    }
     for (std::size_t i = 0; i < count; ++i)
         out.push_back(cu::event::elapsed_ms(sample_start_[i], sample_stop_[i]) * 1000.0 /
                       mode.batch);
-    cover_us = std::max(min_cover_us, 2e6 * queue_s);
-    return span_ms;
+    return r;
 }
 
-// Flushed samples are taken one a round: queued behind one another, every sample but a round's
-// last read ~0.4 us long on an H100 (bench/probe_flush.cu; bench/RESULTS.md), 10% of a 4 us
-// kernel. Other modes queue rounds that grow with the samples taken.
-void in_process_session::measure(kernel_launch& k, warm_up_estimate warm, job_result& r) {
+// Rounds of samples until the stopping rule is met. With events, flushed samples are taken one
+// a round: queued behind one another, every one but a round's last read ~0.4 us long on an
+// H100 (bench/probe_flush.cu; bench/RESULTS.md), 10% of a 4 us kernel. CUPTI's kernel
+// timestamps do not see the queueing, so with CUPTI flushed rounds grow as the others do:
+// min_samples, then a quarter more each round (next_round).
+void in_process_session::sample(kernel_launch& k, const sample_mode& mode,
+                                const warm_up_estimate& warm, bool cupti, job_result& r) {
     const timing_spec& t = plan_.timing;
-    auto step = steady_clock::now();
-    warm_up(k, warm, r.steps);
-    r.steps.warmup_s = seconds_since(step);
-    step = steady_clock::now();
-    const sample_mode mode = choose_sample_mode(t, warm.kernel_us);
-    r.sample_mode = mode.name();
+    const auto t0 = steady_clock::now();
     double cover_us = std::max(min_cover_us, 2.0 * mode.batch * warm.host_us_per_launch);
     const ci_kind kind = t.ci == "median" ? ci_kind::median
                          : t.ci == "mean" ? ci_kind::mean
@@ -108,23 +184,44 @@ void in_process_session::measure(kernel_launch& k, warm_up_estimate warm, job_re
     const auto min_n = static_cast<std::size_t>(t.min_samples);
     const auto max_n = static_cast<std::size_t>(t.max_samples);
     const relative_ci_criterion criterion(t.rel_precision, min_n, max_n, t.max_time_s, kind);
-    const bool one_a_round = mode.kind == sample_kind::single_flush;
+    const bool one_a_round = mode.kind == sample_kind::single_flush && !cupti;
+    r.timer = cupti ? "cupti" : "events";
+    r.samples_us.clear();
     double span_ms = warm.busy_ms;  // the first launch and the warm-up's batches
     for (;;) {
         std::size_t count = next_round(r.samples_us.size(), min_n, max_n);
         if (one_a_round) count = std::min<std::size_t>(count, 1);
         if (count == 0) break;
-        span_ms += take_round(k, mode, count, cover_us, r.samples_us);
+        const round_result round = take_round(k, mode, count, cover_us, cupti, r.samples_us);
+        span_ms += round.span_ms;
         ++r.steps.waits;
-        if (criterion.done(r.samples_us, seconds_since(step))) break;
+        if (round.timer_failed) {  // this configuration starts over with events
+            r.gpu_span_s += (span_ms - warm.busy_ms) / 1000.0;
+            sample(k, mode, warm, false, r);
+            return;
+        }
+        if (criterion.done(r.samples_us, seconds_since(t0))) break;
     }
-    r.steps.samples_s = seconds_since(step);
     double busy_ms = warm.busy_ms;
     for (double us : r.samples_us) busy_ms += us * mode.batch / 1000.0;
     r.time_us = summarize(r.samples_us);
     r.st = criterion.converged(r.samples_us) ? status::ok : status::not_converged;
     r.gpu_busy_s = busy_ms / 1000.0;
-    r.gpu_span_s = span_ms / 1000.0;
+    r.gpu_span_s += span_ms / 1000.0;
+}
+
+void in_process_session::measure(kernel_launch& k, const std::string& function,
+                                 warm_up_estimate warm, job_result& r) {
+    auto step = steady_clock::now();
+    warm_up(k, warm, r.steps);
+    r.steps.warmup_s += seconds_since(step);
+    step = steady_clock::now();
+    const sample_mode mode = choose_sample_mode(plan_.timing, warm.kernel_us);
+    r.sample_mode = mode.name();
+    const bool cupti = timer_ == "cupti";
+    if (cupti) cupti_->watch(function);
+    sample(k, mode, warm, cupti, r);
+    r.steps.samples_s = seconds_since(step);
 }
 
 }  // namespace hone

@@ -23,7 +23,8 @@ std::string progress_line(const progress_info& p) {
     std::size_t best_part = 0;
     if (p.best_median_us) {
         best_part = parts.size();
-        parts.push_back("best " + format_duration_us(*p.best_median_us));
+        parts.push_back("best " + (p.best_value.empty() ? format_duration_us(*p.best_median_us)
+                                                        : p.best_value));
     }
     if (p.eta_s >= 0) parts.push_back("ETA " + format_eta(p.eta_s));
     if (p.measuring > 0 || p.compiled_ahead > 0 || p.compiling > 0) {

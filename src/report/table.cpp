@@ -122,6 +122,7 @@ layout make_layout(const std::vector<std::string>& names,
     l.cols.push_back({"median [95% CI]"});
     l.cols.push_back({"n"});
     l.cols.push_back({"sample", false});  // how a sample was taken: single+flush, batchN...
+    l.cols.push_back({"timer", false});   // what timed it: cupti or events
     if (l.gbps) l.cols.push_back({"GB/s"});
     if (l.gflops) l.cols.push_back({"GFLOP/s"});
     for (const char* h : {"regs", "spill B", "smem B", "occ"}) l.cols.push_back({h});
@@ -138,6 +139,7 @@ void add_row(layout& l, std::size_t rank, const eval_record& r, const summary& b
     put(median_cell(r.gpu.time_us));
     put(std::to_string(r.gpu.time_us.n));
     put(r.gpu.sample_mode.empty() ? "-" : r.gpu.sample_mode);
+    put(r.gpu.timer.empty() ? "-" : r.gpu.timer);
     if (l.gbps) put(rate_cell(r.gbps));
     if (l.gflops) put(rate_cell(r.gflops));
     put(regs_cell(r));

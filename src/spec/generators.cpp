@@ -1,5 +1,5 @@
 // Parameter value generators: {range: [start, stop, step]}, {pow2: [lo, hi]},
-// {warps: [lo, hi]}, {values: [...]}. Bounds are inclusive.
+// {warps: [lo, hi]}, {values: [...]}. Bounds are inclusive. The map may also hold `define`.
 #include <fmt/format.h>
 
 #include "spec/loader.hpp"
@@ -59,10 +59,21 @@ std::vector<value> warps(const doc& d, const YAML::Node& n) {
 }  // namespace
 
 std::vector<value> expand_generator(const doc& d, const YAML::Node& n, const std::string& param) {
-    const auto m = read_map(d, n, fmt::format("params.{}", param), {"range", "pow2", "warps", "values"});
-    if (m.size() != 1)
-        fail(d, n, fmt::format("params.{}: expected exactly one of range, pow2, warps, values", param));
-    const entry& g = m.front();
+    const auto m = read_map(d, n, fmt::format("params.{}", param),
+                            {"range", "pow2", "warps", "values", "define"});
+    const entry* gen = nullptr;
+    for (const auto& e : m) {
+        if (e.key == "define") continue;  // read by load_params
+        if (gen)
+            fail(d, n,
+                 fmt::format("params.{}: expected exactly one of range, pow2, warps, values",
+                             param));
+        gen = &e;
+    }
+    if (!gen)
+        fail(d, n,
+             fmt::format("params.{}: expected exactly one of range, pow2, warps, values", param));
+    const entry& g = *gen;
     if (g.key == "range") return range(d, g.value);
     if (g.key == "pow2") return pow2(d, g.value);
     if (g.key == "warps") return warps(d, g.value);

@@ -1,4 +1,4 @@
-// Buffer initialisation: {zeros: true} | {constant: v} | {sequence: {start, step}} |
+// Buffer initialisation: zeros (or {zeros: true}) | {constant: v} | {sequence: {start, step}} |
 // {random: uniform, low, high, seed} | {random: normal, mean, stddev, seed} | {file: path}.
 #include <fmt/format.h>
 
@@ -40,6 +40,16 @@ void read_random(const doc& d, const YAML::Node& n, const std::vector<entry>& m,
 }  // namespace
 
 init_spec read_init(const doc& d, const YAML::Node& n, const std::string& section) {
+    // The one kind that needs no setting may be written as a plain word.
+    if (n.IsScalar()) {
+        if (read_string(d, n, "an init") != "zeros")
+            fail(d, n,
+                 fmt::format(
+                     "{}: expected zeros or a map: {{constant: V}}, {{sequence: {{start, step}}}}, "
+                     "{{random: uniform|normal, ...}}, {{file: path}}",
+                     section));
+        return init_spec{};
+    }
     const auto m = read_map(d, n, section, {"zeros", "constant", "sequence", "random", "file", "low", "high", "mean", "stddev", "seed"});
     const entry* kind = nullptr;
     for (const auto& e : m) {

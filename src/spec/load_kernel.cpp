@@ -54,7 +54,9 @@ std::string require_file(const doc& d, const YAML::Node& n, const std::string& p
 }
 
 void load_kernel(const doc& d, const entry& e, spec& s) {
-    const auto m = read_map(d, e.value, "kernel", {"source", "name", "include_dirs", "options", "max_registers", "fast_math"});
+    const auto m = read_map(d, e.value, "kernel",
+                            {"source", "name", "include_dirs", "options", "max_registers",
+                             "fast_math", "define_placeholders"});
     kernel_spec& k = s.kernel;
     k.pos = value_pos(d, e);
     const entry& source = require(d, e.value, m, "source", "kernel");
@@ -65,6 +67,13 @@ void load_kernel(const doc& d, const entry& e, spec& s) {
     k.is_template = k.name.find_first_of("<{") != std::string::npos;
     check_placeholders(d, name.value, k.name, s);
     check_kernel_in_source(d, name.value, k.name, s);
+    if (const entry* def = find(m, "define_placeholders")) {
+        k.define_placeholders = read_bool(d, def->value);
+        if (!k.define_placeholders)
+            for (auto& p : s.params)
+                if (!p.define_given && k.name.find("{" + p.name + "}") != std::string::npos)
+                    p.define = false;
+    }
     if (const entry* dirs = find(m, "include_dirs")) k.include_dirs = read_include_dirs(d, dirs->value);
     if (const entry* opts = find(m, "options"))
         for (const auto& o : read_list(d, opts->value, "compiler options")) k.options.push_back(read_string(d, o, "an option"));

@@ -43,9 +43,16 @@ void load_params(const doc& d, const entry* e, spec& s) {
     if (!e) return;
     for (const auto& item : read_map(d, e->value, "params")) {
         check_new_name(d, item.key_node, item.key, s);
-        param_spec p{item.key, {}, value_pos(d, item)};
+        param_spec p;
+        p.name = item.key;
+        p.pos = value_pos(d, item);
         if (item.value.IsMap()) {
             p.values = expand_generator(d, item.value, item.key);
+            const auto m = read_map(d, item.value, "params." + item.key);
+            if (const entry* def = find(m, "define")) {
+                p.define = read_bool(d, def->value);
+                p.define_given = true;
+            }
         } else {
             for (const auto& v : read_list(d, item.value, "values or a generator ({range: ...}, {pow2: ...}, {warps: ...})"))
                 p.values.push_back(read_value(d, v));

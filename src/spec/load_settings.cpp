@@ -22,8 +22,10 @@ int read_count(const doc& d, const entry& e) {
 
 void load_timing(const doc& d, const entry* e, spec& s) {
     if (!e) return;
-    const auto m = read_map(d, e->value, "timing", {"rel_precision", "ci", "min_samples", "max_samples", "max_time_s",
-                                                    "warmup_ms", "l2_flush", "sample_mode", "timeout_s"});
+    const auto m =
+        read_map(d, e->value, "timing",
+                 {"rel_precision", "ci", "min_samples", "max_samples", "max_time_s", "warmup",
+                  "warmup_ms", "l2_flush", "sample_mode", "timeout_s", "timer"});
     timing_spec& t = s.timing;
     for (const auto& item : m) {
         if (item.key == "rel_precision") t.rel_precision = read_at_least(d, item, 0, true);
@@ -31,7 +33,9 @@ void load_timing(const doc& d, const entry* e, spec& s) {
         if (item.key == "min_samples") t.min_samples = read_count(d, item);
         if (item.key == "max_samples") t.max_samples = read_count(d, item);
         if (item.key == "max_time_s") t.max_time_s = read_at_least(d, item, 0, true);
+        if (item.key == "warmup") t.warmup = read_choice(d, item.value, {"adaptive", "fixed"});
         if (item.key == "warmup_ms") t.warmup_ms = read_at_least(d, item, 0, false);
+        if (item.key == "timer") t.timer = read_choice(d, item.value, {"auto", "cupti", "events"});
         if (item.key == "l2_flush") t.l2_flush = read_bool(d, item.value);
         if (item.key == "sample_mode") t.sample_mode = read_choice(d, item.value, {"auto", "single", "batch"});
         if (item.key == "timeout_s") t.timeout_s = read_at_least(d, item, 0, true);

@@ -30,6 +30,14 @@ std::string fault_sql() {
 
 const char* const column_aliases = "status, median_us, gbps, gflops, regs, occupancy";
 
+// A result's rank within its run, smaller first: as ranked() (report.hpp) sorts, by the
+// objective stored with the run; a rate the result lacks sorts last.
+constexpr const char* objective_sql = R"(
+    CASE (SELECT objective FROM runs WHERE runs.run_id = results.run_id)
+        WHEN 'gbps' THEN (CASE WHEN gbps > 0 THEN -gbps ELSE 1e308 END)
+        WHEN 'gflops' THEN (CASE WHEN gflops > 0 THEN -gflops ELSE 1e308 END)
+        ELSE median END)";
+
 // A misspelt parameter would silently match nothing: name the known ones instead.
 void check_params(sqlite3* db, const std::string& path, const std::string& identity,
                   const store_detail::sql_filter& f) {
@@ -144,9 +152,9 @@ std::vector<eval_record> results_store::query(const store_query& q) {
         db_, path_,
         fmt::format(
             "SELECT {} FROM results WHERE {}{}{} "
-            "ORDER BY CASE WHEN {} THEN 0 ELSE 1 END, CASE WHEN {} THEN median END, key LIMIT ?{}",
+            "ORDER BY CASE WHEN {} THEN 0 ELSE 1 END, CASE WHEN {} THEN {} END, key LIMIT ?{}",
             store_detail::record_columns(), in_scope, q.only_timed ? " AND " + timed : "", f.sql,
-            timed, timed, limit_arg));
+            timed, timed, objective_sql, limit_arg));
     s.bind(1, q.identity);
     for (std::size_t i = 0; i < f.args.size(); ++i) s.bind(2 + static_cast<int>(i), f.args[i]);
     s.bind(limit_arg, q.top > 0 ? int64_t{q.top} : int64_t{-1});  // -1: no limit
@@ -176,6 +184,48 @@ std::vector<run_identity> results_store::runs() {
         out.push_back(std::move(id));
     }
     return out;
+}
+
+std::vector<stored_run> results_store::stored_runs() {
+    const std::vector<run_identity> ids = runs();  // same order: by run_id
+    sql::stmt s(db_, path_, R"(
+        SELECT run_id, first_seen, last_seen,
+               (SELECT COUNT(*) FROM results WHERE results.run_id = runs.run_id)
+        FROM runs ORDER BY run_id)");
+    std::vector<stored_run> out;
+    for (std::size_t i = 0; s.step() && i < ids.size(); ++i) {
+        stored_run r;
+        r.run_id = s.i64(0);
+        r.first_seen = s.text(1);
+        r.last_seen = s.text(2);
+        r.results = s.i64(3);
+        r.identity = ids[i];
+        out.push_back(std::move(r));
+    }
+    // Each subject's current run is the one tuned last (a reverted edit makes an older
+    // identity current again); the others are superseded by it.
+    auto later = [](const stored_run& a, const stored_run& b) {
+        return a.last_seen != b.last_seen ? a.last_seen > b.last_seen : a.run_id > b.run_id;
+    };
+    for (auto& r : out) {
+        const stored_run* current = &r;
+        for (const auto& o : out)
+            if (same_subject(o.identity, r.identity) && later(o, *current)) current = &o;
+        if (current != &r) r.superseded_by = current->run_id;
+    }
+    return out;
+}
+
+std::optional<stored_run> results_store::previous_run(const run_identity& current) {
+    const std::string id = current.id();
+    std::optional<stored_run> best;
+    for (auto& r : stored_runs()) {
+        if (r.results == 0 || !same_subject(r.identity, current) || r.identity.id() == id) continue;
+        if (!best || r.last_seen > best->last_seen ||
+            (r.last_seen == best->last_seen && r.run_id > best->run_id))
+            best = std::move(r);
+    }
+    return best;
 }
 
 }  // namespace hone

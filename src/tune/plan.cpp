@@ -159,10 +159,13 @@ run_identity make_identity(const spec& s, const device_info& dev) {
     run_identity id;
     id.config_path = s.path;
     id.kernel_name = s.kernel.name;
-    id.source_hash = digest_hex(s.kernel.source_text);
+    id.source_hash = kernel_source_hash(s.kernel);
     digest d;
     d.add(s.kernel.name);
     for (const auto& o : s.kernel.options) d.add(o);
+    // Which parameters reach the source as -D macros (their values are in each result's key).
+    for (const auto& p : s.params)
+        if (!p.define) d.add("undefined:" + p.name);
     for (const auto& i : s.kernel.include_dirs) d.add(i);
     d.add(s.kernel.max_registers.text()).add(s.kernel.fast_math.text());
     for (const auto& b : s.buffers) {
@@ -178,6 +181,9 @@ run_identity make_identity(const spec& s, const device_info& dev) {
     for (const auto& [k, v] : s.verify.reference_params) d.add(k + "=" + display_text(v));
     d.add(s.verify.reference_kernel);
     d.add(s.timing.l2_flush ? "flush" : "warm").add(s.timing.sample_mode);
+    // The timer changes what a median means (events include the launch's fixed cost); with
+    // "auto" the timer each result used is stored with it.
+    if (s.timing.timer != "auto") d.add("timer:" + s.timing.timer);
     id.spec_hash = d.hex();
     std::string problem;
     for (const auto& p : s.problem) problem += (problem.empty() ? "" : ",") + p.name + "=" + std::to_string(p.value);

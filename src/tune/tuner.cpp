@@ -1,5 +1,7 @@
 // The tuning pipeline: the strategy hands out configurations, the compile pool works ahead of
 // the GPU, the GPU session measures in strategy order, every result is stored as it finishes.
+#include "hone/tuner.hpp"
+
 #include <fmt/format.h>
 
 #include <deque>
@@ -9,9 +11,9 @@
 #include "common/clock.hpp"
 #include "hone/compile_cache.hpp"
 #include "hone/compile_pool.hpp"
+#include "hone/report.hpp"
 #include "hone/store.hpp"
 #include "hone/strategy.hpp"
-#include "hone/tuner.hpp"
 #include "hone/worker_session.hpp"
 #include "tune/internal.hpp"
 
@@ -31,15 +33,6 @@ struct in_flight {
     bindings scope;
     eval_record r;
 };
-
-// Smaller is better; nullopt when the record has no usable objective.
-std::optional<double> objective(const spec& s, const eval_record& r) {
-    if (!has_timing(r.st)) return std::nullopt;
-    if (s.metrics.objective == "gbps") return r.gbps > 0 ? std::optional(-r.gbps) : std::nullopt;
-    if (s.metrics.objective == "gflops")
-        return r.gflops > 0 ? std::optional(-r.gflops) : std::nullopt;
-    return r.gpu.time_us.median;
-}
 
 std::string first_error_line(const std::string& log) {
     std::size_t at = log.find("error");
@@ -113,6 +106,9 @@ tune_result pipeline::run() {
     if (opt_.fresh) store_->forget(id, false);
     run_id_ = store_->begin_run(out_.identity);
     done_ = store_->done(id);
+    if (done_.empty())  // nothing to resume: say why older results of the same config do not count
+        if (const auto previous = store_->previous_run(out_.identity))
+            out_.remeasure_reason = describe_change(previous->identity, out_.identity);
 
     max_evals_ = opt_.max_evals >= 0 ? opt_.max_evals : s_.search.max_evals;
     time_limit_s_ = opt_.time_limit_s >= 0 ? opt_.time_limit_s : s_.search.time_limit_s;
@@ -337,7 +333,7 @@ void pipeline::record(const config& c, eval_record&& r) {
     out_.time.store_s += seconds_since(t);
     ++out_.evaluated;
     ++state_.done;
-    const std::optional<double> obj = objective(s_, r);
+    const std::optional<double> obj = objective_score(r, stored_rank_by(out_.identity));
     if (!obj) ++state_.failures;
     if (obj && (!best_obj_ || *obj < *best_obj_)) {
         best_obj_ = obj;

@@ -44,8 +44,8 @@ HONE_JSON_FIELDS(device_attrs, name, cc_major, cc_minor, sm_count, max_threads_p
                  clock_khz, mem_clock_khz, mem_bus_bits)
 HONE_JSON_FIELDS(device_info, ordinal, attrs, uuid, driver_version, free_mem)
 HONE_JSON_FIELDS(init_spec, kind, a, b, seed, path)
-HONE_JSON_FIELDS(timing_spec, rel_precision, ci, min_samples, max_samples, max_time_s, warmup_ms,
-                 l2_flush, sample_mode, timeout_s)
+HONE_JSON_FIELDS(timing_spec, rel_precision, ci, min_samples, max_samples, max_time_s, warmup,
+                 warmup_ms, l2_flush, sample_mode, timeout_s, timer)
 HONE_JSON_FIELDS(buffer_plan, name, type, count, role, init, verify, need_device, need_managed)
 HONE_JSON_FIELDS(kernel_arg, buffer, type, bits)
 HONE_JSON_FIELDS(job, key, launch, verify, deadline_s)
@@ -53,8 +53,9 @@ HONE_JSON_FIELDS(summary, n, median, mean, stddev, min, max, ci_low, ci_high, me
 HONE_JSON_FIELDS(job_steps, load_s, verify_s, warmup_s, samples_s, waits)
 HONE_JSON_FIELDS(job_result, st, message, output, num_regs, local_bytes, static_shared_bytes,
                  max_threads_per_block, active_blocks_per_sm, occupancy, time_us, samples_us,
-                 sample_mode, gpu_busy_s, gpu_span_s, wall_s, steps)
-HONE_JSON_FIELDS(prepare_report, reference_us, inputs_s, upload_s, reference_s)
+                 sample_mode, timer, gpu_busy_s, gpu_span_s, wall_s, steps)
+HONE_JSON_FIELDS(prepare_report, reference_us, inputs_s, upload_s, reference_s, timer, timer_note,
+                 timer_s, clock_s, clock_mhz)
 
 void to_json(nlohmann::json& j, const compile_result& v) {
     j = {{"ok", v.ok},

@@ -63,6 +63,13 @@ void serve_session(int fd, const session_factory& factory) {
         const off_t output_end = ::lseek(1, 0, SEEK_CUR);
         if (output_end >= 0) reply["output_end"] = output_end;
         write_frame(fd, reply);
+        // The supervisor builds the space and compiles the reference now: set up meanwhile.
+        if (session && msg->value("type", "") == "hello") {
+            try {
+                session->warm_start();
+            } catch (const std::exception&) {
+            }
+        }
         // After a sticky CUDA error this process can do no more CUDA work: make way.
         if (reply.value("type", "") == "result" &&
             reply["result"].value("st", status::ok) == status::runtime_fault) {

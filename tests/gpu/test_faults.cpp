@@ -21,6 +21,7 @@ TEST_CASE("faulting, hanging and wrong kernels cost one configuration each") {
     const tune_result r = tune(s, opt);
     CHECK_FALSE(r.interrupted);
     REQUIRE(r.records.size() == 14);
+    MESSAGE("timer: ", r.time.prepare.timer);
 
     const std::map<int64_t, status> expected = {
         {0, status::ok},           {1, status::runtime_fault}, {2, status::runtime_fault},
@@ -34,6 +35,8 @@ TEST_CASE("faulting, hanging and wrong kernels cost one configuration each") {
         const status want = expected.at(mode);
         if (want == status::ok) {
             CHECK(has_timing(rec.st));
+            // Faults stay isolated with the timer the session chose (CUPTI where it loads).
+            CHECK(rec.gpu.timer == r.time.prepare.timer);
         } else {
             CHECK(status_name(rec.st) == std::string(status_name(want)));
         }

@@ -19,6 +19,7 @@ eval_record timed(int64_t block, double median, double lo, double hi, status st 
     r.gpu.st = st;
     r.gpu.time_us = {50, median, median, 0.5, lo - 1, hi + 1, lo, hi, 0.1};
     r.gpu.sample_mode = "single+flush";
+    r.gpu.timer = "cupti";
     r.gpu.num_regs = 32;
     r.gpu.local_bytes = 0;
     r.gpu.static_shared_bytes = 1024;
@@ -106,15 +107,19 @@ TEST_CASE("best table: rows in rank order, CI, resources, ties, more-ranked note
     const auto lines = lines_of(best_table(sample_run(), opt));
     REQUIRE(lines.size() == 6);
     CHECK(lines[0] ==
-          "#  BLOCK  MEM          median [95% CI]   n  sample        GB/s  regs  spill B  smem B   occ  status");
+          "#  BLOCK  MEM          median [95% CI]   n  sample        timer  GB/s  regs  spill B  "
+          "smem B   occ  status");
     CHECK(lines[1] == std::string(lines[0].size() + 5, '-'));
     CHECK(lines[2] ==
-          "1    128  device  78.8 µs [78.5, 79.1]  50  single+flush  38.1    32       12    1536  100%  ok");
+          "1    128  device  78.8 µs [78.5, 79.1]  50  single+flush  cupti  38.1    32       12    "
+          "1536  100%  ok");
     CHECK(lines[3] ==
-          "2    256  device  79.0 µs [78.9, 79.5]  50  single+flush  38.0    32       12    1536  100%  ok      "
+          "2    256  device  79.0 µs [78.9, 79.5]  50  single+flush  cupti  38.0    32       12    "
+          "1536  100%  ok      "
           "tie");
     CHECK(lines[4] ==
-          "3     64  device  80.0 µs [79.6, 80.4]  50  single+flush  37.5    32       12    1536  100%  ok");
+          "3     64  device  80.0 µs [79.6, 80.4]  50  single+flush  cupti  37.5    32       12    "
+          "1536  100%  ok");
     CHECK(lines[5] == "(1 more ranked)");
 }
 
@@ -130,8 +135,12 @@ TEST_CASE("best table: chosen columns, fallbacks to ptxas, and nothing to rank")
     opt.top = 1;
     const auto lines = lines_of(best_table(records, opt));
     REQUIRE(lines.size() == 4);
-    CHECK(lines[0] == "#  MEM          median [95% CI]   n  sample        regs  spill B  smem B  occ  status");
-    CHECK(lines[2] == "1  device  78.8 µs [78.5, 79.1]  50  single+flush     -       40    1536    -  ok");
+    CHECK(lines[0] ==
+          "#  MEM          median [95% CI]   n  sample        timer  regs  spill B  smem B  occ  "
+          "status");
+    CHECK(
+        lines[2] ==
+        "1  device  78.8 µs [78.5, 79.1]  50  single+flush  cupti     -       40    1536    -  ok");
     CHECK(lines[3] == "(3 more ranked)");
     CHECK(best_table({failed(1, status::timeout)}, {}) == "no configuration has a timing\n");
 }

@@ -60,6 +60,14 @@ extern "C" __global__ void hone_compare_int(const unsigned char* got, const unsi
     if (mine) atomicAdd(bad, mine);
 }
 
+// Spins for `cycles` cycles of the SM clock: timed by events, it tells the clock the GPU runs at
+// (cycles / time), which the session warms up before measuring (src/measure/warm_up.hpp).
+extern "C" __global__ void hone_spin_cycles(unsigned long long cycles) {
+    const long long start = clock64();
+    while (clock64() - start < static_cast<long long>(cycles)) {
+    }
+}
+
 // Waits `ns` nanoseconds on the GPU's global timer: queued before a sample's start event, it
 // keeps the stream busy while the host queues the event and the measured launch.
 extern "C" __global__ void hone_spin(unsigned long long ns) {
