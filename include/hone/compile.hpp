@@ -56,6 +56,12 @@ compile_request make_reference_request(const spec& s, const config& ref_cfg, con
 std::string expand_name(const std::string& pattern, const spec& s, const bindings& scope,
                         const source_pos& pos);
 
+// "The kernel's source hash": the source text and every file it includes (found as the compile
+// cache finds them: its folder, then the -I dirs, recursively). A source that includes no file
+// hashes to digest_hex(source_text), as stores have always recorded it. Run identities and the
+// kernel handle's staleness check both use this one function.
+std::string kernel_source_hash(const spec& s);
+
 // Compiles in this process. timeout_s > 0 cancels through nvrtcSetFlowCallback.
 compile_result compile_nvrtc(const compile_request& req, double timeout_s = 0.0);
 // Parses "ptxas info : Used N registers, ..." lines from an NVRTC log: the first entry

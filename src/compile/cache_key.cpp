@@ -81,7 +81,37 @@ void add_includes(digest& d, std::string_view text, const fs::path& dir,
     }
 }
 
+// The files that `text` includes, found as add_includes finds them, depth first, each once.
+void collect_includes(std::string_view text, const fs::path& dir, const std::vector<std::string>& dirs,
+                      std::set<fs::path>& seen, std::vector<std::pair<std::string, std::string>>& out) {
+    for (const include_ref& ref : scan_includes(text)) {
+        const std::optional<fs::path> path = resolve(ref, dir, dirs);
+        if (!path) continue;
+        std::error_code ec;
+        const fs::path canonical = fs::weakly_canonical(*path, ec);
+        if (!seen.insert(ec ? *path : canonical).second) continue;
+        const std::optional<std::string> body = read_text(*path);
+        out.emplace_back(ref.name, body ? *body : "<unreadable>");
+        if (body) collect_includes(*body, path->parent_path(), dirs, seen, out);
+    }
+}
+
 }  // namespace
+
+std::string kernel_source_hash(const spec& s) {
+    std::vector<std::string> dirs = s.kernel.include_dirs;
+    dirs.push_back(fs::path(s.kernel.source_path).parent_path().string());
+    std::set<fs::path> seen;
+    std::vector<std::pair<std::string, std::string>> files;
+    collect_includes(s.kernel.source_text, fs::path(s.kernel.source_path).parent_path(), dirs, seen,
+                     files);
+    // A self-contained source keeps the hash stores have always recorded for it.
+    if (files.empty()) return digest_hex(s.kernel.source_text);
+    digest d;
+    d.add("hone source 2").add(s.kernel.source_text);
+    for (const auto& [name, body] : files) d.add(name).add(body);
+    return d.hex();
+}
 
 std::string compile_request::cache_key() const {
     digest d;

@@ -159,7 +159,7 @@ run_identity make_identity(const spec& s, const device_info& dev) {
     run_identity id;
     id.config_path = s.path;
     id.kernel_name = s.kernel.name;
-    id.source_hash = digest_hex(s.kernel.source_text);
+    id.source_hash = kernel_source_hash(s);
     digest d;
     d.add(s.kernel.name);
     for (const auto& o : s.kernel.options) d.add(o);
