@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 struct export_args {
     std::string db;
     std::string wisdom;
-    std::size_t top = 16;
+    int top = 16;
     bool merge = false;
 };
 
@@ -73,7 +73,7 @@ int export_wisdom(const export_args& a) {
         devices.insert(e.device_name);
         out.push_back(std::move(e));
     }
-    write_wisdom(a.wisdom, out, a.top);
+    write_wisdom(a.wisdom, out, static_cast<std::size_t>(a.top));
     fmt::print("{}: {} entries ({} kernel{}, {} device{}) from {}{}\n", a.wisdom, out.size(), kernels.size(),
                kernels.size() == 1 ? "" : "s", devices.size(), devices.size() == 1 ? "" : "s", a.db,
                a.merge ? fmt::format(", {} kept from the file", kept) : "");
@@ -105,7 +105,8 @@ Examples:
   hone export configs/sgemm.db --wisdom wisdom.json --merge --top 32)");
     c->add_option("db", a->db, "Results database")->required()->check(CLI::ExistingFile);
     c->add_option("--wisdom", a->wisdom, "Write a wisdom file for hone::kernel");
-    c->add_option("--top", a->top, "Configurations kept per entry, best first (default 16; 0 = all)");
+    c->add_option("--top", a->top, "Configurations kept per entry, best first (default 16; 0 = all)")
+        ->check(CLI::NonNegativeNumber);
     c->add_flag("--merge", a->merge, "Keep the entries of an existing wisdom file that this database does not replace");
     c->callback([a, &action] { action = [a] { return run_export(*a); }; });
 }

@@ -24,7 +24,6 @@ struct arg_layout {
     std::string config;  // the config path, for messages
     std::vector<arg_slot> slots;
     std::size_t buffers = 0;
-    // Throws input_error for a half or bfloat16 scalar (cannot be passed from the host here).
     static arg_layout of(const spec& s);
 };
 

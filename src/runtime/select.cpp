@@ -421,8 +421,8 @@ kernel_selection select_config(const select_inputs& in, const device_attrs& dev,
                                         stale.size() > shown ? "; ..." : ""));
     }
     if (other_sizes > 0)
-        sel.notes.push_back(fmt::format("{} entr{} name other problem sizes than the spec: skipped", other_sizes,
-                                        other_sizes == 1 ? "y" : "ies"));
+        sel.notes.push_back(fmt::format("{} entr{} other problem sizes than the spec: skipped", other_sizes,
+                                        other_sizes == 1 ? "y names" : "ies name"));
 
     auto finish = [&](selection_tier t) {
         sel.tier = t;
