@@ -198,8 +198,15 @@ struct kernel::impl {
         const std::string key = req.cache_key();
         if (const auto it = libraries.find(key); it != libraries.end()) return it->second;
         std::optional<compile_result> r;
-        if (opt.use_cache && !cache)
-            cache = std::make_unique<compile_cache>(opt.cache_dir.empty() ? compile_cache::default_dir() : opt.cache_dir);
+        if (opt.use_cache && !cache) {
+            try {
+                cache = std::make_unique<compile_cache>(opt.cache_dir.empty() ? compile_cache::default_dir()
+                                                                              : opt.cache_dir);
+            } catch (const env_error& e) {  // no cache: every first launch compiles, and says why once
+                opt.use_cache = false;
+                runtime::log_line(runtime::log_level::warn, fmt::format("compile cache: {}; compiling without it", e.what()));
+            }
+        }
         if (cache) r = cache->get(key);
         if (!r) {
             r = compile_nvrtc(req, compile_timeout_s);
