@@ -8,7 +8,6 @@
 //
 //   hone_kernel_bench [--vector-add CONFIG] [--sgemm CONFIG] [--wisdom FILE] [--json FILE]
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -36,7 +36,9 @@ using clk = std::chrono::steady_clock;
 
 namespace {
 
-double us_since(clk::time_point t0) { return std::chrono::duration<double, std::micro>(clk::now() - t0).count(); }
+double us_since(clk::time_point t0) {
+    return std::chrono::duration<double, std::micro>(clk::now() - t0).count();
+}
 
 struct stats {
     double median = 0, p10 = 0, p90 = 0;
@@ -48,7 +50,9 @@ stats quantiles(std::vector<double> v) {
     s.n = v.size();
     if (v.empty()) return s;
     std::sort(v.begin(), v.end());
-    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(q * (v.size() - 1) + 0.5))]; };
+    auto at = [&](double q) {
+        return v[std::min(v.size() - 1, static_cast<std::size_t>(q * (v.size() - 1) + 0.5))];
+    };
     s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
     s.p10 = at(0.1);
     s.p90 = at(0.9);
@@ -60,7 +64,9 @@ nlohmann::ordered_json to_json(const stats& s) {
 }
 
 std::string fresh_dir(const char* what) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / fmt::format("hone-bench-{}-XXXXXX", what)).string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / fmt::format("hone-bench-{}-XXXXXX", what))
+            .string();
     if (!mkdtemp(tmpl.data())) throw env_error("mkdtemp failed");
     return tmpl;
 }
@@ -74,8 +80,8 @@ struct raw_launch {
     std::vector<kernel_arg> args;
 };
 
-raw_launch make_raw(const std::string& config, const kernel_selection& sel, int64_t n, const device_attrs& dev,
-                    const std::string& cache_dir) {
+raw_launch make_raw(const std::string& config, const kernel_selection& sel, int64_t n,
+                    const device_attrs& dev, const std::string& cache_dir) {
     const spec s = load_spec(config, {{"N", n}});
     hone::config c;
     for (const auto& [name, v] : sel.params) c.values.push_back(v);
@@ -96,13 +102,18 @@ raw_launch make_raw(const std::string& config, const kernel_selection& sel, int6
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string va_config = "configs/vector_add.yaml", sgemm_config = "configs/sgemm.yaml", wisdom, json_out;
+    std::string va_config = "configs/vector_add.yaml", sgemm_config = "configs/sgemm.yaml", wisdom,
+                json_out;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string opt = argv[i], v = argv[i + 1];
-        if (opt == "--vector-add") va_config = v;
-        else if (opt == "--sgemm") sgemm_config = v;
-        else if (opt == "--wisdom") wisdom = v;
-        else if (opt == "--json") json_out = v;
+        if (opt == "--vector-add")
+            va_config = v;
+        else if (opt == "--sgemm")
+            sgemm_config = v;
+        else if (opt == "--wisdom")
+            wisdom = v;
+        else if (opt == "--json")
+            json_out = v;
         else {
             std::fprintf(stderr, "unknown option %s\n", opt.c_str());
             return 2;
@@ -141,22 +152,30 @@ int main(int argc, char** argv) {
         uint64_t slots[8] = {};
         std::vector<void*> params;
         for (std::size_t i = 0; i < raw.args.size(); ++i) {
-            slots[i] = raw.args[i].buffer < 0 ? raw.args[i].bits
-                                              : std::vector<CUdeviceptr>{da.ptr(), db.ptr(), dc.ptr()}.at(raw.args[i].buffer);
+            slots[i] =
+                raw.args[i].buffer < 0
+                    ? raw.args[i].bits
+                    : std::vector<CUdeviceptr>{da.ptr(), db.ptr(), dc.ptr()}.at(raw.args[i].buffer);
             params.push_back(&slots[i]);
         }
         const CUstream s = st.get();
         const std::function<void()> kinds[] = {
             [&] {
-                cu::check(a.cuLaunchKernel(raw.fn, raw.dims.grid[0], raw.dims.grid[1], raw.dims.grid[2], raw.dims.block[0],
-                                           raw.dims.block[1], raw.dims.block[2], raw.dims.shared_bytes, s, params.data(),
-                                           nullptr),
-                          "cuLaunchKernel");
+                cu::check(
+                    a.cuLaunchKernel(raw.fn, raw.dims.grid[0], raw.dims.grid[1], raw.dims.grid[2],
+                                     raw.dims.block[0], raw.dims.block[1], raw.dims.block[2],
+                                     raw.dims.shared_bytes, s, params.data(), nullptr),
+                    "cuLaunchKernel");
             },
-            [&] { k.launch(s, {{"N", n}}, pa, pb, pc); },
-            [&] { k.launch(s, {{"N", n}}, pa, pb, pc, n); },
+            [&] {
+                k.launch(s, {{"N", n}}, pa, pb, pc);
+            },
+            [&] {
+                k.launch(s, {{"N", n}}, pa, pb, pc, n);
+            },
         };
-        const char* names[] = {"raw cuLaunchKernel", "k.launch(), buffers only", "k.launch(), every argument"};
+        const char* names[] = {"raw cuLaunchKernel", "k.launch(), buffers only",
+                               "k.launch(), every argument"};
         constexpr int rounds = 50, batch = 200;  // 10^4 calls of each kind
         std::vector<double> times[3];
         bool gated = true;
@@ -192,7 +211,8 @@ int main(int argc, char** argv) {
         out["launch"] = ov;
 
         // ---- first launch of a size ----
-        auto first_launch = [&](const std::string& config, const std::vector<int64_t>& sizes, bool cold, bool sgemm) {
+        auto first_launch = [&](const std::string& config, const std::vector<int64_t>& sizes,
+                                bool cold, bool sgemm) {
             std::vector<double> open_us, first_us, second_us;
             for (int64_t size : sizes) {
                 kernel_options opt;
@@ -232,7 +252,8 @@ int main(int argc, char** argv) {
                                           {"second_launch_us", to_json(quantiles(second_us))},
                                           {"first_launch_all_us", first_us}};
         };
-        out["first_vector_add_warm"] = first_launch(va_config, {5001, 7001, 9001, 11001, 13001, 15001, 17001}, false, false);
+        out["first_vector_add_warm"] =
+            first_launch(va_config, {5001, 7001, 9001, 11001, 13001, 15001, 17001}, false, false);
         out["first_vector_add_cold"] = first_launch(va_config, {6001, 8001, 10001}, true, false);
         out["first_sgemm_warm"] = first_launch(sgemm_config, {384, 640, 896}, false, true);
         out["first_sgemm_cold"] = first_launch(sgemm_config, {512}, true, true);
@@ -240,32 +261,44 @@ int main(int argc, char** argv) {
 
         if (!json_out.empty()) std::ofstream(json_out) << out.dump(2) << "\n";
         // The markdown table for bench/RESULTS.md.
-        fmt::print("Kernel handle on {} ({}; launches queued behind a {}, rounds of {} calls, {} rounds "
-                   "of each kind alternated)\n\n",
-                   dev.attrs.name, sel.describe(), gated ? "gate" : "stream (the driver refused the gate)", batch, rounds);
+        fmt::print(
+            "Kernel handle on {} ({}; launches queued behind a {}, rounds of {} calls, {} rounds "
+            "of each kind alternated)\n\n",
+            dev.attrs.name, sel.describe(), gated ? "gate" : "stream (the driver refused the gate)",
+            batch, rounds);
         fmt::print("| measure | median | p10 | p90 | calls | goal |\n|---|---|---|---|---|---|\n");
         for (int kind = 0; kind < 3; ++kind)
-            fmt::print("| host time of one {} | {:.3f} µs | {:.3f} µs | {:.3f} µs | {} | |\n", names[kind], st_kind[kind].median,
-                       st_kind[kind].p10, st_kind[kind].p90, st_kind[kind].n);
-        fmt::print("| **overhead of k.launch() over cuLaunchKernel** (buffers only) | **{:.3f} µs** | | | | ≤ 1 µs |\n",
-                   st_kind[1].median - st_kind[0].median);
-        fmt::print("| overhead, every argument given | {:.3f} µs | | | | ≤ 1 µs |\n", st_kind[2].median - st_kind[0].median);
+            fmt::print("| host time of one {} | {:.3f} µs | {:.3f} µs | {:.3f} µs | {} | |\n",
+                       names[kind], st_kind[kind].median, st_kind[kind].p10, st_kind[kind].p90,
+                       st_kind[kind].n);
+        fmt::print(
+            "| **overhead of k.launch() over cuLaunchKernel** (buffers only) | **{:.3f} µs** | | | "
+            "| ≤ 1 µs |\n",
+            st_kind[1].median - st_kind[0].median);
+        fmt::print("| overhead, every argument given | {:.3f} µs | | | | ≤ 1 µs |\n",
+                   st_kind[2].median - st_kind[0].median);
         auto row = [&](const char* what, const nlohmann::ordered_json& j, const char* goal) {
             const auto& f = j["first_launch_us"];
-            fmt::print("| {} | {:.3f} ms | {:.3f} ms | {:.3f} ms | {} | {} |\n", what, f["median"].get<double>() / 1000,
-                       f["p10"].get<double>() / 1000, f["p90"].get<double>() / 1000, f["n"].get<std::size_t>(), goal);
+            fmt::print("| {} | {:.3f} ms | {:.3f} ms | {:.3f} ms | {} | {} |\n", what,
+                       f["median"].get<double>() / 1000, f["p10"].get<double>() / 1000,
+                       f["p90"].get<double>() / 1000, f["n"].get<std::size_t>(), goal);
         };
-        row("first launch of a size, warm cache: vector_add", out["first_vector_add_warm"], "≤ 2 ms");
-        row("first launch of a size, cold cache: vector_add (one NVRTC compile)", out["first_vector_add_cold"], "");
+        row("first launch of a size, warm cache: vector_add", out["first_vector_add_warm"],
+            "≤ 2 ms");
+        row("first launch of a size, cold cache: vector_add (one NVRTC compile)",
+            out["first_vector_add_cold"], "");
         row("first launch of a size, warm cache: SGEMM", out["first_sgemm_warm"], "≤ 2 ms");
-        row("first launch of a size, cold cache: SGEMM (one NVRTC compile)", out["first_sgemm_cold"], "");
+        row("first launch of a size, cold cache: SGEMM (one NVRTC compile)",
+            out["first_sgemm_cold"], "");
         fmt::print("| kernel::open (config + wisdom), vector_add | {:.3f} ms | | | {} | |\n",
                    out["first_vector_add_warm"]["open_us"]["median"].get<double>() / 1000,
                    out["first_vector_add_warm"]["open_us"]["n"].get<std::size_t>());
-        fmt::print("| second launch of the same size (hot path, unqueued) | {:.3f} µs | | | {} | |\n",
-                   out["first_vector_add_warm"]["second_launch_us"]["median"].get<double>(),
-                   out["first_vector_add_warm"]["second_launch_us"]["n"].get<std::size_t>());
-        if (wrong) fmt::print("\nERROR: {} elements of c differ from a + b after the launches\n", wrong);
+        fmt::print(
+            "| second launch of the same size (hot path, unqueued) | {:.3f} µs | | | {} | |\n",
+            out["first_vector_add_warm"]["second_launch_us"]["median"].get<double>(),
+            out["first_vector_add_warm"]["second_launch_us"]["n"].get<std::size_t>());
+        if (wrong)
+            fmt::print("\nERROR: {} elements of c differ from a + b after the launches\n", wrong);
         return wrong ? 1 : 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

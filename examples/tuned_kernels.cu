@@ -36,11 +36,15 @@ template <class T>
 struct device_array {
     T* p = nullptr;
     std::size_t n = 0;
-    explicit device_array(std::size_t count) : n(count) { check(cudaMalloc(&p, count * sizeof(T)), "cudaMalloc"); }
+    explicit device_array(std::size_t count) : n(count) {
+        check(cudaMalloc(&p, count * sizeof(T)), "cudaMalloc");
+    }
     ~device_array() { cudaFree(p); }
     device_array(const device_array&) = delete;
     device_array& operator=(const device_array&) = delete;
-    void upload(const std::vector<T>& h) { check(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice), "upload"); }
+    void upload(const std::vector<T>& h) {
+        check(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    }
     std::vector<T> download() const {
         std::vector<T> h(n);
         check(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
@@ -57,8 +61,9 @@ std::vector<float> random_floats(std::size_t n, unsigned seed) {
 }
 
 void print_selection(const hone::kernel_selection& sel, bool ok) {
-    std::printf("%-14s %-22s %-12s %-52s %s\n", sel.kernel.substr(0, sel.kernel.find('<')).c_str(), sel.problem.c_str(),
-                hone::tier_name(sel.tier), sel.key.c_str(), ok ? "ok" : "MISMATCH");
+    std::printf("%-14s %-22s %-12s %-52s %s\n", sel.kernel.substr(0, sel.kernel.find('<')).c_str(),
+                sel.problem.c_str(), hone::tier_name(sel.tier), sel.key.c_str(),
+                ok ? "ok" : "MISMATCH");
     for (const auto& note : sel.notes) std::printf("    note: %s\n", note.c_str());
 }
 
@@ -82,7 +87,8 @@ bool run_vector_add(const hone::kernel& k, cudaStream_t stream, long long n) {
 
 // C = alpha * A * B + beta * C, row-major; the reference sums in double.
 bool run_sgemm(const hone::kernel& k, cudaStream_t stream, int m, int n, int kk) {
-    const std::vector<float> a = random_floats(std::size_t(m) * kk, 3), b = random_floats(std::size_t(kk) * n, 4),
+    const std::vector<float> a = random_floats(std::size_t(m) * kk, 3),
+                             b = random_floats(std::size_t(kk) * n, 4),
                              c0 = random_floats(std::size_t(m) * n, 5);
     device_array<float> da(a.size()), db(b.size()), dc(c0.size());
     da.upload(a);
@@ -127,20 +133,28 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 int main(int argc, char** argv) {
     std::string wisdom, va_config = "configs/vector_add.yaml", sgemm_config = "configs/sgemm.yaml";
-    std::string va_sizes = "1000,65536,1048576,3000001", sgemm_sizes = "256x256x256,512x256x768,768x768x512";
+    std::string va_sizes = "1000,65536,1048576,3000001",
+                sgemm_sizes = "256x256x256,512x256x768,768x768x512";
     for (int i = 1; i < argc; ++i) {
         const std::string opt = argv[i];
         if (i + 1 >= argc) {
-            std::fprintf(stderr, "usage: %s [--wisdom FILE] [--vector-add CONFIG] [--sgemm CONFIG] "
-                                 "[--sizes-va N,...] [--sizes-sgemm MxNxK,...]\n", argv[0]);
+            std::fprintf(stderr,
+                         "usage: %s [--wisdom FILE] [--vector-add CONFIG] [--sgemm CONFIG] "
+                         "[--sizes-va N,...] [--sizes-sgemm MxNxK,...]\n",
+                         argv[0]);
             return 2;
         }
         const std::string v = argv[++i];
-        if (opt == "--wisdom") wisdom = v;
-        else if (opt == "--vector-add") va_config = v;
-        else if (opt == "--sgemm") sgemm_config = v;
-        else if (opt == "--sizes-va") va_sizes = v;
-        else if (opt == "--sizes-sgemm") sgemm_sizes = v;
+        if (opt == "--wisdom")
+            wisdom = v;
+        else if (opt == "--vector-add")
+            va_config = v;
+        else if (opt == "--sgemm")
+            sgemm_config = v;
+        else if (opt == "--sizes-va")
+            va_sizes = v;
+        else if (opt == "--sizes-sgemm")
+            sgemm_sizes = v;
         else {
             std::fprintf(stderr, "unknown option %s\n", opt.c_str());
             return 2;
@@ -153,9 +167,11 @@ int main(int argc, char** argv) {
         check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
         const hone::kernel va = hone::kernel::open(va_config, wisdom);
         const hone::kernel sgemm = hone::kernel::open(sgemm_config, wisdom);
-        std::printf("%-14s %-22s %-12s %-52s %s\n", "kernel", "sizes", "tier", "configuration", "result");
+        std::printf("%-14s %-22s %-12s %-52s %s\n", "kernel", "sizes", "tier", "configuration",
+                    "result");
         bool ok = true;
-        for (const auto& n : split(va_sizes, ',')) ok = run_vector_add(va, stream, std::stoll(n)) && ok;
+        for (const auto& n : split(va_sizes, ','))
+            ok = run_vector_add(va, stream, std::stoll(n)) && ok;
         for (const auto& shape : split(sgemm_sizes, ',')) {
             const auto d = split(shape, 'x');
             if (d.size() != 3) {
@@ -165,7 +181,8 @@ int main(int argc, char** argv) {
             ok = run_sgemm(sgemm, stream, std::stoi(d[0]), std::stoi(d[1]), std::stoi(d[2])) && ok;
         }
         check(cudaStreamDestroy(stream), "cudaStreamDestroy");
-        std::printf("%s\n", ok ? "all results match the reference" : "MISMATCH: some results differ from the reference");
+        std::printf("%s\n", ok ? "all results match the reference"
+                               : "MISMATCH: some results differ from the reference");
         return ok ? 0 : 1;
     } catch (const hone::input_error& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

@@ -86,23 +86,59 @@ class problem_sizes {
 // elem_type::f16; };`). Pointers to other types are untyped and bind to any buffer.
 template <class T>
 struct elem_type_of {};
-template <> struct elem_type_of<float> { static constexpr elem_type value = elem_type::f32; };
-template <> struct elem_type_of<double> { static constexpr elem_type value = elem_type::f64; };
-template <> struct elem_type_of<int8_t> { static constexpr elem_type value = elem_type::i8; };
-template <> struct elem_type_of<int16_t> { static constexpr elem_type value = elem_type::i16; };
-template <> struct elem_type_of<int32_t> { static constexpr elem_type value = elem_type::i32; };
-template <> struct elem_type_of<long> { static constexpr elem_type value = elem_type::i64; };
-template <> struct elem_type_of<long long> { static constexpr elem_type value = elem_type::i64; };
-template <> struct elem_type_of<uint8_t> { static constexpr elem_type value = elem_type::u8; };
-template <> struct elem_type_of<uint16_t> { static constexpr elem_type value = elem_type::u16; };
-template <> struct elem_type_of<uint32_t> { static constexpr elem_type value = elem_type::u32; };
-template <> struct elem_type_of<unsigned long> { static constexpr elem_type value = elem_type::u64; };
-template <> struct elem_type_of<unsigned long long> {
+template <>
+struct elem_type_of<float> {
+    static constexpr elem_type value = elem_type::f32;
+};
+template <>
+struct elem_type_of<double> {
+    static constexpr elem_type value = elem_type::f64;
+};
+template <>
+struct elem_type_of<int8_t> {
+    static constexpr elem_type value = elem_type::i8;
+};
+template <>
+struct elem_type_of<int16_t> {
+    static constexpr elem_type value = elem_type::i16;
+};
+template <>
+struct elem_type_of<int32_t> {
+    static constexpr elem_type value = elem_type::i32;
+};
+template <>
+struct elem_type_of<long> {
+    static constexpr elem_type value = elem_type::i64;
+};
+template <>
+struct elem_type_of<long long> {
+    static constexpr elem_type value = elem_type::i64;
+};
+template <>
+struct elem_type_of<uint8_t> {
+    static constexpr elem_type value = elem_type::u8;
+};
+template <>
+struct elem_type_of<uint16_t> {
+    static constexpr elem_type value = elem_type::u16;
+};
+template <>
+struct elem_type_of<uint32_t> {
+    static constexpr elem_type value = elem_type::u32;
+};
+template <>
+struct elem_type_of<unsigned long> {
+    static constexpr elem_type value = elem_type::u64;
+};
+template <>
+struct elem_type_of<unsigned long long> {
     static constexpr elem_type value = elem_type::u64;
 };
 
 template <class T>
-concept has_elem_type = requires { elem_type_of<std::remove_cv_t<T>>::value; };
+concept has_elem_type = requires {
+    elem_type_of<std::remove_cv_t<T>>::value;
+};
 
 // One kernel argument, typed: a device pointer or a scalar.
 class arg {
@@ -118,14 +154,13 @@ class arg {
     }
     arg(std::nullptr_t) : kind_(kind::pointer) {}
     template <class T>
-        requires std::is_integral_v<T>
-    arg(T v)
+    requires std::is_integral_v<T> arg(T v)
         : kind_(std::is_signed_v<T> ? kind::signed_int : kind::unsigned_int),
           bits_(static_cast<uint64_t>(v)),
           size_(sizeof(T)) {}
     template <class T>
-        requires std::is_floating_point_v<T>
-    arg(T v) : kind_(kind::real), real_(static_cast<double>(v)), size_(sizeof(T)) {}
+    requires std::is_floating_point_v<T> arg(T v)
+        : kind_(kind::real), real_(static_cast<double>(v)), size_(sizeof(T)) {}
 
     // A CUdeviceptr (an integer) as a device pointer, untyped or of element type `t`.
     static arg device_ptr(unsigned long long address) { return arg(address, false, elem_type::u8); }
@@ -134,7 +169,7 @@ class arg {
     kind what() const { return kind_; }
     uint64_t bits() const { return bits_; }  // pointer address or integer (two's complement)
     double real() const { return real_; }
-    bool typed() const { return typed_; }    // a pointer with a known element type
+    bool typed() const { return typed_; }  // a pointer with a known element type
     elem_type elem() const { return elem_; }
     std::size_t size() const { return size_; }  // bytes of the C++ scalar type
 
@@ -149,7 +184,9 @@ class arg {
     std::size_t size_ = 0;
 };
 
-inline arg device_ptr(unsigned long long address) { return arg::device_ptr(address); }
+inline arg device_ptr(unsigned long long address) {
+    return arg::device_ptr(address);
+}
 
 // Where the configuration of a launch came from, best first:
 //   exact         tuned on a GPU of this name at exactly these sizes;
@@ -172,10 +209,10 @@ struct kernel_selection {
     // The tuned entry the configuration was read from (for nearest: the nearest neighbour);
     // absent for fallback.
     bool from_tuned = false;
-    tuned_entry entry;            // identity, device, sizes and objective (configs omitted)
-    double tuned_time_us = 0;     // the configuration's median time there (0: not listed)
-    std::size_t tuned_rank = 0;   // its rank there, 1 = the best (0: not listed)
-    double predicted_rel = 1;     // nearest: interpolated relative time (1 = best everywhere)
+    tuned_entry entry;           // identity, device, sizes and objective (configs omitted)
+    double tuned_time_us = 0;    // the configuration's median time there (0: not listed)
+    std::size_t tuned_rank = 0;  // its rank there, 1 = the best (0: not listed)
+    double predicted_rel = 1;    // nearest: interpolated relative time (1 = best everywhere)
     std::vector<std::pair<std::string, double>> neighbours;  // nearest: problem -> weight
     std::vector<std::string> notes;  // stale entries skipped, invalid choices passed over...
     std::string describe() const;    // one line: tier, key, source
@@ -183,7 +220,8 @@ struct kernel_selection {
 
 struct kernel_options {
     int device = 0;  // whose primary context to use when the calling thread has none current
-    std::string cache_dir;  // compile cache; "" = $HONE_CACHE_DIR, $XDG_CACHE_HOME/hone, ~/.cache/hone
+    std::string
+        cache_dir;  // compile cache; "" = $HONE_CACHE_DIR, $XDG_CACHE_HOME/hone, ~/.cache/hone
     bool use_cache = true;
 };
 

@@ -15,17 +15,17 @@ namespace hone {
 // One configuration of a tuned problem, with how it ranked there.
 struct tuned_config {
     std::vector<std::pair<std::string, value>> params;  // in the spec's parameter order
-    double time_us = 0;  // median time of one launch
+    double time_us = 0;                                 // median time of one launch
     double objective = 0;  // the objective's value: time_us, GB/s or GFLOP/s
-    double rel = 1;      // relative cost against the best of its problem: >= 1, 1 = the best
+    double rel = 1;        // relative cost against the best of its problem: >= 1, 1 = the best
 };
 
 // The tuned configurations of one kernel on one device at one set of problem sizes.
 struct tuned_entry {
     // The identity it was tuned under (a run's identity in the store).
-    std::string kernel;        // the spec's kernel name, "vector_add<{VEC}, {STRIDED}>"
-    std::string config;        // the config file it was tuned with, as given then
-    std::string source_hash;   // kernel_source_hash() of the source then
+    std::string kernel;       // the spec's kernel name, "vector_add<{VEC}, {STRIDED}>"
+    std::string config;       // the config file it was tuned with, as given then
+    std::string source_hash;  // kernel_source_hash() of the source then
     std::string spec_hash;
     std::string device_name, device_uuid, arch;
     int driver_version = 0;

@@ -38,21 +38,24 @@ std::vector<tuned_entry> existing_wisdom(const std::string& path) {
     char head[16] = {};
     in.read(head, sizeof head);
     if (in.gcount() == 16 && std::memcmp(head, "SQLite format 3", 16) == 0)
-        throw input_error({path, 0, 0}, "is a results database, not a wisdom file: it was left unchanged; "
-                                        "give --wisdom another name");
+        throw input_error({path, 0, 0},
+                          "is a results database, not a wisdom file: it was left unchanged; "
+                          "give --wisdom another name");
     try {
         return read_tuned(path);
     } catch (const input_error& e) {
-        throw input_error(e.pos(), fmt::format("{} (the file exists and is not a hone wisdom file: it was left "
-                                               "unchanged; give --wisdom another name)",
-                                               e.message()));
+        throw input_error(
+            e.pos(), fmt::format("{} (the file exists and is not a hone wisdom file: it was left "
+                                 "unchanged; give --wisdom another name)",
+                                 e.message()));
     }
 }
 
 int export_wisdom(const export_args& a) {
     std::vector<tuned_entry> fresh = tuned_from_db(a.db);
     if (fresh.empty()) {
-        fmt::print(stderr, "error: {}: no run has a ranked configuration: nothing to export\n", a.db);
+        fmt::print(stderr, "error: {}: no run has a ranked configuration: nothing to export\n",
+                   a.db);
         return 1;
     }
     std::vector<tuned_entry> old = existing_wisdom(a.wisdom);
@@ -74,8 +77,9 @@ int export_wisdom(const export_args& a) {
         out.push_back(std::move(e));
     }
     write_wisdom(a.wisdom, out, static_cast<std::size_t>(a.top));
-    fmt::print("{}: {} entries ({} kernel{}, {} device{}) from {}{}\n", a.wisdom, out.size(), kernels.size(),
-               kernels.size() == 1 ? "" : "s", devices.size(), devices.size() == 1 ? "" : "s", a.db,
+    fmt::print("{}: {} entries ({} kernel{}, {} device{}) from {}{}\n", a.wisdom, out.size(),
+               kernels.size(), kernels.size() == 1 ? "" : "s", devices.size(),
+               devices.size() == 1 ? "" : "s", a.db,
                a.merge ? fmt::format(", {} kept from the file", kept) : "");
     return 0;
 }
@@ -89,8 +93,10 @@ int run_export(const export_args& a) {
 
 void register_export(CLI::App& app, std::function<int()>& action) {
     auto a = std::make_shared<export_args>();
-    CLI::App* c = app.add_subcommand("export", "Write stored results in another form (--wisdom: for applications)");
-    c->footer(R"(--wisdom FILE writes a small, diffable JSON file for hone::kernel (hone/kernel.hpp): for each
+    CLI::App* c = app.add_subcommand(
+        "export", "Write stored results in another form (--wisdom: for applications)");
+    c->footer(
+        R"(--wisdom FILE writes a small, diffable JSON file for hone::kernel (hone/kernel.hpp): for each
 run of the database (kernel, source and spec hash, device, problem sizes) the best configuration
 with its time and objective value, the next best ones with their time relative to the best
 (which the handle's nearest-size rule interpolates), and the identity it was tuned under
@@ -105,9 +111,11 @@ Examples:
   hone export configs/sgemm.db --wisdom wisdom.json --merge --top 32)");
     c->add_option("db", a->db, "Results database")->required()->check(CLI::ExistingFile);
     c->add_option("--wisdom", a->wisdom, "Write a wisdom file for hone::kernel");
-    c->add_option("--top", a->top, "Configurations kept per entry, best first (default 16; 0 = all)")
+    c->add_option("--top", a->top,
+                  "Configurations kept per entry, best first (default 16; 0 = all)")
         ->check(CLI::NonNegativeNumber);
-    c->add_flag("--merge", a->merge, "Keep the entries of an existing wisdom file that this database does not replace");
+    c->add_flag("--merge", a->merge,
+                "Keep the entries of an existing wisdom file that this database does not replace");
     c->callback([a, &action] { action = [a] { return run_export(*a); }; });
 }
 

@@ -225,13 +225,15 @@ int run_captures(const tune_args& a) {
         if (c.kernel == base.kernel.name && fs::path(c.config).filename().string() == config_name)
             mine.push_back(std::move(c));
         else
-            others.insert(fmt::format("{} of {}", c.kernel, fs::path(c.config).filename().string()));
+            others.insert(
+                fmt::format("{} of {}", c.kernel, fs::path(c.config).filename().string()));
     }
     if (mine.empty())
-        throw input_error({a.captures, 0, 0},
-                          fmt::format("no capture of {} from {}{}", base.kernel.name, config_name,
-                                      others.empty() ? " (the folder has no capture file)"
-                                                     : fmt::format(" (it has {})", fmt::join(others, ", "))));
+        throw input_error(
+            {a.captures, 0, 0},
+            fmt::format("no capture of {} from {}{}", base.kernel.name, config_name,
+                        others.empty() ? " (the folder has no capture file)"
+                                       : fmt::format(" (it has {})", fmt::join(others, ", "))));
     int rc = 0;
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < mine.size(); ++i) {
@@ -240,8 +242,10 @@ int run_captures(const tune_args& a) {
         for (const auto& [name, v] : c.problem) {
             if (std::none_of(base.problem.begin(), base.problem.end(),
                              [&](const problem_size& p) { return p.name == name; }))
-                throw input_error({c.path, 0, 0}, fmt::format("the captured problem size '{}' is not one of {}'s sizes",
-                                                              name, config_name));
+                throw input_error(
+                    {c.path, 0, 0},
+                    fmt::format("the captured problem size '{}' is not one of {}'s sizes", name,
+                                config_name));
             sizes[name] = v;
         }
         spec s = load_spec(a.config, sizes);
@@ -250,14 +254,17 @@ int run_captures(const tune_args& a) {
             for (auto& x : s.buffers)
                 if (x.name == in.buffer) b = &x;
             if (!b || b->role == buffer_role::out)
-                throw input_error({c.path, 0, 0}, fmt::format("captured input '{}' is not an in or inout buffer of {}",
-                                                              in.buffer, config_name));
+                throw input_error(
+                    {c.path, 0, 0},
+                    fmt::format("captured input '{}' is not an in or inout buffer of {}", in.buffer,
+                                config_name));
             b->init = init_spec{};
             b->init.kind = init_kind::file;
             b->init.path = fs::absolute(in.file).string();
         }
         if (!a.json)
-            fmt::print("== capture {}/{}: {} ({})\n", i + 1, mine.size(), runtime::capture_stem(c), c.inputs.empty() ? "generated inputs" : "captured inputs");
+            fmt::print("== capture {}/{}: {} ({})\n", i + 1, mine.size(), runtime::capture_stem(c),
+                       c.inputs.empty() ? "generated inputs" : "captured inputs");
         nlohmann::ordered_json j;
         const int one = tune_spec(a, std::move(s), sizes, a.json ? &j : nullptr);
         if (a.json) all.push_back(std::move(j));
@@ -311,13 +318,16 @@ them. Then `hone export DB --wisdom FILE` gives the application its wisdom.)");
     c->add_flag("--fresh", a->fresh, "Forget this run's stored results first");
     c->add_flag("--retry-failed", a->retry_failed, "Re-run configurations that faulted or timed out");
     c->add_flag("--in-process", a->in_process, "GPU work in this process: faster start, but a faulting kernel ends the run");
-    CLI::Option* dry = c->add_flag("--dry-run", a->dry_run, "Compile every configuration into the cache, measure nothing");
+    CLI::Option* dry = c->add_flag("--dry-run", a->dry_run,
+                                   "Compile every configuration into the cache, measure nothing");
     c->add_option("--captures", a->captures,
-                  "Tune each problem size captured in this folder (HONE_CAPTURE), with captured inputs when present")
+                  "Tune each problem size captured in this folder (HONE_CAPTURE), with captured "
+                  "inputs when present")
         ->excludes(dry)
         ->excludes(c->get_option("--set"))
         ->excludes(c->get_option("--only"));
-    c->add_option("--arch", a->arch, "With --dry-run: target architecture (default: the GPU's)")->needs(dry);
+    c->add_option("--arch", a->arch, "With --dry-run: target architecture (default: the GPU's)")
+        ->needs(dry);
     c->add_option("--top", a->top, "Rows of the best table (0 = all)");
     c->add_flag("--json", a->json, "Print machine-readable results");
     c->add_flag("-q,--quiet", a->quiet, "No progress line");

@@ -82,8 +82,9 @@ void add_includes(digest& d, std::string_view text, const fs::path& dir,
 }
 
 // The files that `text` includes, found as add_includes finds them, depth first, each once.
-void collect_includes(std::string_view text, const fs::path& dir, const std::vector<std::string>& dirs,
-                      std::set<fs::path>& seen, std::vector<std::pair<std::string, std::string>>& out) {
+void collect_includes(std::string_view text, const fs::path& dir,
+                      const std::vector<std::string>& dirs, std::set<fs::path>& seen,
+                      std::vector<std::pair<std::string, std::string>>& out) {
     for (const include_ref& ref : scan_includes(text)) {
         const std::optional<fs::path> path = resolve(ref, dir, dirs);
         if (!path) continue;

@@ -9,7 +9,9 @@
 namespace hone::runtime {
 namespace {
 
-bool is_integer(elem_type t) { return !is_float(t); }
+bool is_integer(elem_type t) {
+    return !is_float(t);
+}
 
 bool is_signed_type(elem_type t) {
     return t == elem_type::i8 || t == elem_type::i16 || t == elem_type::i32 || t == elem_type::i64;
@@ -19,10 +21,14 @@ bool is_signed_type(elem_type t) {
 std::string given_text(const arg& a) {
     switch (a.what()) {
         case arg::kind::pointer:
-            return a.typed() ? fmt::format("a pointer to {}", elem_name(a.elem())) : "an untyped pointer";
-        case arg::kind::signed_int: return fmt::format("a {}-bit signed integer", 8 * a.size());
-        case arg::kind::unsigned_int: return fmt::format("a {}-bit unsigned integer", 8 * a.size());
-        case arg::kind::real: return a.size() == 4 ? "a float" : "a double";
+            return a.typed() ? fmt::format("a pointer to {}", elem_name(a.elem()))
+                             : "an untyped pointer";
+        case arg::kind::signed_int:
+            return fmt::format("a {}-bit signed integer", 8 * a.size());
+        case arg::kind::unsigned_int:
+            return fmt::format("a {}-bit unsigned integer", 8 * a.size());
+        case arg::kind::real:
+            return a.size() == 4 ? "a float" : "a double";
     }
     return "an argument";
 }
@@ -36,8 +42,10 @@ std::string layout_names(const arg_layout& l, bool buffers_only) {
     return out;
 }
 
-[[noreturn]] void wrong(const arg_layout& l, std::size_t i, const arg_slot& s, const std::string& what) {
-    throw input_error(s.pos, fmt::format("{}: argument {} ({}): {}", l.kernel, i + 1, s.name, what));
+[[noreturn]] void wrong(const arg_layout& l, std::size_t i, const arg_slot& s,
+                        const std::string& what) {
+    throw input_error(s.pos,
+                      fmt::format("{}: argument {} ({}): {}", l.kernel, i + 1, s.name, what));
 }
 
 // The integer range of t.
@@ -57,14 +65,17 @@ bool fits(elem_type t, const arg& a) {
 uint64_t scalar_slot(const arg_layout& l, std::size_t i, const arg_slot& s, const arg& a) {
     uint64_t slot = 0;
     if (a.what() == arg::kind::pointer)
-        wrong(l, i, s, fmt::format("expected a {} scalar, got {}", elem_name(s.type), given_text(a)));
+        wrong(l, i, s,
+              fmt::format("expected a {} scalar, got {}", elem_name(s.type), given_text(a)));
     if (is_integer(s.type)) {
         if (a.what() == arg::kind::real)
-            wrong(l, i, s, fmt::format("expected an integer ({}), got {} ({})", elem_name(s.type), given_text(a),
-                                       a.real()));
+            wrong(l, i, s,
+                  fmt::format("expected an integer ({}), got {} ({})", elem_name(s.type),
+                              given_text(a), a.real()));
         if (!fits(s.type, a)) {
-            const std::string v = a.what() == arg::kind::signed_int ? std::to_string(static_cast<int64_t>(a.bits()))
-                                                                    : std::to_string(a.bits());
+            const std::string v = a.what() == arg::kind::signed_int
+                                      ? std::to_string(static_cast<int64_t>(a.bits()))
+                                      : std::to_string(a.bits());
             wrong(l, i, s, fmt::format("{} does not fit {}", v, elem_name(s.type)));
         }
         slot = a.bits();
@@ -73,11 +84,15 @@ uint64_t scalar_slot(const arg_layout& l, std::size_t i, const arg_slot& s, cons
     double v = a.real();
     if (a.what() != arg::kind::real) {
         // An integer for a float parameter: as C converts it, when that is exact.
-        const bool negative = a.what() == arg::kind::signed_int && static_cast<int64_t>(a.bits()) < 0;
-        v = negative ? static_cast<double>(static_cast<int64_t>(a.bits())) : static_cast<double>(a.bits());
+        const bool negative =
+            a.what() == arg::kind::signed_int && static_cast<int64_t>(a.bits()) < 0;
+        v = negative ? static_cast<double>(static_cast<int64_t>(a.bits()))
+                     : static_cast<double>(a.bits());
         const double limit = s.type == elem_type::f32 ? 16777216.0 : 9007199254740992.0;
         if (std::abs(v) > limit)
-            wrong(l, i, s, fmt::format("expected a {}, got an integer that it cannot hold exactly", elem_name(s.type)));
+            wrong(l, i, s,
+                  fmt::format("expected a {}, got an integer that it cannot hold exactly",
+                              elem_name(s.type)));
     }
     if (s.type == elem_type::f32) {
         const float f = static_cast<float>(v);
@@ -91,16 +106,18 @@ uint64_t scalar_slot(const arg_layout& l, std::size_t i, const arg_slot& s, cons
 uint64_t pointer_slot(const arg_layout& l, std::size_t i, const arg_slot& s, const arg& a) {
     if (a.what() != arg::kind::pointer) {
         const bool like_deviceptr = a.what() == arg::kind::unsigned_int && a.size() == 8;
-        wrong(l, i, s, fmt::format("expected a device pointer to the {} buffer (T*, void* or "
-                                   "hone::device_ptr(CUdeviceptr)), got {}{}",
-                                   elem_name(s.type), given_text(a),
-                                   like_deviceptr ? ": integers are scalars, so wrap a CUdeviceptr in "
-                                                    "hone::device_ptr()"
-                                                  : ""));
+        wrong(l, i, s,
+              fmt::format("expected a device pointer to the {} buffer (T*, void* or "
+                          "hone::device_ptr(CUdeviceptr)), got {}{}",
+                          elem_name(s.type), given_text(a),
+                          like_deviceptr ? ": integers are scalars, so wrap a CUdeviceptr in "
+                                           "hone::device_ptr()"
+                                         : ""));
     }
     if (a.typed() && a.elem() != s.type)
-        wrong(l, i, s, fmt::format("expected a pointer to {} (the buffer's type), got a pointer to {}",
-                                   elem_name(s.type), elem_name(a.elem())));
+        wrong(l, i, s,
+              fmt::format("expected a pointer to {} (the buffer's type), got a pointer to {}",
+                          elem_name(s.type), elem_name(a.elem())));
     return a.bits();
 }
 
@@ -135,10 +152,12 @@ bool bind_args(const arg_layout& l, std::span<const arg> given, uint64_t* out) {
     if (given.size() != n && !buffers_only) {
         std::string expected = fmt::format("{} ({})", n, layout_names(l, false));
         if (l.buffers != n)
-            expected += fmt::format(", or the {} buffers ({}) with the scalars evaluated from the sizes", l.buffers,
-                                    layout_names(l, true));
-        throw input_error({l.config, 0, 0}, fmt::format("{}: {} argument{} given; expected {}", l.kernel,
-                                                        given.size(), given.size() == 1 ? "" : "s", expected));
+            expected +=
+                fmt::format(", or the {} buffers ({}) with the scalars evaluated from the sizes",
+                            l.buffers, layout_names(l, true));
+        throw input_error({l.config, 0, 0},
+                          fmt::format("{}: {} argument{} given; expected {}", l.kernel,
+                                      given.size(), given.size() == 1 ? "" : "s", expected));
     }
     std::size_t g = 0;
     for (std::size_t i = 0; i < n; ++i) {

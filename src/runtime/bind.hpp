@@ -16,7 +16,7 @@ struct arg_slot {
     bool is_buffer = true;
     std::string name;  // buffer name, or the scalar's expression text
     elem_type type = elem_type::f32;
-    source_pos pos;    // of the argument in the config
+    source_pos pos;  // of the argument in the config
 };
 
 struct arg_layout {

@@ -24,13 +24,15 @@ using json = nlohmann::ordered_json;
 constexpr const char* capture_format = "hone-capture";
 constexpr int capture_version = 1;
 
-std::string base_name(const std::string& kernel) { return kernel.substr(0, kernel.find('<')); }
+std::string base_name(const std::string& kernel) {
+    return kernel.substr(0, kernel.find('<'));
+}
 
 std::string sanitize(const std::string& s) {
     std::string out;
     for (char ch : s) {
-        const bool ok = std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '=' ||
-                        ch == ',' || ch == '-';
+        const bool ok = std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' ||
+                        ch == '=' || ch == ',' || ch == '-';
         out += ok ? ch : '_';
     }
     return out;
@@ -45,24 +47,29 @@ void write_file(const fs::path& path, const void* data, std::size_t bytes) {
             const std::string why = std::strerror(errno);
             std::error_code ec;
             fs::remove(tmp, ec);
-            throw env_error(fmt::format("capture folder {}: cannot write {}: {}", path.parent_path().string(),
-                                        path.filename().string(), why));
+            throw env_error(fmt::format("capture folder {}: cannot write {}: {}",
+                                        path.parent_path().string(), path.filename().string(),
+                                        why));
         }
     }
     std::error_code ec;
     fs::rename(tmp, path, ec);
     if (ec) {
         fs::remove(tmp, ec);
-        throw env_error(fmt::format("capture folder {}: cannot write {}: {}", path.parent_path().string(),
-                                    path.filename().string(), ec.message()));
+        throw env_error(fmt::format("capture folder {}: cannot write {}: {}",
+                                    path.parent_path().string(), path.filename().string(),
+                                    ec.message()));
     }
 }
 
-[[noreturn]] void bad(const std::string& file, const std::string& what) { throw input_error({file, 0, 0}, what); }
+[[noreturn]] void bad(const std::string& file, const std::string& what) {
+    throw input_error({file, 0, 0}, what);
+}
 
 std::string text_field(const json& j, const char* name, const std::string& file) {
     const auto it = j.find(name);
-    if (it == j.end() || !it->is_string()) bad(file, fmt::format("\"{}\": expected a string", name));
+    if (it == j.end() || !it->is_string())
+        bad(file, fmt::format("\"{}\": expected a string", name));
     return it->get<std::string>();
 }
 
@@ -73,7 +80,8 @@ const capture_settings& capture_from_env() {
         capture_settings c;
         if (const char* p = std::getenv("HONE_CAPTURE")) c.pattern = p;
         if (const char* d = std::getenv("HONE_CAPTURE_DIR"); d && *d) c.dir = d;
-        if (const char* i = std::getenv("HONE_CAPTURE_INPUTS")) c.inputs = *i && std::strcmp(i, "0") != 0;
+        if (const char* i = std::getenv("HONE_CAPTURE_INPUTS"))
+            c.inputs = *i && std::strcmp(i, "0") != 0;
         return c;
     }();
     return s;
@@ -87,11 +95,14 @@ bool capture_matches(const std::string& pattern, const std::string& kernel_name)
 
 std::string capture_stem(const capture_record& r) {
     std::string problem;
-    for (const auto& [name, v] : r.problem) problem += fmt::format("{}{}={}", problem.empty() ? "" : ",", name, v);
-    return sanitize(fmt::format("{}.{}.{}", fs::path(r.config).stem().string(), base_name(r.kernel), problem));
+    for (const auto& [name, v] : r.problem)
+        problem += fmt::format("{}{}={}", problem.empty() ? "" : ",", name, v);
+    return sanitize(
+        fmt::format("{}.{}.{}", fs::path(r.config).stem().string(), base_name(r.kernel), problem));
 }
 
-void write_capture(const std::string& dir, capture_record rec, const std::function<void(std::size_t, void*)>& read) {
+void write_capture(const std::string& dir, capture_record rec,
+                   const std::function<void(std::size_t, void*)>& read) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir, ec))
@@ -116,7 +127,8 @@ void write_capture(const std::string& dir, capture_record rec, const std::functi
     j["device"] = {{"name", rec.device_name}, {"arch", rec.arch}, {"uuid", rec.uuid}};
     json inputs = json::object();
     for (const auto& in : rec.inputs)
-        inputs[in.buffer] = {{"file", in.file}, {"type", in.type}, {"count", in.count}, {"bytes", in.bytes}};
+        inputs[in.buffer] = {
+            {"file", in.file}, {"type", in.type}, {"count", in.count}, {"bytes", in.bytes}};
     j["inputs"] = inputs;
     const std::string text = j.dump(2) + "\n";
     write_file(fs::path(dir) / (stem + ".json"), text.data(), text.size());
@@ -125,8 +137,9 @@ void write_capture(const std::string& dir, capture_record rec, const std::functi
 std::vector<capture_record> read_captures(const std::string& dir) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
-        throw input_error({dir, 0, 0}, "no such folder: expected a capture folder (HONE_CAPTURE_DIR of an "
-                                       "application run with HONE_CAPTURE set)");
+        throw input_error({dir, 0, 0},
+                          "no such folder: expected a capture folder (HONE_CAPTURE_DIR of an "
+                          "application run with HONE_CAPTURE set)");
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(dir, ec))
         if (e.path().extension() == ".json") files.push_back(e.path());
@@ -153,23 +166,29 @@ std::vector<capture_record> read_captures(const std::string& dir) {
             }
             const std::string what = e.what();
             const std::size_t at = what.find(": ", what.find("column "));
-            throw input_error(pos, fmt::format("not valid JSON ({}); expected a hone capture file",
-                                               at == std::string::npos ? what : what.substr(at + 2)));
+            throw input_error(pos,
+                              fmt::format("not valid JSON ({}); expected a hone capture file",
+                                          at == std::string::npos ? what : what.substr(at + 2)));
         }
         if (!j.is_object() || !j.contains("format") || j["format"] != capture_format)
-            bad(file, "not a hone capture file: expected \"format\": \"hone-capture\" (only capture files belong "
-                      "in a capture folder)");
+            bad(file,
+                "not a hone capture file: expected \"format\": \"hone-capture\" (only capture "
+                "files belong "
+                "in a capture folder)");
         if (!j.contains("version") || j["version"] != capture_version)
             bad(file, fmt::format("capture version {}; this hone reads version {}",
-                                  j.contains("version") ? j["version"].dump() : "missing", capture_version));
+                                  j.contains("version") ? j["version"].dump() : "missing",
+                                  capture_version));
         capture_record r;
         r.path = file;
         r.config = text_field(j, "config", file);
         r.kernel = text_field(j, "kernel", file);
         const auto problem = j.find("problem");
-        if (problem == j.end() || !problem->is_object()) bad(file, "\"problem\": expected an object of sizes");
+        if (problem == j.end() || !problem->is_object())
+            bad(file, "\"problem\": expected an object of sizes");
         for (const auto& [name, v] : problem->items()) {
-            if (!v.is_number_integer()) bad(file, fmt::format("\"problem\".{}: expected an integer", name));
+            if (!v.is_number_integer())
+                bad(file, fmt::format("\"problem\".{}: expected an integer", name));
             r.problem.emplace_back(name, v.get<int64_t>());
         }
         if (const auto dev = j.find("device"); dev != j.end() && dev->is_object()) {

@@ -24,10 +24,10 @@ bool capture_matches(const std::string& pattern, const std::string& kernel_name)
 
 struct capture_input {
     std::string buffer;
-    std::string type;   // elem_name()
+    std::string type;  // elem_name()
     uint64_t count = 0;
     uint64_t bytes = 0;
-    std::string file;   // relative to the capture's folder
+    std::string file;  // relative to the capture's folder
 };
 
 struct capture_record {
@@ -36,7 +36,7 @@ struct capture_record {
     std::vector<std::pair<std::string, int64_t>> problem;
     std::string device_name, arch, uuid;
     std::vector<capture_input> inputs;  // empty unless inputs are captured
-    std::string path;  // where it was read from (read_captures)
+    std::string path;                   // where it was read from (read_captures)
 };
 
 // "<config stem>.<kernel base name>.N=1024,M=8" (characters outside [A-Za-z0-9_.=,-] as '_').

@@ -13,7 +13,8 @@
 namespace hone::runtime {
 namespace {
 
-bool same_params(const std::vector<std::pair<std::string, value>>& a, const std::vector<std::pair<std::string, value>>& b) {
+bool same_params(const std::vector<std::pair<std::string, value>>& a,
+                 const std::vector<std::pair<std::string, value>>& b) {
     if (a.size() != b.size()) return false;
     for (const auto& p : a)
         if (std::find(b.begin(), b.end(), p) == b.end()) return false;
@@ -42,7 +43,8 @@ holdout_summary summarize(std::vector<double> f) {
 std::optional<std::vector<int64_t>> sizes_of(const spec& s, const tuned_entry& e) {
     std::vector<int64_t> out;
     for (const auto& p : s.problem) {
-        const auto it = std::find_if(e.problem.begin(), e.problem.end(), [&](const auto& q) { return q.first == p.name; });
+        const auto it = std::find_if(e.problem.begin(), e.problem.end(),
+                                     [&](const auto& q) { return q.first == p.name; });
         if (it == e.problem.end()) return std::nullopt;
         out.push_back(it->second);
     }
@@ -50,11 +52,14 @@ std::optional<std::vector<int64_t>> sizes_of(const spec& s, const tuned_entry& e
     return out;
 }
 
-std::string percent(double f) { return fmt::format("{:.1f}%", 100 * f); }
+std::string percent(double f) {
+    return fmt::format("{:.1f}%", 100 * f);
+}
 
 }  // namespace
 
-holdout_report evaluate_holdout(const spec& s, const std::vector<tuned_entry>& entries, const std::string& arch) {
+holdout_report evaluate_holdout(const spec& s, const std::vector<tuned_entry>& entries,
+                                const std::string& arch) {
     holdout_report rep;
     rep.kernel = s.kernel.name;
     const std::string hash = kernel_source_hash(s);
@@ -76,9 +81,11 @@ holdout_report evaluate_holdout(const spec& s, const std::vector<tuned_entry>& e
         const std::string the_arch = arch.empty() ? sizes.begin()->second->arch : arch;
         std::optional<device_attrs> dev = nominal_device(the_arch);
         if (!dev)
-            throw input_error({"--arch", 0, 0}, fmt::format("no device attributes known for {} (the runs' architecture): "
-                                                            "give --arch with one of sm_70 ... sm_120",
-                                                            the_arch));
+            throw input_error(
+                {"--arch", 0, 0},
+                fmt::format("no device attributes known for {} (the runs' architecture): "
+                            "give --arch with one of sm_70 ... sm_120",
+                            the_arch));
         dev->name = device;
         // Ranks per dimension.
         const std::size_t dims = s.problem.size();
@@ -90,7 +97,8 @@ holdout_report evaluate_holdout(const spec& s, const std::vector<tuned_entry>& e
         for (const auto& [v, e] : sizes) {
             std::size_t rank_sum = 0;
             for (std::size_t i = 0; i < dims; ++i)
-                rank_sum += static_cast<std::size_t>(std::distance(values[i].begin(), values[i].find(v[i])));
+                rank_sum += static_cast<std::size_t>(
+                    std::distance(values[i].begin(), values[i].find(v[i])));
             if (rank_sum % 2)
                 held.push_back(e);
             else
@@ -106,11 +114,15 @@ holdout_report evaluate_holdout(const spec& s, const std::vector<tuned_entry>& e
             row.problem = h->problem_text();
             const tuned_config& best = h->configs.front();
             row.best_value = best.objective;
-            for (const auto& [name, v] : best.params) row.best_key += fmt::format("{}{}={}", row.best_key.empty() ? "" : ",", name, template_text(v));
+            for (const auto& [name, v] : best.params)
+                row.best_key +=
+                    fmt::format("{}{}={}", row.best_key.empty() ? "" : ",", name, template_text(v));
             const kernel_selection sel = select_config(in, *dev, q);
             row.hone_key = sel.key;
             row.hone_tier = tier_name(sel.tier);
-            for (const auto& [p, w] : sel.neighbours) row.hone_from += fmt::format("{}{} ({:.2f})", row.hone_from.empty() ? "" : "; ", p, w);
+            for (const auto& [p, w] : sel.neighbours)
+                row.hone_from +=
+                    fmt::format("{}{} ({:.2f})", row.hone_from.empty() ? "" : "; ", p, w);
             row.hone_fraction = fraction(*h, sel);
             if (const auto vol = select_nearest_volume(in, *dev, q)) {
                 row.volume_key = vol->key;
@@ -128,22 +140,30 @@ holdout_report evaluate_holdout(const spec& s, const std::vector<tuned_entry>& e
 }
 
 std::string holdout_markdown(const holdout_report& r) {
-    std::string out = fmt::format("### {}: {} held-out of {} tuned sizes{}\n\n", r.kernel, r.held_out, r.tuned,
-                                  r.stale ? fmt::format(" ({} stale runs skipped)", r.stale) : "");
-    out += "| rule | held-out sizes within 95% of their optimum | median | worst |\n|---|---|---|---|\n";
+    std::string out =
+        fmt::format("### {}: {} held-out of {} tuned sizes{}\n\n", r.kernel, r.held_out, r.tuned,
+                    r.stale ? fmt::format(" ({} stale runs skipped)", r.stale) : "");
+    out +=
+        "| rule | held-out sizes within 95% of their optimum | median | worst "
+        "|\n|---|---|---|---|\n";
     auto line = [&](const char* name, const holdout_summary& s) {
-        out += fmt::format("| {} | {}/{} ({}) | {} | {} |\n", name, s.within_95, s.n,
-                           s.n ? percent(static_cast<double>(s.within_95) / static_cast<double>(s.n)) : "-",
-                           percent(s.median), percent(s.worst));
+        out += fmt::format(
+            "| {} | {}/{} ({}) | {} | {} |\n", name, s.within_95, s.n,
+            s.n ? percent(static_cast<double>(s.within_95) / static_cast<double>(s.n)) : "-",
+            percent(s.median), percent(s.worst));
     };
     line("hone (interpolated relative time, valid at the size)", r.hone);
     line("nearest volume (its best valid configuration)", r.volume);
-    out += "\n| device | held-out size | its optimum | hone's choice | of the optimum | from | nearest volume's choice | of the optimum | from |\n";
+    out +=
+        "\n| device | held-out size | its optimum | hone's choice | of the optimum | from | "
+        "nearest volume's choice | of the optimum | from |\n";
     out += "|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& row : r.rows)
-        out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row.device, row.problem, row.best_key,
-                           row.hone_key, percent(row.hone_fraction), row.hone_from.empty() ? row.hone_tier : row.hone_from,
-                           row.volume_key.empty() ? "-" : row.volume_key, percent(row.volume_fraction), row.volume_from);
+        out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row.device,
+                           row.problem, row.best_key, row.hone_key, percent(row.hone_fraction),
+                           row.hone_from.empty() ? row.hone_tier : row.hone_from,
+                           row.volume_key.empty() ? "-" : row.volume_key,
+                           percent(row.volume_fraction), row.volume_from);
     return out;
 }
 

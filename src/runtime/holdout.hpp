@@ -15,7 +15,8 @@ struct holdout_row {
     std::string best_key;  // the held-out size's own optimum
     double best_value = 0;
     std::string hone_key, hone_tier, hone_from;
-    double hone_fraction = 0;  // optimum's time / chosen's time (objective-wise); 0: not ranked there
+    double hone_fraction =
+        0;  // optimum's time / chosen's time (objective-wise); 0: not ranked there
     std::string volume_key, volume_from;
     double volume_fraction = 0;
 };
@@ -35,7 +36,8 @@ struct holdout_report {
 // The split: per device, the distinct tuned sizes ranked per dimension; a size whose ranks sum
 // to an odd number is held out (in one dimension: every other size, the smallest kept). The
 // device attributes that validity needs come from nominal_device(arch), or `arch` when given.
-holdout_report evaluate_holdout(const spec& s, const std::vector<tuned_entry>& entries, const std::string& arch = "");
+holdout_report evaluate_holdout(const spec& s, const std::vector<tuned_entry>& entries,
+                                const std::string& arch = "");
 std::string holdout_markdown(const holdout_report& r);
 
 }  // namespace hone::runtime

@@ -8,11 +8,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <deque>
 #include <filesystem>
-#include <optional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <unordered_map>
@@ -59,6 +60,9 @@ struct library {
     std::string function;  // lowered name
 };
 
+// Set when a capture could not be written: capturing stops in every handle of the process.
+std::atomic<bool> capture_off{false};
+
 uint64_t hash_key(uint64_t ctx, const int64_t* v, std::size_t n) {
     uint64_t h = 0x9e3779b97f4a7c15ull ^ ctx;
     for (std::size_t i = 0; i < n; ++i) {
@@ -71,16 +75,21 @@ uint64_t hash_key(uint64_t ctx, const int64_t* v, std::size_t n) {
 
 const char* tier_name(selection_tier t) {
     switch (t) {
-        case selection_tier::exact: return "exact";
-        case selection_tier::nearest: return "nearest";
-        case selection_tier::architecture: return "architecture";
-        case selection_tier::fallback: return "default";
+        case selection_tier::exact:
+            return "exact";
+        case selection_tier::nearest:
+            return "nearest";
+        case selection_tier::architecture:
+            return "architecture";
+        case selection_tier::fallback:
+            return "default";
     }
     return "?";
 }
 
 std::string kernel_selection::describe() const {
-    std::string out = fmt::format("{} at {} on {}: {} {}", kernel, problem, device, tier_name(tier), key);
+    std::string out =
+        fmt::format("{} at {} on {}: {} {}", kernel, problem, device, tier_name(tier), key);
     if (from_tuned) {
         out += fmt::format(" (tuned on {} at {}", entry.device_name, entry.problem_text());
         if (tuned_rank > 0) out += fmt::format(", rank {}, {:.4g} us", tuned_rank, tuned_time_us);
@@ -88,7 +97,8 @@ std::string kernel_selection::describe() const {
     }
     if (!neighbours.empty()) {
         std::string n;
-        for (const auto& [p, w] : neighbours) n += fmt::format("{}{} w={:.2f}", n.empty() ? "" : "; ", p, w);
+        for (const auto& [p, w] : neighbours)
+            n += fmt::format("{}{} w={:.2f}", n.empty() ? "" : "; ", p, w);
         out += fmt::format(", interpolated from {}: {:.3f}x the best there", n, predicted_rel);
     }
     for (const auto& note : notes) out += "; " + note;
@@ -130,8 +140,9 @@ struct kernel::impl {
     [[noreturn]] void size_error(const std::string& what) const {
         std::string names;
         for (const auto& p : s.problem) names += (names.empty() ? "" : ", ") + p.name;
-        throw input_error({s.path, 0, 0}, fmt::format("{}: {}; the spec's problem sizes are {}", s.kernel.name, what,
-                                                      names.empty() ? "none" : names));
+        throw input_error({s.path, 0, 0},
+                          fmt::format("{}: {}; the spec's problem sizes are {}", s.kernel.name,
+                                      what, names.empty() ? "none" : names));
     }
 
     // The given sizes in spec order.
@@ -141,14 +152,20 @@ struct kernel::impl {
         for (const size_value& g : given) {
             std::size_t i = 0;
             while (i < n && s.problem[i].name != g.name) ++i;
-            if (i == n) size_error(fmt::format("launch() names the problem size '{}', which the spec does not have", g.name));
-            if (seen[i]) size_error(fmt::format("launch() gives the problem size '{}' twice", g.name));
-            if (g.out_of_range) size_error(fmt::format("problem size '{}' is above 2^63-1", g.name));
+            if (i == n)
+                size_error(fmt::format(
+                    "launch() names the problem size '{}', which the spec does not have", g.name));
+            if (seen[i])
+                size_error(fmt::format("launch() gives the problem size '{}' twice", g.name));
+            if (g.out_of_range)
+                size_error(fmt::format("problem size '{}' is above 2^63-1", g.name));
             seen[i] = true;
             out[i] = g.value;
         }
         for (std::size_t i = 0; i < n; ++i)
-            if (!seen[i]) size_error(fmt::format("launch() does not give the problem size '{}'", s.problem[i].name));
+            if (!seen[i])
+                size_error(
+                    fmt::format("launch() does not give the problem size '{}'", s.problem[i].name));
     }
 
     CUcontext current_context() {
@@ -179,7 +196,9 @@ struct kernel::impl {
 
     const device_info& device(CUdevice dev) {
         auto it = devices.find(static_cast<int>(dev));
-        if (it == devices.end()) it = devices.emplace(static_cast<int>(dev), cu::read_device_info(static_cast<int>(dev))).first;
+        if (it == devices.end())
+            it = devices.emplace(static_cast<int>(dev), cu::read_device_info(static_cast<int>(dev)))
+                     .first;
         return it->second;
     }
 
@@ -192,19 +211,22 @@ struct kernel::impl {
     }
 
     // Compiles (or takes from the caches) the configuration and returns its library.
-    const library& load(const spec& at, const std::vector<int64_t>& sizes, const hone::config& c, const bindings& scope,
-                        const std::string& arch, const std::string& key_text) {
+    const library& load(const spec& at, const std::vector<int64_t>& sizes, const hone::config& c,
+                        const bindings& scope, const std::string& arch,
+                        const std::string& key_text) {
         const compile_request req = make_compile_request(at, c, scope, arch);
         const std::string key = req.cache_key();
         if (const auto it = libraries.find(key); it != libraries.end()) return it->second;
         std::optional<compile_result> r;
         if (opt.use_cache && !cache) {
             try {
-                cache = std::make_unique<compile_cache>(opt.cache_dir.empty() ? compile_cache::default_dir()
-                                                                              : opt.cache_dir);
-            } catch (const env_error& e) {  // no cache: every first launch compiles, and says why once
+                cache = std::make_unique<compile_cache>(
+                    opt.cache_dir.empty() ? compile_cache::default_dir() : opt.cache_dir);
+            } catch (
+                const env_error& e) {  // no cache: every first launch compiles, and says why once
                 opt.use_cache = false;
-                runtime::log_line(runtime::log_level::warn, fmt::format("compile cache: {}; compiling without it", e.what()));
+                runtime::log_line(runtime::log_level::warn,
+                                  fmt::format("compile cache: {}; compiling without it", e.what()));
             }
         }
         if (cache) r = cache->get(key);
@@ -215,17 +237,21 @@ struct kernel::impl {
                     cache->put(key, *r);
                 } catch (const env_error& e) {  // a read-only cache costs the next run a compile
                     if (runtime::first_time("cache-put:" + cache->dir()))
-                        runtime::log_line(runtime::log_level::warn, fmt::format("compile cache: {}", e.what()));
+                        runtime::log_line(runtime::log_level::warn,
+                                          fmt::format("compile cache: {}", e.what()));
                 }
             }
         }
         if (!r->ok)
-            throw input_error(s.kernel.pos, fmt::format("{}: configuration {} does not compile at {}{}:\n{}", s.kernel.name,
-                                                        key_text, runtime::problem_text(s, sizes),
-                                                        r->timed_out ? " (NVRTC ran past its deadline)" : "", r->log));
+            throw input_error(
+                s.kernel.pos,
+                fmt::format("{}: configuration {} does not compile at {}{}:\n{}", s.kernel.name,
+                            key_text, runtime::problem_text(s, sizes),
+                            r->timed_out ? " (NVRTC ran past its deadline)" : "", r->log));
         library l;
         l.function = r->lowered_name;
-        cu::check(cu::driver().cuLibraryLoadData(&l.lib, r->cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+        cu::check(cu::driver().cuLibraryLoadData(&l.lib, r->cubin.data(), nullptr, nullptr, 0,
+                                                 nullptr, nullptr, 0),
                   "cuLibraryLoadData");
         return libraries.emplace(key, std::move(l)).first->second;
     }
@@ -254,24 +280,32 @@ struct kernel::impl {
                 r.scalar_slots[i] = args[i].bits;
             } else {
                 const buffer_spec& b = at.buffers[static_cast<std::size_t>(args[i].buffer)];
-                r.buffer_bytes[i] = static_cast<uint64_t>(std::max<int64_t>(0, b.count.eval_int(scope))) * elem_size(b.type);
+                r.buffer_bytes[i] =
+                    static_cast<uint64_t>(std::max<int64_t>(0, b.count.eval_int(scope))) *
+                    elem_size(b.type);
             }
         }
         // The launch must fit the compiled function: its register count limits the block.
         int max_threads = 0, static_shared = 0;
-        cu::check(a.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, r.fn), "cuFuncGetAttribute");
-        cu::check(a.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, r.fn), "cuFuncGetAttribute");
+        cu::check(a.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, r.fn),
+                  "cuFuncGetAttribute");
+        cu::check(a.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, r.fn),
+                  "cuFuncGetAttribute");
         const int64_t threads = int64_t{r.block[0]} * r.block[1] * r.block[2];
         if (threads > max_threads)
-            throw input_error(s.kernel.pos, fmt::format("{}: configuration {} launches blocks of {} threads; compiled, it "
-                                                        "allows {} on {}",
-                                                        s.kernel.name, sel.key, threads, max_threads, dev.attrs.name));
+            throw input_error(
+                s.kernel.pos,
+                fmt::format("{}: configuration {} launches blocks of {} threads; compiled, it "
+                            "allows {} on {}",
+                            s.kernel.name, sel.key, threads, max_threads, dev.attrs.name));
         const int64_t shared = int64_t{static_shared} + r.shared_bytes;
         if (shared > dev.attrs.max_shared_per_block_optin)
-            throw input_error(s.kernel.pos, fmt::format("{}: configuration {} needs {} bytes of shared memory per block; "
-                                                        "{} has {}",
-                                                        s.kernel.name, sel.key, shared, dev.attrs.name,
-                                                        dev.attrs.max_shared_per_block_optin));
+            throw input_error(
+                s.kernel.pos,
+                fmt::format("{}: configuration {} needs {} bytes of shared memory per block; "
+                            "{} has {}",
+                            s.kernel.name, sel.key, shared, dev.attrs.name,
+                            dev.attrs.max_shared_per_block_optin));
         if (shared > dev.attrs.max_shared_per_block)
             cu::check(a.cuFuncSetAttribute(r.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                            static_cast<int>(r.shared_bytes)),
@@ -297,10 +331,14 @@ struct kernel::impl {
                 if (sel.tier == selection_tier::fallback) throw;
                 // The tuned choice cannot run here: the spec's default may.
                 kernel_selection fb = runtime::fallback_config(s, dev.attrs, r->sizes);
-                fb.notes.insert(fb.notes.begin(), fmt::format("the {} choice {} failed: {}", tier_name(sel.tier), sel.key,
-                                                              e.message().substr(0, e.message().find('\n'))));
-                runtime::log_line(runtime::log_level::warn, fmt::format("{} at {}: {}", s.kernel.name,
-                                                                        runtime::problem_text(s, r->sizes), fb.notes.front()));
+                fb.notes.insert(
+                    fb.notes.begin(),
+                    fmt::format("the {} choice {} failed: {}", tier_name(sel.tier), sel.key,
+                                e.message().substr(0, e.message().find('\n'))));
+                runtime::log_line(
+                    runtime::log_level::warn,
+                    fmt::format("{} at {}: {}", s.kernel.name, runtime::problem_text(s, r->sizes),
+                                fb.notes.front()));
                 prepare(*r, fb, dev);
                 sel = std::move(fb);
             }
@@ -311,7 +349,7 @@ struct kernel::impl {
             r->error_pos = e.pos();
             r->error = e.message();
         }
-        if (capture && !r->failed) capture_size(*r, dev, slots, stream);
+        if (capture && !capture_off && !r->failed) capture_size(*r, dev, slots, stream);
         resolved* out = r.get();
         all.push_back(std::move(r));
         const std::unique_lock map_lock(map_mutex);
@@ -322,56 +360,71 @@ struct kernel::impl {
     // Records this size once per process (and the inputs, read on the application's stream).
     // A capture that cannot be written is reported once and switched off: the application
     // goes on.
-    void capture_size(const resolved& r, const device_info& dev, const uint64_t* slots, CUstream stream) {
+    void capture_size(const resolved& r, const device_info& dev, const uint64_t* slots,
+                      CUstream stream) {
         const runtime::capture_settings& cs = runtime::capture_from_env();
         runtime::capture_record rec;
         std::error_code ec;
         rec.config = std::filesystem::absolute(s.path, ec).lexically_normal().string();
         rec.kernel = s.kernel.name;
-        for (std::size_t i = 0; i < s.problem.size(); ++i) rec.problem.emplace_back(s.problem[i].name, r.sizes[i]);
+        for (std::size_t i = 0; i < s.problem.size(); ++i)
+            rec.problem.emplace_back(s.problem[i].name, r.sizes[i]);
         rec.device_name = dev.attrs.name;
         rec.arch = dev.attrs.arch();
         rec.uuid = dev.uuid;
-        if (!runtime::first_time("capture:" + rec.config + "|" + runtime::capture_stem(rec))) return;
+        if (!runtime::first_time("capture:" + rec.config + "|" + runtime::capture_stem(rec)))
+            return;
         std::vector<uint64_t> pointers;
         if (cs.inputs) {
             for (std::size_t i = 0; i < layout.slots.size(); ++i) {
                 const runtime::arg_slot& a = layout.slots[i];
                 const buffer_spec* b = a.is_buffer ? s.find_buffer(a.name) : nullptr;
                 if (!b || b->role == buffer_role::out) continue;
-                rec.inputs.push_back({a.name, elem_name(b->type), r.buffer_bytes[i] / elem_size(b->type), r.buffer_bytes[i], ""});
+                rec.inputs.push_back({a.name, elem_name(b->type),
+                                      r.buffer_bytes[i] / elem_size(b->type), r.buffer_bytes[i],
+                                      ""});
                 pointers.push_back(slots[i]);
             }
         }
         try {
             runtime::write_capture(cs.dir, rec, [&](std::size_t i, void* dst) {
                 const cu::api& a = cu::driver();
-                cu::check(a.cuMemcpyDtoHAsync(dst, static_cast<CUdeviceptr>(pointers[i]), rec.inputs[i].bytes, stream),
+                cu::check(a.cuMemcpyDtoHAsync(dst, static_cast<CUdeviceptr>(pointers[i]),
+                                              rec.inputs[i].bytes, stream),
                           "cuMemcpyDtoHAsync (capture)");
                 cu::check(a.cuStreamSynchronize(stream), "cuStreamSynchronize (capture)");
             });
-            runtime::log_line(runtime::log_level::info,
-                              fmt::format("captured {} at {} into {}", s.kernel.name, rec.problem.empty() ? "" : runtime::problem_text(s, r.sizes), cs.dir));
+            runtime::log_line(
+                runtime::log_level::info,
+                fmt::format("captured {} at {} into {}", s.kernel.name,
+                            rec.problem.empty() ? "" : runtime::problem_text(s, r.sizes), cs.dir));
         } catch (const env_error& e) {
             if (runtime::first_time("capture-failed"))
-                runtime::log_line(runtime::log_level::error,
-                                  fmt::format("HONE_CAPTURE: {}; capturing is off for the rest of this process", e.what()));
-            capture = false;
+                runtime::log_line(
+                    runtime::log_level::error,
+                    fmt::format("HONE_CAPTURE: {}; capturing is off for the rest of this process",
+                                e.what()));
+            capture_off = true;
         }
     }
 
     [[noreturn]] void rethrow(const resolved& r) const { throw input_error(r.error_pos, r.error); }
 };
 
-kernel kernel::open(const std::string& config, const std::string& tuned, const kernel_options& opt) {
+kernel kernel::open(const std::string& config, const std::string& tuned,
+                    const kernel_options& opt) {
     auto p = std::make_shared<impl>();
     p->s = load_spec(config);
     p->opt = opt;
     p->layout = runtime::arg_layout::of(p->s);
     if (p->s.problem.size() > max_sizes)
-        throw input_error({config, 0, 0}, fmt::format("{} problem sizes; the kernel handle takes at most {}", p->s.problem.size(), max_sizes));
+        throw input_error({config, 0, 0},
+                          fmt::format("{} problem sizes; the kernel handle takes at most {}",
+                                      p->s.problem.size(), max_sizes));
     if (p->layout.slots.size() > max_args)
-        throw input_error({config, 0, 0}, fmt::format("{} kernel arguments; the kernel handle takes at most {}", p->layout.slots.size(), max_args));
+        throw input_error({config, 0, 0},
+                          fmt::format("{} kernel arguments; the kernel handle takes at most {}",
+                                      p->layout.slots.size(), max_args));
     p->source_hash = kernel_source_hash(p->s);
     p->spec_hash = make_identity(p->s, device_info{}).spec_hash;
     p->nvrtc = nvrtc_version();
@@ -387,23 +440,29 @@ kernel kernel::open(const std::string& config, const std::string& tuned, const k
             p->entries.push_back(std::move(e));
         }
         if (p->entries.empty() && runtime::first_time("no-entries:" + config + "|" + tuned))
-            runtime::log_line(runtime::log_level::warn,
-                              fmt::format("{}: no tuned entries for {} in {}{}: every launch uses the default configuration",
-                                          config, p->s.kernel.name, tuned,
-                                          others.empty() ? "" : fmt::format(" (it has {})", fmt::join(others, ", "))));
+            runtime::log_line(
+                runtime::log_level::warn,
+                fmt::format(
+                    "{}: no tuned entries for {} in {}{}: every launch uses the default "
+                    "configuration",
+                    config, p->s.kernel.name, tuned,
+                    others.empty() ? "" : fmt::format(" (it has {})", fmt::join(others, ", "))));
         if (p->stale > 0 && runtime::first_time("stale:" + config + "|" + tuned))
-            runtime::log_line(runtime::log_level::warn,
-                              fmt::format("{}: {} of {} tuned entries for {} in {} are stale: the kernel source or "
-                                          "its headers changed since they were tuned, so they are not used (tune "
-                                          "again and export the wisdom again)",
-                                          config, p->stale, p->entries.size(), p->s.kernel.name, tuned));
+            runtime::log_line(
+                runtime::log_level::warn,
+                fmt::format(
+                    "{}: {} of {} tuned entries for {} in {} are stale: the kernel source or "
+                    "its headers changed since they were tuned, so they are not used (tune "
+                    "again and export the wisdom again)",
+                    config, p->stale, p->entries.size(), p->s.kernel.name, tuned));
     }
     const runtime::capture_settings& cs = runtime::capture_from_env();
     p->capture = runtime::capture_matches(cs.pattern, p->s.kernel.name);
     return kernel(std::move(p));
 }
 
-void kernel::launch_args(CUstream_st* stream, problem_sizes sizes, std::span<const arg> args) const {
+void kernel::launch_args(CUstream_st* stream, problem_sizes sizes,
+                         std::span<const arg> args) const {
     impl& k = *impl_;
     int64_t v[max_sizes];
     k.order_sizes(sizes, v);
@@ -425,15 +484,18 @@ void kernel::launch_args(CUstream_st* stream, problem_sizes sizes, std::span<con
             if (!k.layout.slots[i].is_buffer) slots[i] = r->scalar_slots[i];
     void* params[max_args];
     for (std::size_t i = 0; i < count; ++i) params[i] = &slots[i];
-    const CUresult rc = a.cuLaunchKernel(r->fn, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2],
-                                         r->shared_bytes, stream, params, nullptr);
-    if (rc != CUDA_SUCCESS) cu::check(rc, fmt::format("cuLaunchKernel ({})", k.s.kernel.name).c_str());
+    const CUresult rc =
+        a.cuLaunchKernel(r->fn, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
+                         r->block[2], r->shared_bytes, stream, params, nullptr);
+    if (rc != CUDA_SUCCESS)
+        cu::check(rc, fmt::format("cuLaunchKernel ({})", k.s.kernel.name).c_str());
 }
 
 kernel_selection kernel::selection(problem_sizes sizes, const device_attrs& dev) const {
     int64_t v[max_sizes];
     impl_->order_sizes(sizes, v);
-    return runtime::select_config(impl_->inputs(), dev, std::vector<int64_t>(v, v + impl_->s.problem.size()));
+    return runtime::select_config(impl_->inputs(), dev,
+                                  std::vector<int64_t>(v, v + impl_->s.problem.size()));
 }
 
 kernel_selection kernel::selection(problem_sizes sizes) const {
@@ -455,9 +517,17 @@ kernel_selection kernel::selection(problem_sizes sizes) const {
     return selection(sizes, attrs);
 }
 
-const std::string& kernel::name() const { return impl_->s.kernel.name; }
-const std::string& kernel::config() const { return impl_->s.path; }
-std::size_t kernel::tuned_entries() const { return impl_->entries.size(); }
-std::size_t kernel::stale_entries() const { return impl_->stale; }
+const std::string& kernel::name() const {
+    return impl_->s.kernel.name;
+}
+const std::string& kernel::config() const {
+    return impl_->s.path;
+}
+std::size_t kernel::tuned_entries() const {
+    return impl_->entries.size();
+}
+std::size_t kernel::stale_entries() const {
+    return impl_->stale;
+}
 
 }  // namespace hone

@@ -23,7 +23,8 @@ using param_pairs = std::vector<std::pair<std::string, value>>;
 
 std::string pairs_key(const param_pairs& params) {
     std::string out;
-    for (const auto& [name, v] : params) out += fmt::format("{}{}={}", out.empty() ? "" : ",", name, display_text(v));
+    for (const auto& [name, v] : params)
+        out += fmt::format("{}{}={}", out.empty() ? "" : ",", name, display_text(v));
     return out;
 }
 
@@ -40,7 +41,9 @@ std::optional<std::vector<int64_t>> entry_sizes(const spec& s, const tuned_entry
     return out;
 }
 
-double log2_size(int64_t v) { return std::log2(static_cast<double>(std::max<int64_t>(v, 1))); }
+double log2_size(int64_t v) {
+    return std::log2(static_cast<double>(std::max<int64_t>(v, 1)));
+}
 
 struct point {
     const tuned_entry* e;
@@ -82,7 +85,8 @@ double distance(const std::vector<double>& a, const std::vector<double>& b) {
 // The nearest point in each orthant around q (a point on an axis plane counts on both sides):
 // the tuned sizes that bracket q in every dimension, so that q is interpolated, not
 // extrapolated, where the tuned sizes allow it.
-std::vector<const point*> neighbours_of(const std::vector<point>& pts, const std::vector<double>& q) {
+std::vector<const point*> neighbours_of(const std::vector<point>& pts,
+                                        const std::vector<double>& q) {
     std::vector<const point*> out;
     const std::size_t dims = q.size();
     if (dims > 10) {  // 2^dims orthants: beyond 10 sizes keep the 2 * dims nearest points
@@ -110,7 +114,8 @@ std::vector<const point*> neighbours_of(const std::vector<point>& pts, const std
                 nearest = &p;
             }
         }
-        if (nearest && std::find(out.begin(), out.end(), nearest) == out.end()) out.push_back(nearest);
+        if (nearest && std::find(out.begin(), out.end(), nearest) == out.end())
+            out.push_back(nearest);
     }
     return out;
 }
@@ -120,7 +125,8 @@ struct validity_cache {
     const bindings& scope;
     std::map<std::string, std::optional<std::vector<value>>> seen;
     std::map<std::string, std::string> why;
-    const std::optional<std::vector<value>>& check(const std::string& key, const param_pairs& params) {
+    const std::optional<std::vector<value>>& check(const std::string& key,
+                                                   const param_pairs& params) {
         auto it = seen.find(key);
         if (it != seen.end()) return it->second;
         std::string reason;
@@ -130,14 +136,16 @@ struct validity_cache {
     }
 };
 
-void fill_from(kernel_selection& sel, const spec& s, const tuned_entry& e, const std::vector<value>& values) {
+void fill_from(kernel_selection& sel, const spec& s, const tuned_entry& e,
+               const std::vector<value>& values) {
     sel.from_tuned = true;
     sel.entry = e;
     sel.entry.configs.clear();
     config c{values};
     sel.key = c.key(s);
     sel.params.clear();
-    for (std::size_t i = 0; i < s.params.size(); ++i) sel.params.emplace_back(s.params[i].name, values[i]);
+    for (std::size_t i = 0; i < s.params.size(); ++i)
+        sel.params.emplace_back(s.params[i].name, values[i]);
     sel.tuned_rank = 0;
     sel.tuned_time_us = 0;
 }
@@ -164,18 +172,19 @@ bool pick_exact(kernel_selection& sel, const spec& s, const point& p, validity_c
         sel.tuned_time_us = e.configs[r].time_us;
         sel.predicted_rel = e.configs[r].rel;
         if (r > 0)
-            sel.notes.push_back(fmt::format("the {} tuned configuration{} not valid now ({}): "
-                                            "used rank {}",
-                                            r == 1 ? "best" : fmt::format("{} best", r),
-                                            r == 1 ? " is" : "s are",
-                                            valid.why[pairs_key(e.configs[0].params)], r + 1));
+            sel.notes.push_back(
+                fmt::format("the {} tuned configuration{} not valid now ({}): "
+                            "used rank {}",
+                            r == 1 ? "best" : fmt::format("{} best", r), r == 1 ? " is" : "s are",
+                            valid.why[pairs_key(e.configs[0].params)], r + 1));
         return true;
     }
     if (!e.configs.empty())
-        sel.notes.push_back(fmt::format("none of the {} configurations tuned at {} on {} is valid "
-                                        "now (the first: {})",
-                                        e.configs.size(), e.problem_text(), e.device_name,
-                                        valid.why[pairs_key(e.configs[0].params)]));
+        sel.notes.push_back(
+            fmt::format("none of the {} configurations tuned at {} on {} is valid "
+                        "now (the first: {})",
+                        e.configs.size(), e.problem_text(), e.device_name,
+                        valid.why[pairs_key(e.configs[0].params)]));
     return false;
 }
 
@@ -207,7 +216,8 @@ bool pick_nearest(kernel_selection& sel, const spec& s, const std::vector<point>
     std::map<std::string, candidate> cands;
     for (const point* p : near)
         for (const auto& c : p->e->configs) cands.emplace(pairs_key(c.params), candidate{c.params});
-    const auto nearest_i = static_cast<std::size_t>(std::max_element(w.begin(), w.end()) - w.begin());
+    const auto nearest_i =
+        static_cast<std::size_t>(std::max_element(w.begin(), w.end()) - w.begin());
     // Per neighbour: each configuration's relative time; a configuration it does not list
     // (failed there, invalid at that size, or beyond a wisdom file's top few) counts as its
     // worst listed one.
@@ -248,9 +258,10 @@ bool pick_nearest(kernel_selection& sel, const spec& s, const std::vector<point>
         }
     }
     if (!best) {
-        sel.notes.push_back(fmt::format("none of the {} configurations tuned at the nearest sizes "
-                                        "is valid at {}",
-                                        cands.size(), problem_text(s, sizes)));
+        sel.notes.push_back(
+            fmt::format("none of the {} configurations tuned at the nearest sizes "
+                        "is valid at {}",
+                        cands.size(), problem_text(s, sizes)));
         return false;
     }
     const tuned_entry& nearest = *near[nearest_i]->e;
@@ -258,21 +269,26 @@ bool pick_nearest(kernel_selection& sel, const spec& s, const std::vector<point>
     locate(sel, nearest, best_key);
     sel.predicted_rel = best->score;
     sel.neighbours.clear();
-    for (std::size_t n = 0; n < near.size(); ++n) sel.neighbours.emplace_back(near[n]->e->problem_text(), w[n]);
+    for (std::size_t n = 0; n < near.size(); ++n)
+        sel.neighbours.emplace_back(near[n]->e->problem_text(), w[n]);
     if (invalid > 0)
-        sel.notes.push_back(fmt::format("{} of {} configurations tuned at the nearest sizes are "
-                                        "not valid at {}",
-                                        invalid, cands.size(), problem_text(s, sizes)));
+        sel.notes.push_back(
+            fmt::format("{} of {} configurations tuned at the nearest sizes are "
+                        "not valid at {}",
+                        invalid, cands.size(), problem_text(s, sizes)));
     return true;
 }
 
-bool same_sizes(const point& p, const std::vector<int64_t>& sizes) { return p.sizes == sizes; }
+bool same_sizes(const point& p, const std::vector<int64_t>& sizes) {
+    return p.sizes == sizes;
+}
 
 }  // namespace
 
 bindings size_scope(const spec& s, const std::vector<int64_t>& sizes, const device_attrs& dev) {
     bindings b;
-    for (std::size_t i = 0; i < s.problem.size() && i < sizes.size(); ++i) b[s.problem[i].name] = sizes[i];
+    for (std::size_t i = 0; i < s.problem.size() && i < sizes.size(); ++i)
+        b[s.problem[i].name] = sizes[i];
     dev.add_to(b);
     return b;
 }
@@ -284,29 +300,34 @@ std::string problem_text(const spec& s, const std::vector<int64_t>& sizes) {
     return out;
 }
 
-std::optional<std::vector<value>> valid_config(const spec& s, const bindings& scope, const param_pairs& params,
-                                               std::string* why) {
+std::optional<std::vector<value>> valid_config(const spec& s, const bindings& scope,
+                                               const param_pairs& params, std::string* why) {
     auto fail = [&](std::string text) -> std::optional<std::vector<value>> {
         if (why) *why = std::move(text);
         return std::nullopt;
     };
     if (params.size() != s.params.size())
-        return fail(fmt::format("it has {} parameters, the spec {}", params.size(), s.params.size()));
+        return fail(
+            fmt::format("it has {} parameters, the spec {}", params.size(), s.params.size()));
     config c;
     for (const auto& p : s.params) {
-        const auto it = std::find_if(params.begin(), params.end(), [&](const auto& q) { return q.first == p.name; });
+        const auto it = std::find_if(params.begin(), params.end(),
+                                     [&](const auto& q) { return q.first == p.name; });
         if (it == params.end()) return fail(fmt::format("it has no parameter {}", p.name));
         if (std::find(p.values.begin(), p.values.end(), it->second) == p.values.end())
-            return fail(fmt::format("{}={} is not among the spec's values", p.name, display_text(it->second)));
+            return fail(fmt::format("{}={} is not among the spec's values", p.name,
+                                    display_text(it->second)));
         c.values.push_back(it->second);
     }
     try {
         const bindings b = c.scope(s, scope);
         for (const auto& constraint : s.constraints)
-            if (!constraint.eval_bool(b)) return fail(fmt::format("constraint '{}' fails", constraint.text()));
+            if (!constraint.eval_bool(b))
+                return fail(fmt::format("constraint '{}' fails", constraint.text()));
         eval_launch(s, s.launch.grid, s.launch.block, b);
         for (const auto& buf : s.buffers)
-            if (buf.count.eval_int(b) <= 0) return fail(fmt::format("buffer '{}' has no elements", buf.name));
+            if (buf.count.eval_int(b) <= 0)
+                return fail(fmt::format("buffer '{}' has no elements", buf.name));
     } catch (const input_error& e) {
         return fail(e.message());
     }
@@ -314,12 +335,16 @@ std::optional<std::vector<value>> valid_config(const spec& s, const bindings& sc
 }
 
 std::string name_family(const std::string& device_name) {
-    static const std::set<std::string> vendor = {"nvidia", "geforce", "tesla", "quadro", "rtx", "gtx", "titan"};
+    static const std::set<std::string> vendor = {"nvidia", "geforce", "tesla", "quadro",
+                                                 "rtx",    "gtx",     "titan"};
     std::string word;
     auto take = [&]() -> std::optional<std::string> {
         std::string lower;
-        for (char ch : word) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        const bool digit = std::any_of(word.begin(), word.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+        for (char ch : word)
+            lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        const bool digit = std::any_of(word.begin(), word.end(), [](char ch) {
+            return std::isdigit(static_cast<unsigned char>(ch));
+        });
         std::optional<std::string> out;
         if (!word.empty() && digit && !vendor.count(lower)) out = word;
         word.clear();
@@ -336,7 +361,8 @@ std::string name_family(const std::string& device_name) {
     return device_name;
 }
 
-kernel_selection fallback_config(const spec& s, const device_attrs& dev, const std::vector<int64_t>& sizes) {
+kernel_selection fallback_config(const spec& s, const device_attrs& dev,
+                                 const std::vector<int64_t>& sizes) {
     kernel_selection sel;
     sel.tier = selection_tier::fallback;
     sel.kernel = s.kernel.name;
@@ -346,13 +372,15 @@ kernel_selection fallback_config(const spec& s, const device_attrs& dev, const s
     auto take = [&](const std::vector<value>& values) {
         config c{values};
         sel.key = c.key(s);
-        for (std::size_t i = 0; i < s.params.size(); ++i) sel.params.emplace_back(s.params[i].name, values[i]);
+        for (std::size_t i = 0; i < s.params.size(); ++i)
+            sel.params.emplace_back(s.params[i].name, values[i]);
     };
     if (s.verify.ref == reference_kind::config) {
         param_pairs ref;
         for (const auto& p : s.params) {
             const auto it = s.verify.reference_params.find(p.name);
-            ref.emplace_back(p.name, it == s.verify.reference_params.end() ? p.values.front() : it->second);
+            ref.emplace_back(p.name,
+                             it == s.verify.reference_params.end() ? p.values.front() : it->second);
         }
         std::string why;
         if (auto values = valid_config(s, scope, ref, &why)) {
@@ -360,7 +388,8 @@ kernel_selection fallback_config(const spec& s, const device_attrs& dev, const s
             sel.notes.push_back("the spec's verify reference configuration");
             return sel;
         }
-        sel.notes.push_back(fmt::format("the verify reference configuration is not valid here ({})", why));
+        sel.notes.push_back(
+            fmt::format("the verify reference configuration is not valid here ({})", why));
     }
     // The first valid configuration in space order (the last parameter turns fastest).
     std::vector<std::size_t> at(s.params.size(), 0);
@@ -368,7 +397,8 @@ kernel_selection fallback_config(const spec& s, const device_attrs& dev, const s
     constexpr uint64_t max_tries = 10'000'000;
     for (;;) {
         param_pairs params;
-        for (std::size_t i = 0; i < s.params.size(); ++i) params.emplace_back(s.params[i].name, s.params[i].values[at[i]]);
+        for (std::size_t i = 0; i < s.params.size(); ++i)
+            params.emplace_back(s.params[i].name, s.params[i].values[at[i]]);
         if (auto values = valid_config(s, scope, params)) {
             take(*values);
             sel.notes.push_back("the first valid configuration of the space");
@@ -381,12 +411,14 @@ kernel_selection fallback_config(const spec& s, const device_attrs& dev, const s
         }
         if (i == static_cast<std::size_t>(-1) || ++tried >= max_tries) break;
     }
-    throw input_error({s.path, 0, 0}, fmt::format("{}: no configuration of the space is valid at {} on {} "
-                                                  "(constraints, launch dimensions or buffer counts fail)",
-                                                  s.kernel.name, sel.problem, dev.name));
+    throw input_error({s.path, 0, 0},
+                      fmt::format("{}: no configuration of the space is valid at {} on {} "
+                                  "(constraints, launch dimensions or buffer counts fail)",
+                                  s.kernel.name, sel.problem, dev.name));
 }
 
-kernel_selection select_config(const select_inputs& in, const device_attrs& dev, const std::vector<int64_t>& sizes) {
+kernel_selection select_config(const select_inputs& in, const device_attrs& dev,
+                               const std::vector<int64_t>& sizes) {
     const spec& s = in.s;
     kernel_selection sel;
     sel.problem = problem_text(s, sizes);
@@ -414,15 +446,16 @@ kernel_selection select_config(const select_inputs& in, const device_attrs& dev,
     }
     if (!stale.empty()) {
         const std::size_t shown = std::min<std::size_t>(stale.size(), 3);
-        sel.notes.push_back(fmt::format("{} stale entr{} skipped: the kernel source or its headers "
-                                        "changed since tuning ({}{})",
-                                        stale.size(), stale.size() == 1 ? "y" : "ies",
-                                        fmt::join(stale.begin(), stale.begin() + static_cast<long>(shown), "; "),
-                                        stale.size() > shown ? "; ..." : ""));
+        sel.notes.push_back(
+            fmt::format("{} stale entr{} skipped: the kernel source or its headers "
+                        "changed since tuning ({}{})",
+                        stale.size(), stale.size() == 1 ? "y" : "ies",
+                        fmt::join(stale.begin(), stale.begin() + static_cast<long>(shown), "; "),
+                        stale.size() > shown ? "; ..." : ""));
     }
     if (other_sizes > 0)
-        sel.notes.push_back(fmt::format("{} entr{} other problem sizes than the spec: skipped", other_sizes,
-                                        other_sizes == 1 ? "y names" : "ies name"));
+        sel.notes.push_back(fmt::format("{} entr{} other problem sizes than the spec: skipped",
+                                        other_sizes, other_sizes == 1 ? "y names" : "ies name"));
 
     auto finish = [&](selection_tier t) {
         sel.tier = t;
@@ -430,8 +463,9 @@ kernel_selection select_config(const select_inputs& in, const device_attrs& dev,
         sel.problem = problem_text(s, sizes);
         sel.device = dev.name;
         if (sel.from_tuned && !in.spec_hash.empty() && sel.entry.spec_hash != in.spec_hash)
-            sel.notes.push_back("tuned under another version of the spec (its options, buffers, "
-                                "arguments, launch or verification changed since)");
+            sel.notes.push_back(
+                "tuned under another spec hash: the options, buffers or their inputs, "
+                "arguments, launch or verification differ");
         return sel;
     };
     auto try_tier = [&](const std::vector<const tuned_entry*>& entries) {
@@ -452,15 +486,17 @@ kernel_selection select_config(const select_inputs& in, const device_attrs& dev,
     kernel_selection fb = fallback_config(s, dev, sizes);
     notes.insert(notes.end(), fb.notes.begin(), fb.notes.end());
     if (same.empty() && family.empty())
-        notes.insert(notes.begin(), in.entries.empty() ? "no tuned entries for this kernel"
-                                                       : fmt::format("no usable tuned entry for {} (or its family "
-                                                                     "{} on {})",
-                                                                     dev.name, fam, dev.arch()));
+        notes.insert(notes.begin(), in.entries.empty()
+                                        ? "no tuned entries for this kernel"
+                                        : fmt::format("no usable tuned entry for {} (or its family "
+                                                      "{} on {})",
+                                                      dev.name, fam, dev.arch()));
     fb.notes = std::move(notes);
     return fb;
 }
 
-std::optional<kernel_selection> select_nearest_volume(const select_inputs& in, const device_attrs& dev,
+std::optional<kernel_selection> select_nearest_volume(const select_inputs& in,
+                                                      const device_attrs& dev,
                                                       const std::vector<int64_t>& sizes) {
     const spec& s = in.s;
     std::vector<const tuned_entry*> same;

@@ -20,9 +20,9 @@ std::string problem_text(const spec& s, const std::vector<int64_t>& sizes);
 // with values of its lists and the configuration is valid in `scope`: every constraint holds,
 // the launch dimensions and buffer counts evaluate to positive sizes. Otherwise nullopt and
 // `why` says what failed.
-std::optional<std::vector<value>> valid_config(const spec& s, const bindings& scope,
-                                               const std::vector<std::pair<std::string, value>>& params,
-                                               std::string* why = nullptr);
+std::optional<std::vector<value>> valid_config(
+    const spec& s, const bindings& scope, const std::vector<std::pair<std::string, value>>& params,
+    std::string* why = nullptr);
 
 // "H100" for "NVIDIA H100 80GB HBM3" and "NVIDIA H100 PCIe", "A100" for "NVIDIA A100-SXM4-80GB",
 // "4090" for "NVIDIA GeForce RTX 4090": the first word with a digit, vendor words skipped.

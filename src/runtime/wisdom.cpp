@@ -26,7 +26,9 @@ using json = nlohmann::ordered_json;
 constexpr const char* wisdom_format = "hone-wisdom";
 constexpr int wisdom_version = 1;
 
-std::string number(double v) { return fmt::format("{:.6g}", v); }
+std::string number(double v) {
+    return fmt::format("{:.6g}", v);
+}
 
 std::string params_line(const std::vector<std::pair<std::string, value>>& params) {
     std::string out = "{";
@@ -39,19 +41,23 @@ std::string params_line(const std::vector<std::pair<std::string, value>>& params
     return out + "}";
 }
 
-std::string str(const std::string& s) { return json(s).dump(); }
+std::string str(const std::string& s) {
+    return json(s).dump();
+}
 
 void write_entry(std::string& out, const tuned_entry& e, std::size_t keep, bool last) {
     std::string problem = "{";
     for (std::size_t i = 0; i < e.problem.size(); ++i)
-        problem += fmt::format("{}{}: {}", i ? ", " : "", str(e.problem[i].first), e.problem[i].second);
+        problem +=
+            fmt::format("{}{}: {}", i ? ", " : "", str(e.problem[i].first), e.problem[i].second);
     problem += "}";
     out += "    {\n";
     out += fmt::format("      \"kernel\": {},\n", str(e.kernel));
     out += fmt::format("      \"config\": {},\n", str(e.config));
     out += fmt::format("      \"problem\": {},\n", problem);
-    out += fmt::format("      \"device\": {{\"name\": {}, \"uuid\": {}, \"arch\": {}, \"driver\": {}}},\n",
-                       str(e.device_name), str(e.device_uuid), str(e.arch), e.driver_version);
+    out += fmt::format(
+        "      \"device\": {{\"name\": {}, \"uuid\": {}, \"arch\": {}, \"driver\": {}}},\n",
+        str(e.device_name), str(e.device_uuid), str(e.arch), e.driver_version);
     out += fmt::format("      \"nvrtc\": {},\n", str(e.nvrtc_version));
     out += fmt::format("      \"hone\": {},\n", str(e.tool_version));
     out += fmt::format("      \"origin\": {},\n", str(e.origin));
@@ -70,9 +76,10 @@ void write_entry(std::string& out, const tuned_entry& e, std::size_t keep, bool 
         out += "      \"runners_up\": [\n";
         for (std::size_t i = 1; i < n; ++i) {
             const tuned_config& c = e.configs[i];
-            out += fmt::format("        {{\"params\": {}, \"time_us\": {}, \"value\": {}, \"rel\": {}}}{}\n",
-                               params_line(c.params), number(c.time_us), number(c.objective), number(c.rel),
-                               i + 1 < n ? "," : "");
+            out += fmt::format(
+                "        {{\"params\": {}, \"time_us\": {}, \"value\": {}, \"rel\": {}}}{}\n",
+                params_line(c.params), number(c.time_us), number(c.objective), number(c.rel),
+                i + 1 < n ? "," : "");
         }
         out += "      ]\n";
     }
@@ -104,19 +111,23 @@ struct reader {
     }
     const json& object(const json& obj, const char* name, const std::string& where) const {
         const json& j = field(obj, name, where);
-        if (!j.is_object()) bad(file, where + "." + name, fmt::format("expected an object, got {}", kind_of(j)));
+        if (!j.is_object())
+            bad(file, where + "." + name, fmt::format("expected an object, got {}", kind_of(j)));
         return j;
     }
-    std::string text(const json& obj, const char* name, const std::string& where, bool required = true) const {
+    std::string text(const json& obj, const char* name, const std::string& where,
+                     bool required = true) const {
         const auto it = obj.find(name);
         if (it == obj.end()) {
             if (required) bad(file, where, fmt::format("missing \"{}\"", name));
             return {};
         }
-        if (!it->is_string()) bad(file, where + "." + name, fmt::format("expected a string, got {}", kind_of(*it)));
+        if (!it->is_string())
+            bad(file, where + "." + name, fmt::format("expected a string, got {}", kind_of(*it)));
         return it->get<std::string>();
     }
-    int64_t integer(const json& obj, const char* name, const std::string& where, bool required = true) const {
+    int64_t integer(const json& obj, const char* name, const std::string& where,
+                    bool required = true) const {
         const auto it = obj.find(name);
         if (it == obj.end()) {
             if (required) bad(file, where, fmt::format("missing \"{}\"", name));
@@ -129,10 +140,12 @@ struct reader {
     double positive(const json& obj, const char* name, const std::string& where) const {
         const json& j = field(obj, name, where);
         if (!j.is_number() || !(j.get<double>() > 0))
-            bad(file, where + "." + name, fmt::format("expected a positive number, got {}", j.dump()));
+            bad(file, where + "." + name,
+                fmt::format("expected a positive number, got {}", j.dump()));
         return j.get<double>();
     }
-    std::vector<std::pair<std::string, value>> params(const json& obj, const std::string& where) const {
+    std::vector<std::pair<std::string, value>> params(const json& obj,
+                                                      const std::string& where) const {
         const json& j = object(obj, "params", where);
         std::vector<std::pair<std::string, value>> out;
         for (const auto& [name, x] : j.items()) {
@@ -152,13 +165,16 @@ struct reader {
         return out;
     }
     tuned_config config(const json& obj, const std::string& where, bool best) const {
-        if (!obj.is_object()) bad(file, where, fmt::format("expected an object, got {}", kind_of(obj)));
+        if (!obj.is_object())
+            bad(file, where, fmt::format("expected an object, got {}", kind_of(obj)));
         tuned_config c;
         c.params = params(obj, where);
         c.time_us = positive(obj, "time_us", where);
         c.objective = positive(obj, "value", where);
         c.rel = best ? 1.0 : positive(obj, "rel", where);
-        if (c.rel < 1.0 - 1e-9) bad(file, where + ".rel", fmt::format("expected >= 1 (a runner-up's time over the best's), got {}", c.rel));
+        if (c.rel < 1.0 - 1e-9)
+            bad(file, where + ".rel",
+                fmt::format("expected >= 1 (a runner-up's time over the best's), got {}", c.rel));
         return c;
     }
 
@@ -170,7 +186,8 @@ struct reader {
         const json& problem = object(j, "problem", where);
         for (const auto& [name, v] : problem.items()) {
             if (!v.is_number_integer())
-                bad(file, fmt::format("{}.problem.{}", where, name), fmt::format("expected an integer, got {}", kind_of(v)));
+                bad(file, fmt::format("{}.problem.{}", where, name),
+                    fmt::format("expected an integer, got {}", kind_of(v)));
             e.problem.emplace_back(name, v.get<int64_t>());
         }
         const json& dev = object(j, "device", where);
@@ -186,16 +203,21 @@ struct reader {
         e.tuned_at = text(j, "tuned_at", where, false);
         e.objective = text(j, "objective", where);
         if (e.objective != "time" && e.objective != "gbps" && e.objective != "gflops")
-            bad(file, where + ".objective", fmt::format("expected time, gbps or gflops, got \"{}\"", e.objective));
+            bad(file, where + ".objective",
+                fmt::format("expected time, gbps or gflops, got \"{}\"", e.objective));
         e.configs.push_back(config(field(j, "best", where), where + ".best", true));
         const json& rest = field(j, "runners_up", where);
-        if (!rest.is_array()) bad(file, where + ".runners_up", fmt::format("expected an array, got {}", kind_of(rest)));
+        if (!rest.is_array())
+            bad(file, where + ".runners_up",
+                fmt::format("expected an array, got {}", kind_of(rest)));
         for (std::size_t i = 0; i < rest.size(); ++i)
             e.configs.push_back(config(rest[i], fmt::format("{}.runners_up[{}]", where, i), false));
         const int64_t ranked = integer(j, "ranked", where, false);
         e.ranked = ranked > 0 ? static_cast<std::size_t>(ranked) : e.configs.size();
         if (e.ranked < e.configs.size())
-            bad(file, where + ".ranked", fmt::format("{} is fewer than the {} configurations listed", e.ranked, e.configs.size()));
+            bad(file, where + ".ranked",
+                fmt::format("{} is fewer than the {} configurations listed", e.ranked,
+                            e.configs.size()));
         return e;
     }
 };
@@ -231,7 +253,8 @@ std::vector<std::pair<std::string, int64_t>> parse_problem(const std::string& te
         try {
             out.emplace_back(part.substr(0, eq), std::stoll(part.substr(eq + 1)));
         } catch (const std::exception&) {
-            throw env_error(fmt::format("a stored run names the problem '{}': expected NAME=INTEGER pairs", text));
+            throw env_error(fmt::format(
+                "a stored run names the problem '{}': expected NAME=INTEGER pairs", text));
         }
     }
     return out;
@@ -239,9 +262,12 @@ std::vector<std::pair<std::string, int64_t>> parse_problem(const std::string& te
 
 double objective_value(const eval_record& r, rank_by by) {
     switch (by) {
-        case rank_by::gbps: return r.gbps;
-        case rank_by::gflops: return r.gflops;
-        default: return r.gpu.time_us.median;
+        case rank_by::gbps:
+            return r.gbps;
+        case rank_by::gflops:
+            return r.gflops;
+        default:
+            return r.gpu.time_us.median;
     }
 }
 
@@ -249,7 +275,8 @@ double objective_value(const eval_record& r, rank_by by) {
 
 std::string tuned_entry::problem_text() const {
     std::string out;
-    for (const auto& [name, v] : problem) out += fmt::format("{}{}={}", out.empty() ? "" : ",", name, v);
+    for (const auto& [name, v] : problem)
+        out += fmt::format("{}{}={}", out.empty() ? "" : ",", name, v);
     return out;
 }
 
@@ -265,22 +292,27 @@ std::vector<tuned_entry> parse_wisdom(const std::string& text, const std::string
     }
     const reader r{path};
     if (!root.is_object() || !root.contains("format"))
-        bad(path, "", "not a hone wisdom file: expected a JSON object with \"format\": \"hone-wisdom\" "
-                      "(write one with `hone export DB --wisdom FILE`)");
+        bad(path, "",
+            "not a hone wisdom file: expected a JSON object with \"format\": \"hone-wisdom\" "
+            "(write one with `hone export DB --wisdom FILE`)");
     const json& format = root["format"];
     if (!format.is_string() || format.get<std::string>() != wisdom_format)
-        bad(path, "format", fmt::format("{} is not a hone wisdom file: expected \"hone-wisdom\"", format.dump()));
+        bad(path, "format",
+            fmt::format("{} is not a hone wisdom file: expected \"hone-wisdom\"", format.dump()));
     const json& version = r.field(root, "version", "");
     if (!version.is_number_integer())
         bad(path, "version", fmt::format("expected an integer, got {}", kind_of(version)));
     if (version.get<int64_t>() != wisdom_version)
         bad(path, "version",
-            fmt::format("wisdom version {}; this hone ({}) reads version {}: export it again with this hone",
+            fmt::format("wisdom version {}; this hone ({}) reads version {}: export it again with "
+                        "this hone",
                         version.get<int64_t>(), tool_version(), wisdom_version));
     const json& entries = r.field(root, "entries", "");
-    if (!entries.is_array()) bad(path, "entries", fmt::format("expected an array, got {}", kind_of(entries)));
+    if (!entries.is_array())
+        bad(path, "entries", fmt::format("expected an array, got {}", kind_of(entries)));
     std::vector<tuned_entry> out;
-    for (std::size_t i = 0; i < entries.size(); ++i) out.push_back(r.entry(entries[i], fmt::format("entries[{}]", i)));
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        out.push_back(r.entry(entries[i], fmt::format("entries[{}]", i)));
     return out;
 }
 
@@ -332,41 +364,50 @@ std::vector<tuned_entry> tuned_from_db(const std::string& db_path) {
 std::vector<tuned_entry> read_tuned(const std::string& path) {
     std::error_code ec;
     if (!fs::exists(path, ec))
-        throw input_error({path, 0, 0}, "no such file: expected a wisdom file (`hone export DB --wisdom FILE`) "
-                                        "or a results database");
+        throw input_error({path, 0, 0},
+                          "no such file: expected a wisdom file (`hone export DB --wisdom FILE`) "
+                          "or a results database");
     if (fs::is_directory(path, ec))
-        throw input_error({path, 0, 0}, "is a folder: expected a wisdom file or a results database");
+        throw input_error({path, 0, 0},
+                          "is a folder: expected a wisdom file or a results database");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw env_error(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
     std::ostringstream ss;
     ss << in.rdbuf();
     const std::string text = ss.str();
-    if (text.size() >= 16 && std::memcmp(text.data(), "SQLite format 3", 16) == 0) return tuned_from_db(path);
+    if (text.size() >= 16 && std::memcmp(text.data(), "SQLite format 3", 16) == 0)
+        return tuned_from_db(path);
     return parse_wisdom(text, path);
 }
 
 std::string format_wisdom(std::vector<tuned_entry> entries, std::size_t keep) {
-    entries.erase(std::remove_if(entries.begin(), entries.end(), [](const tuned_entry& e) { return e.configs.empty(); }),
+    entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                 [](const tuned_entry& e) { return e.configs.empty(); }),
                   entries.end());
-    std::stable_sort(entries.begin(), entries.end(), [](const tuned_entry& a, const tuned_entry& b) {
-        return std::tie(a.kernel, a.config, a.device_name, a.problem, a.tuned_at) <
-               std::tie(b.kernel, b.config, b.device_name, b.problem, b.tuned_at);
-    });
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const tuned_entry& a, const tuned_entry& b) {
+                         return std::tie(a.kernel, a.config, a.device_name, a.problem, a.tuned_at) <
+                                std::tie(b.kernel, b.config, b.device_name, b.problem, b.tuned_at);
+                     });
     std::string out = "{\n";
-    out += fmt::format("  \"format\": \"{}\",\n  \"version\": {},\n", wisdom_format, wisdom_version);
+    out +=
+        fmt::format("  \"format\": \"{}\",\n  \"version\": {},\n", wisdom_format, wisdom_version);
     out += fmt::format("  \"written_by\": {},\n", str("hone " + tool_version()));
     if (entries.empty()) return out + "  \"entries\": []\n}\n";
     out += "  \"entries\": [\n";
-    for (std::size_t i = 0; i < entries.size(); ++i) write_entry(out, entries[i], keep, i + 1 == entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        write_entry(out, entries[i], keep, i + 1 == entries.size());
     return out + "  ]\n}\n";
 }
 
-void write_wisdom(const std::string& path, const std::vector<tuned_entry>& entries, std::size_t keep) {
+void write_wisdom(const std::string& path, const std::vector<tuned_entry>& entries,
+                  std::size_t keep) {
     const std::string text = format_wisdom(entries, keep);
     const std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw env_error(fmt::format("{}: cannot be written: {}", path, std::strerror(errno)));
+        if (!out)
+            throw env_error(fmt::format("{}: cannot be written: {}", path, std::strerror(errno)));
         out << text;
         out.flush();
         if (!out) {

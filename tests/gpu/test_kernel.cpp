@@ -47,7 +47,8 @@ params small(int64_t block, bool strided, int64_t vec) {
 }
 
 tuned_entry entry_for(const spec& s, const std::string& device, const std::string& arch,
-                      std::vector<std::pair<std::string, int64_t>> problem, std::vector<params> ranked) {
+                      std::vector<std::pair<std::string, int64_t>> problem,
+                      std::vector<params> ranked) {
     tuned_entry e;
     e.kernel = s.kernel.name;
     e.config = s.path;
@@ -108,29 +109,36 @@ run_result shell(const std::string& cmd) {
 }
 
 // A binary of this build, or the one on PATH (the GPU machine carries them in .carry/).
-std::string binary(const char* name, const char* built) { return fs::exists(built) ? built : name; }
+std::string binary(const char* name, const char* built) {
+    return fs::exists(built) ? built : name;
+}
 
 std::size_t count(const std::string& text, const std::string& part) {
     std::size_t n = 0;
-    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+        ++n;
     return n;
 }
 
-const std::string small_yaml() { return source_dir() + "/tests/gpu/vector_add_small.yaml"; }
+const std::string small_yaml() {
+    return source_dir() + "/tests/gpu/vector_add_small.yaml";
+}
 
 }  // namespace
 
-TEST_CASE("the handle launches vector_add in the application's context and stream, at tuned and untuned sizes" *
-          doctest::test_suite("in_process")) {
+TEST_CASE(
+    "the handle launches vector_add in the application's context and stream, at tuned and untuned "
+    "sizes" *
+    doctest::test_suite("in_process")) {
     cu::primary_context ctx(0);
     const device_info dev = cu::read_device_info(0);
     cu::stream st;
     tmp_dir t;
     const spec s = load_spec(small_yaml());
-    write_wisdom(t.file("w.json"),
-                 {entry_for(s, dev.attrs.name, dev.attrs.arch(), {{"N", 1 << 20}},
-                            {small(128, true, 4), small(256, false, 4)}),
-                  entry_for(s, dev.attrs.name, dev.attrs.arch(), {{"N", 1 << 16}}, {small(256, false, 1)})});
+    write_wisdom(t.file("w.json"), {entry_for(s, dev.attrs.name, dev.attrs.arch(), {{"N", 1 << 20}},
+                                              {small(128, true, 4), small(256, false, 4)}),
+                                    entry_for(s, dev.attrs.name, dev.attrs.arch(), {{"N", 1 << 16}},
+                                              {small(256, false, 1)})});
     kernel_options opt;
     opt.cache_dir = t.file("cache");
     const kernel k = kernel::open(small_yaml(), t.file("w.json"), opt);
@@ -160,7 +168,8 @@ TEST_CASE("the handle launches vector_add in the application's context and strea
     CHECK(fb.key == "BLOCK=256,STRIDED=false,VEC=1");
 }
 
-TEST_CASE("the handle from several threads at once, each with its own stream" * doctest::test_suite("in_process")) {
+TEST_CASE("the handle from several threads at once, each with its own stream" *
+          doctest::test_suite("in_process")) {
     cu::primary_context ctx(0);
     const device_info dev = cu::read_device_info(0);
     tmp_dir t;
@@ -190,7 +199,8 @@ TEST_CASE("the handle from several threads at once, each with its own stream" * 
                 }
                 std::optional<cu::device_buffer> da, db, dc;
                 std::optional<cu::stream> st;
-                if (i % 2 == 0) {  // buffers need a context: let the handle's first launch make it current
+                if (i % 2 ==
+                    0) {  // buffers need a context: let the handle's first launch make it current
                     cu::check(cu::driver().cuCtxSetCurrent(primary), "cuCtxSetCurrent");
                 }
                 da.emplace(n * 4, false);
@@ -199,9 +209,11 @@ TEST_CASE("the handle from several threads at once, each with its own stream" * 
                 st.emplace();
                 da->upload(a.data());
                 db->upload(b.data());
-                if (i % 2 == 0) cu::check(cu::driver().cuCtxSetCurrent(nullptr), "cuCtxSetCurrent(null)");
+                if (i % 2 == 0)
+                    cu::check(cu::driver().cuCtxSetCurrent(nullptr), "cuCtxSetCurrent(null)");
                 for (int r = 0; r < launches; ++r)
-                    k.launch(st->get(), {{"N", n}}, reinterpret_cast<float*>(da->ptr()), reinterpret_cast<float*>(db->ptr()),
+                    k.launch(st->get(), {{"N", n}}, reinterpret_cast<float*>(da->ptr()),
+                             reinterpret_cast<float*>(db->ptr()),
                              reinterpret_cast<float*>(dc->ptr()));
                 CUcontext now = nullptr;
                 cu::check(cu::driver().cuCtxGetCurrent(&now), "cuCtxGetCurrent");
@@ -220,7 +232,8 @@ TEST_CASE("the handle from several threads at once, each with its own stream" * 
     CHECK(wrong.load() == 0);
 }
 
-TEST_CASE("selection tiers on the real device; stale entries skipped with a warning" * doctest::test_suite("in_process")) {
+TEST_CASE("selection tiers on the real device; stale entries skipped with a warning" *
+          doctest::test_suite("in_process")) {
     cu::primary_context ctx(0);
     const device_info dev = cu::read_device_info(0);
     cu::stream st;
@@ -243,7 +256,8 @@ TEST_CASE("selection tiers on the real device; stale entries skipped with a warn
     CHECK(at20.tier == selection_tier::nearest);  // the stale exact entry is skipped
     CHECK(at20.key == "BLOCK=128,STRIDED=false,VEC=4");
     bool stale_noted = false;
-    for (const auto& n : at20.notes) stale_noted = stale_noted || n.find("1 stale entry skipped") != std::string::npos;
+    for (const auto& n : at20.notes)
+        stale_noted = stale_noted || n.find("1 stale entry skipped") != std::string::npos;
     CHECK(stale_noted);
     check_vector_add(k, st.get(), 1 << 20);
     // Only the sibling board's entries: the architecture tier.
@@ -292,16 +306,25 @@ TEST_CASE("a kernel that no longer compiles: a clear error at its first launch, 
     }
 }
 
-TEST_CASE("the example application with a synthetic wisdom file: every result checked, every tier printed" *
-          doctest::test_suite("in_process")) {
+TEST_CASE(
+    "the example application with a synthetic wisdom file: every result checked, every tier "
+    "printed" *
+    doctest::test_suite("in_process")) {
     const device_info dev = cu::read_device_info(0);
     tmp_dir t;
     const spec va = load_spec(source_dir() + "/configs/vector_add.yaml");
-    params best = {{"BLOCK", int64_t{256}}, {"STRIDED", false}, {"IDX_T", std::string("int")}, {"VEC", int64_t{4}},
-                   {"MEM", std::string("device")}, {"MAXREG", int64_t{0}}, {"FAST", false}};
-    write_wisdom(t.file("w.json"), {entry_for(va, dev.attrs.name, dev.attrs.arch(), {{"N", 1048576}}, {best})});
+    params best = {{"BLOCK", int64_t{256}},
+                   {"STRIDED", false},
+                   {"IDX_T", std::string("int")},
+                   {"VEC", int64_t{4}},
+                   {"MEM", std::string("device")},
+                   {"MAXREG", int64_t{0}},
+                   {"FAST", false}};
+    write_wisdom(t.file("w.json"),
+                 {entry_for(va, dev.attrs.name, dev.attrs.arch(), {{"N", 1048576}}, {best})});
     const std::string example = binary("tuned_kernels", HONE_EXAMPLE_BINARY);
-    const std::string env = fmt::format("cd {} && HONE_CACHE_DIR={} HONE_LOG=info", source_dir(), t.file("cache"));
+    const std::string env =
+        fmt::format("cd {} && HONE_CACHE_DIR={} HONE_LOG=info", source_dir(), t.file("cache"));
     const run_result r = shell(fmt::format("{} {} --wisdom {}", env, example, t.file("w.json")));
     INFO(r.out);
     CHECK(r.rc == 0);
@@ -315,15 +338,17 @@ TEST_CASE("the example application with a synthetic wisdom file: every result ch
     CHECK(count(r.out, "hone: sgemm at M=256,N=256,K=256 on") == 1);
 }
 
-TEST_CASE("the capture loop: run, capture sizes and inputs, tune the captures, export, run again exact" *
-          doctest::test_suite("in_process")) {
+TEST_CASE(
+    "the capture loop: run, capture sizes and inputs, tune the captures, export, run again exact" *
+    doctest::test_suite("in_process")) {
     tmp_dir t;
     const std::string example = binary("tuned_kernels", HONE_EXAMPLE_BINARY);
     const std::string hone = binary("hone", HONE_BINARY);
     const std::string cd = fmt::format("cd {} && HONE_CACHE_DIR={}", source_dir(), t.file("cache"));
     // 1. The application, capturing every kernel with its inputs.
-    run_result r = shell(fmt::format("{} HONE_CAPTURE='*' HONE_CAPTURE_DIR={} HONE_CAPTURE_INPUTS=1 {}", cd, t.file("cap"),
-                                     example));
+    run_result r =
+        shell(fmt::format("{} HONE_CAPTURE='*' HONE_CAPTURE_DIR={} HONE_CAPTURE_INPUTS=1 {}", cd,
+                          t.file("cap"), example));
     INFO(r.out);
     REQUIRE(r.rc == 0);
     std::size_t json = 0, bins = 0;
@@ -331,21 +356,22 @@ TEST_CASE("the capture loop: run, capture sizes and inputs, tune the captures, e
         json += f.path().extension() == ".json";
         bins += f.path().extension() == ".bin";
     }
-    CHECK(json == 7);       // 4 vector_add sizes, 3 SGEMM shapes
+    CHECK(json == 7);              // 4 vector_add sizes, 3 SGEMM shapes
     CHECK(bins == 4 * 2 + 3 * 3);  // a, b; and a, b, c (inout)
     // 2. Tune what was captured (a few configurations each), into one database.
-    r = shell(fmt::format("{} {} tune configs/vector_add.yaml --captures {} -o {} --max-evals 6 -q", cd, hone, t.file("cap"),
-                          t.file("t.db")));
+    r = shell(fmt::format("{} {} tune configs/vector_add.yaml --captures {} -o {} --max-evals 6 -q",
+                          cd, hone, t.file("cap"), t.file("t.db")));
     INFO(r.out);
     CHECK(r.rc == 0);
     CHECK(count(r.out, "== capture ") == 4);
     CHECK(count(r.out, "(captured inputs)") == 4);
-    r = shell(fmt::format("{} {} tune configs/sgemm.yaml --captures {} -o {} --max-evals 4 -q", cd, hone, t.file("cap"),
-                          t.file("t.db")));
+    r = shell(fmt::format("{} {} tune configs/sgemm.yaml --captures {} -o {} --max-evals 4 -q", cd,
+                          hone, t.file("cap"), t.file("t.db")));
     INFO(r.out);
     CHECK(r.rc == 0);
     // 3. Export, 4. run again: every size is served exactly.
-    r = shell(fmt::format("{} {} export {} --wisdom {}", cd, hone, t.file("t.db"), t.file("w.json")));
+    r = shell(
+        fmt::format("{} {} export {} --wisdom {}", cd, hone, t.file("t.db"), t.file("w.json")));
     INFO(r.out);
     CHECK(r.rc == 0);
     r = shell(fmt::format("{} {} --wisdom {}", cd, example, t.file("w.json")));
@@ -353,8 +379,10 @@ TEST_CASE("the capture loop: run, capture sizes and inputs, tune the captures, e
     CHECK(r.rc == 0);
     CHECK(count(r.out, "  exact ") == 7);
     // A capture folder that cannot be created: one error line, the application goes on.
-    r = shell(fmt::format("{} HONE_CAPTURE='vector_*' HONE_CAPTURE_DIR=/proc/hone-no-such-dir {}", cd, example));
+    r = shell(fmt::format("{} HONE_CAPTURE='vector_*' HONE_CAPTURE_DIR=/proc/hone-no-such-dir {}",
+                          cd, example));
     INFO(r.out);
     CHECK(r.rc == 0);
-    CHECK(count(r.out, "HONE_CAPTURE: capture folder /proc/hone-no-such-dir cannot be created") == 1);
+    CHECK(count(r.out, "HONE_CAPTURE: capture folder /proc/hone-no-such-dir cannot be created") ==
+          1);
 }

@@ -30,7 +30,8 @@ args: [a, b, c, {{value: N, type: int64}}]
 launch: {{grid: ["ceil_div(N, BLOCK * VEC)"], block: [BLOCK]}}
 verify: {{reference: {{BLOCK: 256, VEC: 1}}}}
 )y",
-                       vector_add_source, extra_constraint.empty() ? "" : ", \"" + extra_constraint + "\"");
+                       vector_add_source,
+                       extra_constraint.empty() ? "" : ", \"" + extra_constraint + "\"");
 }
 
 // 2-D: a square TILE must divide M and N.
@@ -58,8 +59,12 @@ inline hone::device_attrs h100(const std::string& name = "NVIDIA H100 80GB HBM3"
 
 using params = std::vector<std::pair<std::string, hone::value>>;
 
-inline params va(int64_t block, int64_t vec) { return {{"BLOCK", block}, {"VEC", vec}}; }
-inline params tile(int64_t t) { return {{"TILE", t}}; }
+inline params va(int64_t block, int64_t vec) {
+    return {{"BLOCK", block}, {"VEC", vec}};
+}
+inline params tile(int64_t t) {
+    return {{"TILE", t}};
+}
 
 // An entry of `s`'s kernel; configs as (params, relative time), best first (rel 1).
 inline hone::tuned_entry entry(const hone::spec& s, const std::string& device,
@@ -86,13 +91,15 @@ inline hone::tuned_entry entry(const hone::spec& s, const std::string& device,
 
 inline std::string key_of(const params& p) {
     std::string out;
-    for (const auto& [n, v] : p) out += fmt::format("{}{}={}", out.empty() ? "" : ",", n, hone::template_text(v));
+    for (const auto& [n, v] : p)
+        out += fmt::format("{}{}={}", out.empty() ? "" : ",", n, hone::template_text(v));
     return out;
 }
 
 // A results store holding one run per (problem, configs with median times in us).
-inline void add_run(hone::results_store& db, const hone::spec& s, const std::string& device, const std::string& problem,
-                    const std::vector<std::pair<params, double>>& times, const std::string& objective = "time") {
+inline void add_run(hone::results_store& db, const hone::spec& s, const std::string& device,
+                    const std::string& problem, const std::vector<std::pair<params, double>>& times,
+                    const std::string& objective = "time") {
     hone::run_identity id;
     id.config_path = s.path;
     id.kernel_name = s.kernel.name;

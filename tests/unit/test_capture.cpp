@@ -71,7 +71,8 @@ TEST_CASE("capture: one JSON per (config, kernel, sizes) and the inputs, read ba
     CHECK(back[1].problem[0].second == 2000);
     CHECK(back[1].inputs.empty());
     // Nothing temporary is left.
-    for (const auto& e : fs::directory_iterator(t.path)) CHECK(e.path().string().find(".tmp") == std::string::npos);
+    for (const auto& e : fs::directory_iterator(t.path))
+        CHECK(e.path().string().find(".tmp") == std::string::npos);
 }
 
 TEST_CASE("capture: a folder that cannot be created or written is an env_error naming it") {
@@ -85,7 +86,8 @@ TEST_CASE("capture: a folder that cannot be created or written is an env_error n
 
 TEST_CASE("capture: damaged, foreign or incomplete capture files are input errors") {
     temp_dir t;
-    CHECK_THROWS_WITH_AS(runtime::read_captures(t.file("none")), doctest::Contains("no such folder"), input_error);
+    CHECK_THROWS_WITH_AS(runtime::read_captures(t.file("none")),
+                         doctest::Contains("no such folder"), input_error);
     t.write("a.json", "{\n  \"format\": \"hone-capture\",\n  oops\n}");
     try {
         runtime::read_captures(t.path.string());
@@ -96,17 +98,25 @@ TEST_CASE("capture: damaged, foreign or incomplete capture files are input error
         CHECK(e.message().find("not valid JSON") != std::string::npos);
     }
     t.write("a.json", R"({"format": "hone-wisdom", "version": 1})");
-    CHECK_THROWS_WITH_AS(runtime::read_captures(t.path.string()), doctest::Contains("not a hone capture file"), input_error);
+    CHECK_THROWS_WITH_AS(runtime::read_captures(t.path.string()),
+                         doctest::Contains("not a hone capture file"), input_error);
     t.write("a.json", R"({"format": "hone-capture", "version": 7})");
-    CHECK_THROWS_WITH_AS(runtime::read_captures(t.path.string()), doctest::Contains("capture version 7"), input_error);
-    t.write("a.json", R"({"format": "hone-capture", "version": 1, "config": "c.yaml", "kernel": "k", "problem": {"N": "x"}})");
-    CHECK_THROWS_WITH_AS(runtime::read_captures(t.path.string()), doctest::Contains("expected an integer"), input_error);
-    t.write("a.json", R"({"format": "hone-capture", "version": 1, "config": "c.yaml", "kernel": "k", "problem": {"N": 1},
+    CHECK_THROWS_WITH_AS(runtime::read_captures(t.path.string()),
+                         doctest::Contains("capture version 7"), input_error);
+    t.write(
+        "a.json",
+        R"({"format": "hone-capture", "version": 1, "config": "c.yaml", "kernel": "k", "problem": {"N": "x"}})");
+    CHECK_THROWS_WITH_AS(runtime::read_captures(t.path.string()),
+                         doctest::Contains("expected an integer"), input_error);
+    t.write(
+        "a.json",
+        R"({"format": "hone-capture", "version": 1, "config": "c.yaml", "kernel": "k", "problem": {"N": 1},
                           "inputs": {"a": {"file": "gone.bin"}}})");
-    CHECK_THROWS_WITH_AS(runtime::read_captures(t.path.string()), doctest::Contains("gone.bin is missing"), input_error);
+    CHECK_THROWS_WITH_AS(runtime::read_captures(t.path.string()),
+                         doctest::Contains("gone.bin is missing"), input_error);
     t.write("a.json", R"({"format": "hone-capture", "version": 1, "kernel": "k", "problem": {}})");
-    CHECK_THROWS_WITH_AS(runtime::read_captures(t.path.string()), doctest::Contains("\"config\": expected a string"),
-                         input_error);
+    CHECK_THROWS_WITH_AS(runtime::read_captures(t.path.string()),
+                         doctest::Contains("\"config\": expected a string"), input_error);
 }
 
 TEST_CASE("hone tune --captures: argument errors and captures of other kernels, exit 2") {
@@ -123,8 +133,8 @@ TEST_CASE("hone tune --captures: argument errors and captures of other kernels, 
     CHECK(r.output.find("no such folder") != std::string::npos);
     r = hone_cli(fmt::format("tune {} --captures {}", cfg, t.path.string()));
     CHECK(r.rc == 2);
-    CHECK(r.output.find("no capture of vector_add<{VEC}, {STRIDED}> from vector_add.yaml (the folder has no capture file)") !=
-          std::string::npos);
+    CHECK(r.output.find("no capture of vector_add<{VEC}, {STRIDED}> from vector_add.yaml (the "
+                        "folder has no capture file)") != std::string::npos);
     runtime::capture_record other = sample("/x/sgemm.yaml");
     other.kernel = "sgemm";
     runtime::write_capture(t.path.string(), other, nullptr);
@@ -137,7 +147,8 @@ TEST_CASE("hone tune --captures: argument errors and captures of other kernels, 
     runtime::write_capture(t.path.string(), odd, nullptr);
     r = hone_cli(fmt::format("tune {} --captures {}", cfg, t.path.string()));
     CHECK(r.rc == 2);
-    CHECK(r.output.find("the captured problem size 'M' is not one of vector_add.yaml's sizes") != std::string::npos);
+    CHECK(r.output.find("the captured problem size 'M' is not one of vector_add.yaml's sizes") !=
+          std::string::npos);
     // A damaged capture file: its line and column.
     t.write("zz.json", "{\"format\": \"hone-capture\",,}");
     r = hone_cli(fmt::format("tune {} --captures {}", cfg, t.path.string()));

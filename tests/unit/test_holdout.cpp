@@ -1,9 +1,9 @@
 // The selection-quality analysis on synthetic databases: which sizes are held out, how a choice
 // is scored, and the `hone selection-quality` command.
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "runtime/holdout.hpp"
 #include "runtime_test_util.hpp"
@@ -31,7 +31,8 @@ TEST_CASE("hold-out: every other size in one dimension, scored by the held-out r
     {
         results_store db(t.file("ladder.db"));
         for (int e = 10; e <= 20; e += 2)
-            add_run(db, s, "NVIDIA H100 80GB HBM3", fmt::format("N={}", int64_t{1} << e), times_at(int64_t{1} << e));
+            add_run(db, s, "NVIDIA H100 80GB HBM3", fmt::format("N={}", int64_t{1} << e),
+                    times_at(int64_t{1} << e));
     }
     entries = read_tuned(t.file("ladder.db"));
     const runtime::holdout_report r = runtime::evaluate_holdout(s, entries);
@@ -60,7 +61,8 @@ TEST_CASE("hold-out: every other size in one dimension, scored by the held-out r
     CHECK(r.hone.worst >= 0.95);
     CHECK(r.volume.within_95 < 3);
     const std::string md = runtime::holdout_markdown(r);
-    CHECK(md.find("| hone (interpolated relative time, valid at the size) | 3/3 (100.0%) |") != std::string::npos);
+    CHECK(md.find("| hone (interpolated relative time, valid at the size) | 3/3 (100.0%) |") !=
+          std::string::npos);
 }
 
 TEST_CASE("hold-out in two dimensions: a checkerboard of the tuned grid") {
@@ -68,7 +70,8 @@ TEST_CASE("hold-out in two dimensions: a checkerboard of the tuned grid") {
     std::vector<tuned_entry> entries;
     for (int64_t m : {256, 512, 1024})
         for (int64_t n : {256, 512, 1024})
-            entries.push_back(entry(s, "NVIDIA H100 80GB HBM3", {{"M", m}, {"N", n}}, {{tile(32), 1.0}, {tile(16), 1.1}}));
+            entries.push_back(entry(s, "NVIDIA H100 80GB HBM3", {{"M", m}, {"N", n}},
+                                    {{tile(32), 1.0}, {tile(16), 1.1}}));
     const runtime::holdout_report r = runtime::evaluate_holdout(s, entries);
     CHECK(r.tuned == 9);
     CHECK(r.held_out == 4);  // (256,512), (512,256), (512,1024), (1024,512)
@@ -82,14 +85,17 @@ TEST_CASE("hone selection-quality: markdown and JSON; errors") {
     {
         results_store db(t.file("ladder.db"));
         for (int e = 10; e <= 20; e += 2)
-            add_run(db, s, "NVIDIA H100 80GB HBM3", fmt::format("N={}", int64_t{1} << e), times_at(int64_t{1} << e));
+            add_run(db, s, "NVIDIA H100 80GB HBM3", fmt::format("N={}", int64_t{1} << e),
+                    times_at(int64_t{1} << e));
         results_store one(t.file("one.db"));
         add_run(one, s, "NVIDIA H100 80GB HBM3", "N=1024", times_at(1024));
     }
-    run_result r = hone_cli(fmt::format("selection-quality {} {}", t.file("va.yaml"), t.file("ladder.db")));
+    run_result r =
+        hone_cli(fmt::format("selection-quality {} {}", t.file("va.yaml"), t.file("ladder.db")));
     CHECK(r.rc == 0);
     CHECK(r.output.find("3 held-out of 6 tuned sizes") != std::string::npos);
-    r = hone_cli(fmt::format("selection-quality {} {} --json", t.file("va.yaml"), t.file("ladder.db")));
+    r = hone_cli(
+        fmt::format("selection-quality {} {} --json", t.file("va.yaml"), t.file("ladder.db")));
     CHECK(r.rc == 0);
     const auto j = nlohmann::json::parse(r.output);
     CHECK(j["held_out"] == 3);
@@ -99,7 +105,8 @@ TEST_CASE("hone selection-quality: markdown and JSON; errors") {
     CHECK(r.rc == 1);
     CHECK(r.output.find("no held-out size") != std::string::npos);
     CHECK(hone_cli(fmt::format("selection-quality {}", t.file("va.yaml"))).rc == 2);
-    r = hone_cli(fmt::format("selection-quality {} {} --arch sm_1", t.file("va.yaml"), t.file("ladder.db")));
+    r = hone_cli(
+        fmt::format("selection-quality {} {} --arch sm_1", t.file("va.yaml"), t.file("ladder.db")));
     CHECK(r.rc == 2);
     CHECK(r.output.find("no device attributes known for sm_1") != std::string::npos);
 }

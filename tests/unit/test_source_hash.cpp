@@ -29,7 +29,9 @@ launch: {grid: [1], block: [B]}
 TEST_CASE("the kernel's source hash covers included files, found as the compile cache finds them") {
     temp_dir t;
     std::filesystem::create_directory(t.path / "inc");
-    t.write("k.cu", "#include \"ops.cuh\"\n#include <cuda_fp16.h>\nextern \"C\" __global__ void k(float* c) {}\n");
+    t.write("k.cu",
+            "#include \"ops.cuh\"\n#include <cuda_fp16.h>\nextern \"C\" __global__ void k(float* "
+            "c) {}\n");
     t.write("inc/ops.cuh", "#include \"deep.cuh\"\n#define OP(a, b) ((a) + (b))\n");
     t.write("inc/deep.cuh", "#define DEEP 1\n");
     const std::string first = kernel_source_hash(kernel_in(t));

@@ -26,11 +26,12 @@ std::string slurp(const std::string& path) {
 std::vector<tuned_entry> sample_entries() {
     const spec s = load(spec_1d());
     std::vector<tuned_entry> out = {
-        entry(s, "NVIDIA H100 80GB HBM3", {{"N", 4096}}, {{va(128, 4), 1.0}, {va(64, 2), 1.25}, {va(256, 1), 2.5}}),
+        entry(s, "NVIDIA H100 80GB HBM3", {{"N", 4096}},
+              {{va(128, 4), 1.0}, {va(64, 2), 1.25}, {va(256, 1), 2.5}}),
         entry(s, "NVIDIA H100 80GB HBM3", {{"N", 1024}}, {{va(64, 2), 1.0}, {va(64, 1), 1.5}}),
     };
     out[0].configs[0].params.emplace_back("NAME", std::string("say \"hi\""));  // escaping
-    out[0].configs[0].params.emplace_back("SCALE", 2.0);                         // stays a real
+    out[0].configs[0].params.emplace_back("SCALE", 2.0);                       // stays a real
     out[0].configs[0].params.emplace_back("FAST", true);
     out[0].objective = "gbps";
     out[0].origin = "kernel_tuner 1.0 (x.json)";
@@ -96,7 +97,8 @@ TEST_CASE("wisdom: write, read back equal; sorted, one configuration a line") {
     }
     CHECK(std::holds_alternative<double>(b.configs[0].params[3].second));
     // Each configuration on one line of its own.
-    CHECK(text.find("\"runners_up\": [\n        {\"params\": {\"BLOCK\": 64, \"VEC\": 2}, ") != std::string::npos);
+    CHECK(text.find("\"runners_up\": [\n        {\"params\": {\"BLOCK\": 64, \"VEC\": 2}, ") !=
+          std::string::npos);
     // Writing what was read gives the same text.
     CHECK(format_wisdom(out) == text);
 
@@ -110,61 +112,78 @@ TEST_CASE("wisdom: write, read back equal; sorted, one configuration a line") {
         write_wisdom(t.file("w.json"), in);
         CHECK(slurp(t.file("w.json")) == text);
         CHECK(read_tuned(t.file("w.json")).size() == 2);
-        CHECK(std::distance(std::filesystem::directory_iterator(t.path), {}) == 1);  // no temporary left
+        CHECK(std::distance(std::filesystem::directory_iterator(t.path), {}) ==
+              1);  // no temporary left
     }
 }
 
 TEST_CASE("wisdom: JSON syntax errors name the line and column") {
-    check_error("{\n  \"format\": \"hone-wisdom\",\n  \"version\": 1,\n  \"entries\": [,]\n}\n", "not valid JSON", 4, 15);
+    check_error("{\n  \"format\": \"hone-wisdom\",\n  \"version\": 1,\n  \"entries\": [,]\n}\n",
+                "not valid JSON", 4, 15);
     check_error("", "not valid JSON", 1, 1);
     check_error("{\"format\": \"hone-wisdom\"", "not valid JSON", 1, 25);
 }
 
 TEST_CASE("wisdom: a file of another tool or version") {
     check_error("[1, 2]", "not a hone wisdom file");
-    check_error(R"({"device_name": "A100", "kernel_name": "gemm", "cache": {}})", "not a hone wisdom file");
+    check_error(R"({"device_name": "A100", "kernel_name": "gemm", "cache": {}})",
+                "not a hone wisdom file");
     check_error(R"({"format": "t4-results"})", "\"t4-results\" is not a hone wisdom file");
     check_error(R"({"format": "hone-wisdom"})", "missing \"version\"");
-    check_error(R"({"format": "hone-wisdom", "version": 2, "entries": []})", "wisdom version 2; this hone");
-    check_error(R"({"format": "hone-wisdom", "version": "1", "entries": []})", "version: expected an integer");
+    check_error(R"({"format": "hone-wisdom", "version": 2, "entries": []})",
+                "wisdom version 2; this hone");
+    check_error(R"({"format": "hone-wisdom", "version": "1", "entries": []})",
+                "version: expected an integer");
     check_error(R"({"format": "hone-wisdom", "version": 1})", "missing \"entries\"");
-    check_error(R"({"format": "hone-wisdom", "version": 1, "entries": {}})", "entries: expected an array");
-    CHECK(parse_wisdom(R"({"format": "hone-wisdom", "version": 1, "entries": []})", "w.json").empty());
+    check_error(R"({"format": "hone-wisdom", "version": 1, "entries": {}})",
+                "entries: expected an array");
+    CHECK(parse_wisdom(R"({"format": "hone-wisdom", "version": 1, "entries": []})", "w.json")
+              .empty());
 }
 
 TEST_CASE("wisdom: damaged entries say which field and what was expected") {
     check_error(with_field("kernel", "3"), "entries[0].kernel: expected a string, got a number");
     check_error(with_field("kernel", ""), "entries[0]: missing \"kernel\"");
     check_error(with_field("problem", "{\"N\": 1.5}"), "entries[0].problem.N: expected an integer");
-    check_error(with_field("problem", "[]"), "entries[0].problem: expected an object, got an array");
-    check_error(with_field("device", "{\"arch\": \"sm_90\"}"), "entries[0].device: missing \"name\"");
+    check_error(with_field("problem", "[]"),
+                "entries[0].problem: expected an object, got an array");
+    check_error(with_field("device", "{\"arch\": \"sm_90\"}"),
+                "entries[0].device: missing \"name\"");
     check_error(with_field("source_hash", ""), "entries[0]: missing \"source_hash\"");
-    check_error(with_field("objective", "\"speed\""), "entries[0].objective: expected time, gbps or gflops");
-    check_error(with_field("ranked", "1"), "entries[0].ranked: 1 is fewer than the 2 configurations listed");
+    check_error(with_field("objective", "\"speed\""),
+                "entries[0].objective: expected time, gbps or gflops");
+    check_error(with_field("ranked", "1"),
+                "entries[0].ranked: 1 is fewer than the 2 configurations listed");
     check_error(with_field("best", "{\"params\": {}, \"time_us\": 1, \"value\": 1}"),
                 "entries[0].best.params: expected at least one parameter");
     check_error(with_field("best", "{\"params\": {\"A\": [1]}, \"time_us\": 1, \"value\": 1}"),
                 "entries[0].best.params.A: expected a number, boolean or string, got an array");
     check_error(with_field("best", "{\"params\": {\"A\": 1}, \"time_us\": -1, \"value\": 1}"),
                 "entries[0].best.time_us: expected a positive number, got -1");
-    check_error(with_field("best", "{\"params\": {\"A\": 1}, \"value\": 1}"), "entries[0].best: missing \"time_us\"");
+    check_error(with_field("best", "{\"params\": {\"A\": 1}, \"value\": 1}"),
+                "entries[0].best: missing \"time_us\"");
     check_error(with_field("best", "7"), "entries[0].best: expected an object, got a number");
     std::string text = format_wisdom(sample_entries());
     const std::size_t rel = text.find("\"rel\": 1.25");
     REQUIRE(rel != std::string::npos);
-    check_error(text.replace(rel, 11, "\"rel\": 0.5"), "entries[1].runners_up[0].rel: expected >= 1");
+    check_error(text.replace(rel, 11, "\"rel\": 0.5"),
+                "entries[1].runners_up[0].rel: expected >= 1");
 }
 
 TEST_CASE("read_tuned: a missing path, a folder, a database, a foreign database") {
     temp_dir t;
-    CHECK_THROWS_WITH_AS(read_tuned(t.file("none.json")), doctest::Contains("no such file"), input_error);
-    CHECK_THROWS_WITH_AS(read_tuned(t.path.string()), doctest::Contains("is a folder"), input_error);
+    CHECK_THROWS_WITH_AS(read_tuned(t.file("none.json")), doctest::Contains("no such file"),
+                         input_error);
+    CHECK_THROWS_WITH_AS(read_tuned(t.path.string()), doctest::Contains("is a folder"),
+                         input_error);
     {
-        std::ofstream(t.file("other.db"), std::ios::binary) << std::string("SQLite format 3\0", 16) << std::string(4080, '\0');
+        std::ofstream(t.file("other.db"), std::ios::binary)
+            << std::string("SQLite format 3\0", 16) << std::string(4080, '\0');
     }
     CHECK_THROWS_AS(read_tuned(t.file("other.db")), env_error);  // the store's refusal
     t.write("text.txt", "hello");
-    CHECK_THROWS_WITH_AS(read_tuned(t.file("text.txt")), doctest::Contains("not valid JSON"), input_error);
+    CHECK_THROWS_WITH_AS(read_tuned(t.file("text.txt")), doctest::Contains("not valid JSON"),
+                         input_error);
 }
 
 TEST_CASE("a results database as tuned entries: every ranked configuration, relative to the best") {
@@ -172,8 +191,10 @@ TEST_CASE("a results database as tuned entries: every ranked configuration, rela
     const spec s = load(spec_1d());
     {
         results_store db(t.file("r.db"));
-        add_run(db, s, "NVIDIA H100 80GB HBM3", "N=1024", {{va(64, 1), 20.0}, {va(128, 2), 10.0}, {va(256, 4), -1}, {va(64, 2), 12.5}});
-        add_run(db, s, "NVIDIA H100 80GB HBM3", "N=4096", {{va(256, 4), -1}});  // nothing ranked: left out
+        add_run(db, s, "NVIDIA H100 80GB HBM3", "N=1024",
+                {{va(64, 1), 20.0}, {va(128, 2), 10.0}, {va(256, 4), -1}, {va(64, 2), 12.5}});
+        add_run(db, s, "NVIDIA H100 80GB HBM3", "N=4096",
+                {{va(256, 4), -1}});  // nothing ranked: left out
         add_run(db, s, "NVIDIA H100 PCIe", "N=4096", {{va(64, 1), 8.0}, {va(128, 2), 4.0}}, "gbps");
     }
     const std::vector<tuned_entry> e = read_tuned(t.file("r.db"));
