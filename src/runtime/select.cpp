@@ -82,9 +82,9 @@ double distance(const std::vector<double>& a, const std::vector<double>& b) {
     return std::sqrt(d);
 }
 
-// The nearest point in each orthant around q (a point on an axis plane counts on both sides):
-// the tuned sizes that bracket q in every dimension, so that q is interpolated, not
-// extrapolated, where the tuned sizes allow it.
+// The nearest points in each orthant around q (a point on an axis plane counts on both sides;
+// points equally near all count): the tuned sizes that bracket q in every dimension, so that q
+// is interpolated, not extrapolated, where the tuned sizes allow it.
 std::vector<const point*> neighbours_of(const std::vector<point>& pts,
                                         const std::vector<double>& q) {
     std::vector<const point*> out;
@@ -98,24 +98,22 @@ std::vector<const point*> neighbours_of(const std::vector<point>& pts,
         all.resize(std::min(all.size(), 2 * dims));
         return all;
     }
-    for (uint64_t orthant = 0; orthant < (uint64_t{1} << dims); ++orthant) {
-        const point* nearest = nullptr;
-        double nearest_d = std::numeric_limits<double>::infinity();
-        for (const auto& p : pts) {
-            bool inside = true;
-            for (std::size_t i = 0; i < dims && inside; ++i) {
-                const double diff = p.at[i] - q[i];
-                const bool upper = (orthant >> i) & 1;
-                inside = diff == 0 || (upper ? diff > 0 : diff < 0);
-            }
-            const double d = inside ? distance(p.at, q) : nearest_d;
-            if (d < nearest_d) {
-                nearest_d = d;
-                nearest = &p;
-            }
+    auto inside = [&](const point& p, uint64_t orthant) {
+        for (std::size_t i = 0; i < dims; ++i) {
+            const double diff = p.at[i] - q[i];
+            const bool upper = (orthant >> i) & 1;
+            if (!(diff == 0 || (upper ? diff > 0 : diff < 0))) return false;
         }
-        if (nearest && std::find(out.begin(), out.end(), nearest) == out.end())
-            out.push_back(nearest);
+        return true;
+    };
+    for (uint64_t orthant = 0; orthant < (uint64_t{1} << dims); ++orthant) {
+        double nearest = std::numeric_limits<double>::infinity();
+        for (const auto& p : pts)
+            if (inside(p, orthant)) nearest = std::min(nearest, distance(p.at, q));
+        for (const auto& p : pts) {
+            if (!inside(p, orthant) || distance(p.at, q) > nearest * (1 + 1e-9)) continue;
+            if (std::find(out.begin(), out.end(), &p) == out.end()) out.push_back(&p);
+        }
     }
     return out;
 }

@@ -179,6 +179,36 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("nearest, 3-D: at the centre of a 3 x 3 x 3 grid, the six sizes one step away, equally") {
+    const spec s = load_spec_text(fmt::format(R"y(kernel: {{source: {}, name: "vector_add<1, false>"}}
+problem: {{M: 1024, N: 1024, K: 1024}}
+params: {{TILE: [8, 16, 32]}}
+buffers: {{c: {{type: float, count: M * N, role: out}}}}
+args: [c]
+launch: {{grid: [N / TILE, M / TILE], block: [TILE, TILE]}}
+)y",
+                                              vector_add_source),
+                                  HONE_SOURCE_DIR "/configs/s3.yaml");
+    std::vector<tuned_entry> grid;
+    const int64_t values[] = {256, 1024, 4096};
+    for (int64_t m : values)
+        for (int64_t n : values)
+            for (int64_t k : values) {
+                if (m == 1024 && n == 1024 && k == 1024) continue;  // the held-out centre
+                // TILE=16 is the best at the six faces' centres, 32 everywhere else.
+                const int off = (m != 1024) + (n != 1024) + (k != 1024);
+                grid.push_back(entry(s, gpu, {{"M", m}, {"N", n}, {"K", k}},
+                                     off == 1 ? std::vector<std::pair<params, double>>{{tile(16), 1.0}, {tile(32), 1.3}}
+                                              : std::vector<std::pair<params, double>>{{tile(32), 1.0}, {tile(16), 1.3}}));
+            }
+    const kernel_selection sel = pick(s, grid, {1024, 1024, 1024});
+    CHECK(sel.tier == selection_tier::nearest);
+    REQUIRE(sel.neighbours.size() == 6);
+    for (const auto& [p, w] : sel.neighbours) CHECK(w == doctest::Approx(1.0 / 6));
+    CHECK(sel.key == "TILE=16");
+    CHECK(sel.predicted_rel == doctest::Approx(1.0));
+}
+
 TEST_CASE("architecture: another GPU of this name family and architecture; never another family") {
     const spec s = load(spec_1d());
     const std::vector<tuned_entry> entries = {
