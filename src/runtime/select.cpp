@@ -21,7 +21,10 @@ namespace {
 
 using param_pairs = std::vector<std::pair<std::string, value>>;
 
-std::string pairs_key(const param_pairs& params) {
+// Identifies a configuration whatever the order of its parameters.
+std::string pairs_key(param_pairs params) {
+    std::sort(params.begin(), params.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     std::string out;
     for (const auto& [name, v] : params)
         out += fmt::format("{}{}={}", out.empty() ? "" : ",", name, display_text(v));
@@ -238,28 +241,33 @@ bool pick_nearest(kernel_selection& sel, const spec& s, const std::vector<point>
             if (n == nearest_i) c.nearest_rank = it->second.second;
         }
     }
+    // Best first; validity is checked in that order, so that the common case evaluates the
+    // spec's expressions for one configuration, not for every one listed.
+    std::vector<std::pair<const std::string*, const candidate*>> order;
+    for (const auto& [key, c] : cands) order.emplace_back(&key, &c);
+    std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) {
+        const candidate& a = *x.second;
+        const candidate& b = *y.second;
+        if (std::abs(a.score - b.score) > 1e-12) return a.score < b.score;
+        if (a.present != b.present) return a.present > b.present;
+        return a.nearest_rank < b.nearest_rank;
+    });
     const candidate* best = nullptr;
-    std::string best_key;
-    std::size_t invalid = 0;
-    for (const auto& [key, c] : cands) {
-        if (!valid.check(key, c.params)) {
-            ++invalid;
-            continue;
+    std::string best_key, first_why;
+    std::size_t skipped = 0;
+    for (const auto& [key, c] : order) {
+        if (valid.check(*key, c->params)) {
+            best = c;
+            best_key = *key;
+            break;
         }
-        const bool better = !best || c.score < best->score - 1e-12 ||
-                            (std::abs(c.score - best->score) <= 1e-12 &&
-                             (c.present > best->present ||
-                              (c.present == best->present && c.nearest_rank < best->nearest_rank)));
-        if (better) {
-            best = &c;
-            best_key = key;
-        }
+        if (skipped++ == 0) first_why = fmt::format("{}: {}", *key, valid.why[*key]);
     }
     if (!best) {
         sel.notes.push_back(
             fmt::format("none of the {} configurations tuned at the nearest sizes "
-                        "is valid at {}",
-                        cands.size(), problem_text(s, sizes)));
+                        "is valid at {} ({})",
+                        cands.size(), problem_text(s, sizes), first_why));
         return false;
     }
     const tuned_entry& nearest = *near[nearest_i]->e;
@@ -269,11 +277,12 @@ bool pick_nearest(kernel_selection& sel, const spec& s, const std::vector<point>
     sel.neighbours.clear();
     for (std::size_t n = 0; n < near.size(); ++n)
         sel.neighbours.emplace_back(near[n]->e->problem_text(), w[n]);
-    if (invalid > 0)
+    if (skipped > 0)
         sel.notes.push_back(
-            fmt::format("{} of {} configurations tuned at the nearest sizes are "
-                        "not valid at {}",
-                        invalid, cands.size(), problem_text(s, sizes)));
+            fmt::format("{} configuration{} with a lower interpolated time {} not "
+                        "valid at {} ({})",
+                        skipped, skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are",
+                        problem_text(s, sizes), first_why));
     return true;
 }
 
