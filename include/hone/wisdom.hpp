@@ -18,7 +18,12 @@ struct tuned_config {
     double time_us = 0;                                 // median time of one launch
     double objective = 0;  // the objective's value: time_us, GB/s or GFLOP/s
     double rel = 1;        // relative cost against the best of its problem: >= 1, 1 = the best
+    std::string key;       // config_key(params), filled when read
 };
+
+// "A=1,B=true,C=\"long long\"" with the parameters sorted by name: a configuration's identity
+// across sizes and files, whatever the order of its parameters.
+std::string config_key(const std::vector<std::pair<std::string, value>>& params);
 
 // The tuned configurations of one kernel on one device at one set of problem sizes.
 struct tuned_entry {

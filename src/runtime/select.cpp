@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "hone/space.hpp"
 #include "hone/tuner.hpp"
@@ -21,14 +22,9 @@ namespace {
 
 using param_pairs = std::vector<std::pair<std::string, value>>;
 
-// Identifies a configuration whatever the order of its parameters.
-std::string pairs_key(param_pairs params) {
-    std::sort(params.begin(), params.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::string out;
-    for (const auto& [name, v] : params)
-        out += fmt::format("{}{}={}", out.empty() ? "" : ",", name, display_text(v));
-    return out;
+// A configuration's identity across sizes: its key as read (config_key), or computed.
+std::string key_of(const tuned_config& c) {
+    return c.key.empty() ? config_key(c.params) : c.key;
 }
 
 // The entry's sizes in spec order; nullopt when it names other sizes than the spec.
@@ -140,8 +136,24 @@ struct validity_cache {
 void fill_from(kernel_selection& sel, const spec& s, const tuned_entry& e,
                const std::vector<value>& values) {
     sel.from_tuned = true;
-    sel.entry = e;
-    sel.entry.configs.clear();
+    // The entry's identity, not its (possibly hundreds of) configurations.
+    tuned_entry& id = sel.entry;
+    id.kernel = e.kernel;
+    id.config = e.config;
+    id.source_hash = e.source_hash;
+    id.spec_hash = e.spec_hash;
+    id.device_name = e.device_name;
+    id.device_uuid = e.device_uuid;
+    id.arch = e.arch;
+    id.driver_version = e.driver_version;
+    id.nvrtc_version = e.nvrtc_version;
+    id.tool_version = e.tool_version;
+    id.origin = e.origin;
+    id.problem = e.problem;
+    id.objective = e.objective;
+    id.tuned_at = e.tuned_at;
+    id.ranked = e.ranked;
+    id.configs.clear();
     config c{values};
     sel.key = c.key(s);
     sel.params.clear();
@@ -154,7 +166,7 @@ void fill_from(kernel_selection& sel, const spec& s, const tuned_entry& e,
 // Rank and time of the configuration `key` in entry e (0: not listed).
 void locate(kernel_selection& sel, const tuned_entry& e, const std::string& key) {
     for (std::size_t r = 0; r < e.configs.size(); ++r) {
-        if (pairs_key(e.configs[r].params) != key) continue;
+        if (key_of(e.configs[r]) != key) continue;
         sel.tuned_rank = r + 1;
         sel.tuned_time_us = e.configs[r].time_us;
         return;
@@ -165,7 +177,7 @@ void locate(kernel_selection& sel, const tuned_entry& e, const std::string& key)
 bool pick_exact(kernel_selection& sel, const spec& s, const point& p, validity_cache& valid) {
     const tuned_entry& e = *p.e;
     for (std::size_t r = 0; r < e.configs.size(); ++r) {
-        const std::string key = pairs_key(e.configs[r].params);
+        const std::string key = key_of(e.configs[r]);
         const auto& values = valid.check(key, e.configs[r].params);
         if (!values) continue;
         fill_from(sel, s, e, *values);
@@ -177,15 +189,14 @@ bool pick_exact(kernel_selection& sel, const spec& s, const point& p, validity_c
                 fmt::format("the {} tuned configuration{} not valid now ({}): "
                             "used rank {}",
                             r == 1 ? "best" : fmt::format("{} best", r), r == 1 ? " is" : "s are",
-                            valid.why[pairs_key(e.configs[0].params)], r + 1));
+                            valid.why[key_of(e.configs[0])], r + 1));
         return true;
     }
     if (!e.configs.empty())
-        sel.notes.push_back(
-            fmt::format("none of the {} configurations tuned at {} on {} is valid "
-                        "now (the first: {})",
-                        e.configs.size(), e.problem_text(), e.device_name,
-                        valid.why[pairs_key(e.configs[0].params)]));
+        sel.notes.push_back(fmt::format(
+            "none of the {} configurations tuned at {} on {} is valid "
+            "now (the first: {})",
+            e.configs.size(), e.problem_text(), e.device_name, valid.why[key_of(e.configs[0])]));
     return false;
 }
 
@@ -209,14 +220,14 @@ bool pick_nearest(kernel_selection& sel, const spec& s, const std::vector<point>
     for (double& x : w) x /= total;
 
     struct candidate {
-        param_pairs params;
+        const param_pairs* params = nullptr;
         double score = 0;
         int present = 0;
         std::size_t nearest_rank = std::numeric_limits<std::size_t>::max();
     };
     std::map<std::string, candidate> cands;
     for (const point* p : near)
-        for (const auto& c : p->e->configs) cands.emplace(pairs_key(c.params), candidate{c.params});
+        for (const auto& c : p->e->configs) cands.try_emplace(key_of(c), candidate{&c.params});
     const auto nearest_i =
         static_cast<std::size_t>(std::max_element(w.begin(), w.end()) - w.begin());
     // Per neighbour: each configuration's relative time; a configuration it does not list
@@ -224,10 +235,10 @@ bool pick_nearest(kernel_selection& sel, const spec& s, const std::vector<point>
     // worst listed one.
     for (std::size_t n = 0; n < near.size(); ++n) {
         const tuned_entry& e = *near[n]->e;
-        std::map<std::string, std::pair<double, std::size_t>> rel;
+        std::unordered_map<std::string, std::pair<double, std::size_t>> rel;
         double worst = 1;
         for (std::size_t r = 0; r < e.configs.size(); ++r) {
-            rel[pairs_key(e.configs[r].params)] = {e.configs[r].rel, r};
+            rel[key_of(e.configs[r])] = {e.configs[r].rel, r};
             worst = std::max(worst, e.configs[r].rel);
         }
         for (auto& [key, c] : cands) {
@@ -256,7 +267,7 @@ bool pick_nearest(kernel_selection& sel, const spec& s, const std::vector<point>
     std::string best_key, first_why;
     std::size_t skipped = 0;
     for (const auto& [key, c] : order) {
-        if (valid.check(*key, c->params)) {
+        if (valid.check(*key, *c->params)) {
             best = c;
             best_key = *key;
             break;
@@ -271,7 +282,7 @@ bool pick_nearest(kernel_selection& sel, const spec& s, const std::vector<point>
         return false;
     }
     const tuned_entry& nearest = *near[nearest_i]->e;
-    fill_from(sel, s, nearest, *valid.check(best_key, best->params));
+    fill_from(sel, s, nearest, *valid.check(best_key, *best->params));
     locate(sel, nearest, best_key);
     sel.predicted_rel = best->score;
     sel.neighbours.clear();

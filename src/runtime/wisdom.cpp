@@ -271,7 +271,27 @@ double objective_value(const eval_record& r, rank_by by) {
     }
 }
 
+// Fills each configuration's key once, so that selection matches configurations by text.
+void index_keys(std::vector<tuned_entry>& entries) {
+    for (auto& e : entries)
+        for (auto& c : e.configs) c.key = config_key(c.params);
+}
+
 }  // namespace
+
+std::string config_key(const std::vector<std::pair<std::string, value>>& params) {
+    std::vector<const std::pair<std::string, value>*> sorted;
+    for (const auto& p : params) sorted.push_back(&p);
+    std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->first < b->first; });
+    std::string out;
+    for (const auto* p : sorted) {
+        if (!out.empty()) out += ',';
+        out += p->first;
+        out += '=';
+        out += display_text(p->second);
+    }
+    return out;
+}
 
 std::string tuned_entry::problem_text() const {
     std::string out;
@@ -313,6 +333,7 @@ std::vector<tuned_entry> parse_wisdom(const std::string& text, const std::string
     std::vector<tuned_entry> out;
     for (std::size_t i = 0; i < entries.size(); ++i)
         out.push_back(r.entry(entries[i], fmt::format("entries[{}]", i)));
+    index_keys(out);
     return out;
 }
 
@@ -358,6 +379,7 @@ std::vector<tuned_entry> tuned_from_db(const std::string& db_path) {
         e.ranked = e.configs.size();
         out.push_back(std::move(e));
     }
+    index_keys(out);
     return out;
 }
 
