@@ -234,10 +234,10 @@ int run_captures(const tune_args& a) {
             fmt::format("no capture of {} from {}{}", base.kernel.name, config_name,
                         others.empty() ? " (the folder has no capture file)"
                                        : fmt::format(" (it has {})", fmt::join(others, ", "))));
-    int rc = 0;
-    nlohmann::ordered_json all = nlohmann::ordered_json::array();
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-        const runtime::capture_record& c = mine[i];
+    // Every capture is checked before anything is tuned.
+    std::vector<spec> specs;
+    std::vector<std::map<std::string, int64_t>> all_sizes;
+    for (const runtime::capture_record& c : mine) {
         std::map<std::string, int64_t> sizes;
         for (const auto& [name, v] : c.problem) {
             if (std::none_of(base.problem.begin(), base.problem.end(),
@@ -248,6 +248,11 @@ int run_captures(const tune_args& a) {
                                 config_name));
             sizes[name] = v;
         }
+        for (const auto& p : base.problem)
+            if (!sizes.count(p.name))
+                throw input_error({c.path, 0, 0},
+                                  fmt::format("the capture does not give {}'s problem size '{}'",
+                                              config_name, p.name));
         spec s = load_spec(a.config, sizes);
         for (const auto& in : c.inputs) {
             buffer_spec* b = nullptr;
@@ -262,11 +267,18 @@ int run_captures(const tune_args& a) {
             b->init.kind = init_kind::file;
             b->init.path = fs::absolute(in.file).string();
         }
+        specs.push_back(std::move(s));
+        all_sizes.push_back(std::move(sizes));
+    }
+    int rc = 0;
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+        const runtime::capture_record& c = mine[i];
         if (!a.json)
             fmt::print("== capture {}/{}: {} ({})\n", i + 1, mine.size(), runtime::capture_stem(c),
                        c.inputs.empty() ? "generated inputs" : "captured inputs");
         nlohmann::ordered_json j;
-        const int one = tune_spec(a, std::move(s), sizes, a.json ? &j : nullptr);
+        const int one = tune_spec(a, std::move(specs[i]), all_sizes[i], a.json ? &j : nullptr);
         if (a.json) all.push_back(std::move(j));
         if (one == 130) {
             rc = 130;

@@ -149,6 +149,17 @@ TEST_CASE("hone tune --captures: argument errors and captures of other kernels, 
     CHECK(r.rc == 2);
     CHECK(r.output.find("the captured problem size 'M' is not one of vector_add.yaml's sizes") !=
           std::string::npos);
+    // A capture that leaves out one of the config's sizes (sgemm: M, N, K).
+    runtime::capture_record partial = sample("/elsewhere/sgemm.yaml");
+    partial.kernel = "sgemm";
+    partial.problem = {{"M", 256}, {"N", 256}};
+    temp_dir t2;
+    runtime::write_capture(t2.path.string(), partial, nullptr);
+    r = hone_cli(
+        fmt::format("tune {}/configs/sgemm.yaml --captures {}", HONE_SOURCE_DIR, t2.path.string()));
+    CHECK(r.rc == 2);
+    CHECK(r.output.find("the capture does not give sgemm.yaml's problem size 'K'") !=
+          std::string::npos);
     // A damaged capture file: its line and column.
     t.write("zz.json", "{\"format\": \"hone-capture\",,}");
     r = hone_cli(fmt::format("tune {} --captures {}", cfg, t.path.string()));
