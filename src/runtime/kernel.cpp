@@ -123,7 +123,6 @@ struct kernel::impl {
     std::map<std::string, library> libraries;  // by compile cache key
     std::map<int, device_info> devices;        // by CUdevice
     std::unique_ptr<compile_cache> cache;
-    std::set<std::pair<int, std::vector<int64_t>>> logged;
     std::once_flag primary_once;
     CUcontext primary = nullptr;
 
@@ -342,7 +341,10 @@ struct kernel::impl {
                 prepare(*r, fb, dev);
                 sel = std::move(fb);
             }
-            if (logged.emplace(static_cast<int>(dev_handle), r->sizes).second)
+            // Once per (kernel, device, sizes) in the process, however many handles or contexts.
+            if (runtime::current_log_level() >= runtime::log_level::info &&
+                runtime::first_time(fmt::format("select:{}|{}|{}|{}", s.path, s.kernel.name,
+                                                dev.attrs.name, sel.problem)))
                 runtime::log_line(runtime::log_level::info, sel.describe());
         } catch (const input_error& e) {
             r->failed = true;
