@@ -59,13 +59,16 @@ ladder sgemm "$sg" 90 "${sg_sizes[@]}"
 "$B/hone" export "$work/sgemm.db" --wisdom "$out/wisdom.json" --merge || echo "export sgemm rc=$?"
 for db in va sgemm; do [ -f "$work/$db.db" ] && gzip -c "$work/$db.db" >"$out/ladder_$db.db.gz"; done
 
+wisdom=()  # without a wisdom file (no ladder tuned) both still run, on the default tier
+[ -f "$out/wisdom.json" ] && wisdom=(--wisdom "$out/wisdom.json")
+
 # Launch overhead and first launches (its own empty caches), with the wisdom.
-"$B/hone_kernel_bench" --vector-add "$va" --sgemm "$sg" --wisdom "$out/wisdom.json" --json "$out/kernel_bench.json" \
+"$B/hone_kernel_bench" --vector-add "$va" --sgemm "$sg" "${wisdom[@]}" --json "$out/kernel_bench.json" \
   >"$out/kernel_bench.md" 2>"$out/kernel_bench.err"
 echo "hone_kernel_bench rc=$?"
 
-# The example at tuned sizes (2^12, a ladder shape) and untuned ones.
-HONE_LOG=info "$B/tuned_kernels" --wisdom "$out/wisdom.json" --vector-add "$va" --sgemm "$sg" \
+# The example at tuned sizes (2^10, 2^12, 2^20, a ladder shape) and untuned ones.
+HONE_LOG=info "$B/tuned_kernels" "${wisdom[@]}" --vector-add "$va" --sgemm "$sg" \
   --sizes-va 1024,4096,5000,1048576,3000001 --sizes-sgemm 256x768x2048,512x512x512,768x256x1024 \
   >"$out/example.log" 2>&1
 echo "tuned_kernels rc=$?"
