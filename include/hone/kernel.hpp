@@ -22,8 +22,11 @@
 // that does not compile: input_error (the message names the kernel and what was expected); a
 // driver failure: env_error (a cuda_error). Nothing here aborts the process.
 //
-// Environment: HONE_LOG=error|warn|info (default warn) prints each size's selection once at
-// info; HONE_CAPTURE=<glob> records the sizes launched (see README, "Capture").
+// Environment: HONE_LOG=off|error|warn|info (default warn) prints each size's selection once at
+// info; HONE_CAPTURE=<glob> records each size launched, once, into HONE_CAPTURE_DIR (and with
+// HONE_CAPTURE_INPUTS=1 the in/inout buffers, read on the launch's stream and synchronised).
+// A capture folder that cannot be written is reported once on stderr and capturing stops: the
+// launch never fails for it (see README, "Capture").
 #pragma once
 #include <array>
 #include <concepts>
