@@ -223,8 +223,8 @@ struct kernel_selection {
 
 struct kernel_options {
     int device = 0;  // whose primary context to use when the calling thread has none current
-    std::string
-        cache_dir;  // compile cache; "" = $HONE_CACHE_DIR, $XDG_CACHE_HOME/hone, ~/.cache/hone
+    // The compile cache; "" = $HONE_CACHE_DIR, else $XDG_CACHE_HOME/hone, else ~/.cache/hone.
+    std::string cache_dir;
     bool use_cache = true;
 };
 
