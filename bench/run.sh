@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The benchmarks of bench/RESULTS.md, on the GPU machine:
 #   bench/run.sh OUT_DIR [PHASE...]   phases: va24 va16 fixed compile sgemm baselines overhead
-#                                     euclid ab w12 timers clocks (default: all but ab, w12,
-#                                     timers, clocks)
+#                                     euclid ab w12 timers clocks kernel (default: all but ab,
+#                                     w12, timers, clocks, kernel)
 # Each tuning run writes OUT_DIR/<label>.json (`hone tune --json`); bench/summarize.py turns
 # them into the tables. Binaries come from $HONE_BIN_DIR (default .carry/).
 set -uo pipefail
@@ -108,6 +108,9 @@ for phase in $phases; do
         echo "compile vector_add -j $j rc=$?"
       done
       "$B/hone" check configs/sgemm.yaml --arch sm_90 --json -j $jobs_all >"$out/compile_sgemm_j$jobs_all.json" 2>/dev/null
+      ;;
+    kernel)  # the kernel handle: selection quality on ladders, launch overhead, first launches (~3 min)
+      bash bench/kernel.sh "$out"
       ;;
     baselines)
       "$B/baselines" --json 4096 >"$out/baselines.json" 2>"$out/baselines.err"

@@ -214,6 +214,13 @@ def main(out):
         tf = b["gflops"] / 1000
         print(f"- best SGEMM {b['key']}: {tf:.2f} TFLOP/s; cuBLAS SGEMM (FP32, {cub['math']}) at "
               f"{cub['m']}^3: {cub['tflops']:.2f} TFLOP/s -> {100 * tf / cub['tflops']:.1f}% of cuBLAS")
+    # The kernel phase (bench/kernel.sh) writes its tables itself.
+    for name in ("kernel_bench", "selection_va", "selection_sgemm"):
+        path = os.path.join(out, "kernel", name + ".md")
+        if os.path.exists(path):
+            print()
+            with open(path) as f:
+                print(f.read())
 
 
 if __name__ == "__main__":

@@ -72,6 +72,8 @@ std::string kernel_source_hash(const kernel_spec& k);
 std::string expand_name(const std::string& pattern, const spec& s, const bindings& scope,
                         const source_pos& pos);
 
+inline std::string kernel_source_hash(const spec& s) { return kernel_source_hash(s.kernel); }
+
 // Compiles in this process. timeout_s > 0 cancels through nvrtcSetFlowCallback.
 compile_result compile_nvrtc(const compile_request& req, double timeout_s = 0.0);
 // Parses "ptxas info : Used N registers, ..." lines from an NVRTC log: the first entry

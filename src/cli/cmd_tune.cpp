@@ -5,14 +5,17 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
 #include "hone/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
+#include "runtime/capture.hpp"
 
 namespace hone::cli {
 namespace {
@@ -30,7 +33,7 @@ struct tune_args {
     int device = 0;
     bool json = false, quiet = false, fresh = false, retry_failed = false, in_process = false;
     int jobs = 0;
-    std::string cache_dir, output, only, l2_flush, timer;
+    std::string cache_dir, output, only, l2_flush, timer, captures;
     bool no_cache = false, dry_run = false;
     std::string arch;
     int64_t max_evals = -1;
@@ -95,7 +98,12 @@ void print_failures(const std::vector<eval_record>& records, const std::string& 
     if (any) fmt::print("\n");
 }
 
+int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& sets,
+              nlohmann::ordered_json* json_out);
+int run_captures(const tune_args& a);
+
 int run_tune(const tune_args& a) {
+    if (!a.captures.empty()) return run_captures(a);
     if (a.dry_run) {  // compile everything into the cache, measure nothing
         check_args c;
         c.config = a.config;
@@ -109,7 +117,12 @@ int run_tune(const tune_args& a) {
         return run_check(c);
     }
     const auto sets = parse_sets(a.sets);
-    spec s = load_spec(a.config, sets);
+    return tune_spec(a, load_spec(a.config, sets), sets, nullptr);
+}
+
+// One tuning run of `s`; with `json_out`, its JSON goes there instead of stdout.
+int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& sets,
+              nlohmann::ordered_json* json_out) {
     if (a.l2_flush == "on") s.timing.l2_flush = true;
     if (a.l2_flush == "off") s.timing.l2_flush = false;
     if (!a.timer.empty()) s.timing.timer = a.timer;
@@ -207,7 +220,10 @@ int run_tune(const tune_args& a) {
         j["rusage"] = rusage_json();
         j["best"] = best.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(best[0]->key);
         j["results"] = to_json(r.records);
-        std::cout << j.dump(2) << "\n";
+        if (json_out)
+            *json_out = std::move(j);
+        else
+            std::cout << j.dump(2) << "\n";
     } else {
         fmt::print("{} on {} ({}, GPU {}), {}\n", s.kernel.name, r.device.attrs.name,
                    r.device.attrs.arch(), r.device.ordinal, r.identity.problem);
@@ -222,6 +238,83 @@ int run_tune(const tune_args& a) {
     }
     if (r.interrupted) return 130;
     return best.empty() ? 1 : 0;
+}
+
+// Tunes each problem size an application captured (HONE_CAPTURE) for this config's kernel, one
+// run identity per size, into the same database; captured input buffers become `init: file`.
+int run_captures(const tune_args& a) {
+    namespace fs = std::filesystem;
+    const spec base = load_spec(a.config);
+    const std::string config_name = fs::path(a.config).filename().string();
+    std::vector<runtime::capture_record> mine;
+    std::set<std::string> others;
+    for (auto& c : runtime::read_captures(a.captures)) {
+        if (c.kernel == base.kernel.name && fs::path(c.config).filename().string() == config_name)
+            mine.push_back(std::move(c));
+        else
+            others.insert(
+                fmt::format("{} of {}", c.kernel, fs::path(c.config).filename().string()));
+    }
+    if (mine.empty())
+        throw input_error(
+            {a.captures, 0, 0},
+            fmt::format("no capture of {} from {}{}", base.kernel.name, config_name,
+                        others.empty() ? " (the folder has no capture file)"
+                                       : fmt::format(" (it has {})", fmt::join(others, ", "))));
+    // Every capture is checked before anything is tuned.
+    std::vector<spec> specs;
+    std::vector<std::map<std::string, int64_t>> all_sizes;
+    for (const runtime::capture_record& c : mine) {
+        std::map<std::string, int64_t> sizes;
+        for (const auto& [name, v] : c.problem) {
+            if (std::none_of(base.problem.begin(), base.problem.end(),
+                             [&](const problem_size& p) { return p.name == name; }))
+                throw input_error(
+                    {c.path, 0, 0},
+                    fmt::format("the captured problem size '{}' is not one of {}'s sizes", name,
+                                config_name));
+            sizes[name] = v;
+        }
+        for (const auto& p : base.problem)
+            if (!sizes.count(p.name))
+                throw input_error({c.path, 0, 0},
+                                  fmt::format("the capture does not give {}'s problem size '{}'",
+                                              config_name, p.name));
+        spec s = load_spec(a.config, sizes);
+        for (const auto& in : c.inputs) {
+            buffer_spec* b = nullptr;
+            for (auto& x : s.buffers)
+                if (x.name == in.buffer) b = &x;
+            if (!b || b->role == buffer_role::out)
+                throw input_error(
+                    {c.path, 0, 0},
+                    fmt::format("captured input '{}' is not an in or inout buffer of {}", in.buffer,
+                                config_name));
+            b->init = init_spec{};
+            b->init.kind = init_kind::file;
+            b->init.path = fs::absolute(in.file).string();
+        }
+        specs.push_back(std::move(s));
+        all_sizes.push_back(std::move(sizes));
+    }
+    int rc = 0;
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+        const runtime::capture_record& c = mine[i];
+        if (!a.json)
+            fmt::print("== capture {}/{}: {} ({})\n", i + 1, mine.size(), runtime::capture_stem(c),
+                       c.inputs.empty() ? "generated inputs" : "captured inputs");
+        nlohmann::ordered_json j;
+        const int one = tune_spec(a, std::move(specs[i]), all_sizes[i], a.json ? &j : nullptr);
+        if (a.json) all.push_back(std::move(j));
+        if (one == 130) {
+            rc = 130;
+            break;
+        }
+        rc = std::max(rc, one);
+    }
+    if (a.json) std::cout << all.dump(2) << "\n";
+    return rc;
 }
 
 }  // namespace
@@ -250,7 +343,13 @@ Examples:
   hone tune configs/vector_add.yaml
   hone tune configs/vector_add.yaml --set N=65536 --output small.db
   hone tune configs/sgemm.yaml --max-evals 50 --json > sgemm.json
-  hone tune configs/vector_add.yaml --timer events     # as NVBench times)");
+  hone tune configs/vector_add.yaml --timer events     # as NVBench times
+  hone tune configs/vector_add.yaml --captures hone-captures   the sizes an application used
+
+--captures DIR tunes every problem size that an application captured for this config's kernel
+(run it with HONE_CAPTURE=<kernel glob>, see README): one run per size, into the same database,
+with the captured input buffers as the inputs (init: file) when HONE_CAPTURE_INPUTS=1 copied
+them. Then `hone export DB --wisdom FILE` gives the application its wisdom.)");
     c->add_option("config", a->config, "Search config (YAML)")->required()->check(CLI::ExistingFile);
     c->add_option("--set", a->sets, "Override a problem size: NAME=VALUE (repeatable)");
     c->add_option("--device", a->device, "GPU ordinal (see `hone devices`)")->check(CLI::NonNegativeNumber);
@@ -268,8 +367,16 @@ Examples:
     c->add_flag("--fresh", a->fresh, "Forget this run's stored results first");
     c->add_flag("--retry-failed", a->retry_failed, "Re-run configurations that faulted or timed out");
     c->add_flag("--in-process", a->in_process, "GPU work in this process: faster start, but a faulting kernel ends the run");
-    CLI::Option* dry = c->add_flag("--dry-run", a->dry_run, "Compile every configuration into the cache, measure nothing");
-    c->add_option("--arch", a->arch, "With --dry-run: target architecture (default: the GPU's)")->needs(dry);
+    CLI::Option* dry = c->add_flag("--dry-run", a->dry_run,
+                                   "Compile every configuration into the cache, measure nothing");
+    c->add_option("--captures", a->captures,
+                  "Tune each problem size captured in this folder (HONE_CAPTURE), with captured "
+                  "inputs when present")
+        ->excludes(dry)
+        ->excludes(c->get_option("--set"))
+        ->excludes(c->get_option("--only"));
+    c->add_option("--arch", a->arch, "With --dry-run: target architecture (default: the GPU's)")
+        ->needs(dry);
     c->add_option("--top", a->top, "Rows of the best table (0 = all)");
     c->add_flag("--json", a->json, "Print machine-readable results");
     c->add_flag("-q,--quiet", a->quiet, "No progress line");

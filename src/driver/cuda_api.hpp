@@ -21,6 +21,9 @@ namespace hone::cu {
     X(cuDevicePrimaryCtxRetain) \
     X(cuDevicePrimaryCtxRelease) \
     X(cuCtxSetCurrent) \
+    X(cuCtxGetCurrent) \
+    X(cuCtxGetDevice) \
+    X(cuCtxGetId) \
     X(cuMemGetInfo) \
     X(cuMemAlloc) \
     X(cuMemAllocManaged) \
@@ -38,6 +41,10 @@ namespace hone::cu {
     X(cuModuleLoadData) \
     X(cuModuleUnload) \
     X(cuModuleGetFunction) \
+    X(cuLibraryLoadData) \
+    X(cuLibraryUnload) \
+    X(cuLibraryGetKernel) \
+    X(cuKernelGetFunction) \
     X(cuFuncGetAttribute) \
     X(cuFuncSetAttribute) \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
