@@ -33,8 +33,14 @@ int run_show(const show_args& a) {
             out.push_back({{"identity", to_json(run)}, {"results", to_json(records)}});
             continue;
         }
-        fmt::print("{} on {} ({}), {}; hone {}, NVRTC {}\n", run.kernel_name, run.device_name,
-                   run.arch, run.problem, run.tool_version, run.nvrtc_version);
+        if (run.origin.empty()) {
+            fmt::print("{} on {} ({}), {}; hone {}, NVRTC {}; run {}\n", run.kernel_name,
+                       run.device_name, run.arch, run.problem, run.tool_version, run.nvrtc_version,
+                       run.id().substr(0, 12));
+        } else {  // measured elsewhere: never mixed with hone's own runs
+            fmt::print("{} on {}, {}; imported: {}; run {}\n", run.kernel_name, run.device_name,
+                       run.problem, run.origin, run.id().substr(0, 12));
+        }
         fmt::print("{}\n", status_summary(records));
         table_options t;
         t.top = a.all ? 0 : a.top;

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "hone/error.hpp"
 
@@ -79,16 +80,29 @@ const std::string& record_columns() {
     return text;
 }
 
-const std::string& insert_record_sql() {
+const std::string& record_columns_without_samples() {
     static const std::string text = [] {
-        std::string values = "?1";
-        for (std::size_t i = 0; i + 1 < columns.size(); ++i) values += fmt::format(", ?{}", i + 2);
-        return fmt::format(
-            "INSERT OR REPLACE INTO results (run_id, {}) "
-            "VALUES ({}, COALESCE(NULLIF(?{}, ''), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
-            record_columns(), values, columns.size() + 1);
+        std::vector<std::string> names(columns.begin(), columns.end());
+        for (auto& n : names)
+            if (n == "samples") n = "'[]'";
+        return fmt::format("{}", fmt::join(names, ", "));
     }();
     return text;
+}
+
+const std::string& insert_record_sql(bool as_given) {
+    auto make = [](bool keep) {
+        std::string values = "?1";
+        for (std::size_t i = 0; i + 1 < columns.size(); ++i) values += fmt::format(", ?{}", i + 2);
+        const std::string created =
+            keep ? fmt::format("?{}", columns.size() + 1)
+                 : fmt::format("COALESCE(NULLIF(?{}, ''), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                               columns.size() + 1);
+        return fmt::format("INSERT OR REPLACE INTO results (run_id, {}) VALUES ({}, {})",
+                           record_columns(), values, created);
+    };
+    static const std::string now = make(false), given = make(true);
+    return as_given ? given : now;
 }
 
 void bind_record(sql::stmt& s, int64_t run_id, const eval_record& r) {
