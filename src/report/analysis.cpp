@@ -13,6 +13,16 @@ double quantile_sorted(const std::vector<double>& sorted, double q) {
     return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - static_cast<double>(lo));
 }
 
+double median_of(std::vector<double>& values) {
+    // Linear-time selection; the same value as quantile_sorted(sorted, 0.5).
+    const std::size_t mid = (values.size() - 1) / 2;
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+    const double lo = values[mid];
+    if (values.size() % 2 == 1) return lo;
+    const double hi = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(mid) + 1, values.end());
+    return lo + (hi - lo) * 0.5;
+}
+
 box_stats box_of(std::vector<double> values) {
     box_stats b;
     b.n = values.size();
@@ -168,6 +178,8 @@ comparison compare_values(const scored_run& s, std::size_t param) {
     };
     // log(speedup of a over b) per matched configuration.
     std::vector<std::vector<double>> logs(k * k);
+    std::vector<double> log_score(n);
+    for (std::size_t i = 0; i < n; ++i) log_score[i] = std::log(s.score[i]);
     const double sign = s.higher_better ? 1.0 : -1.0;
     for (std::size_t start = 0; start < n;) {
         std::size_t end = start + 1;
@@ -176,8 +188,7 @@ comparison compare_values(const scored_run& s, std::size_t param) {
             for (std::size_t j = start; j < end; ++j) {
                 const uint32_t a = s.points[order[i]][param], b = s.points[order[j]][param];
                 if (a == b || a >= k || b >= k) continue;
-                logs[a * k + b].push_back(
-                    sign * (std::log(s.score[order[i]]) - std::log(s.score[order[j]])));
+                logs[a * k + b].push_back(sign * (log_score[order[i]] - log_score[order[j]]));
             }
         }
         start = end;
@@ -194,10 +205,7 @@ comparison compare_values(const scored_run& s, std::size_t param) {
             if (a == b) continue;
             auto& l = logs[a * k + b];
             c.pairs[a * k + b] = l.size();
-            if (!l.empty()) {
-                std::sort(l.begin(), l.end());
-                c.speedup[a * k + b] = std::exp(quantile_sorted(l, 0.5));
-            }
+            if (!l.empty()) c.speedup[a * k + b] = std::exp(median_of(l));
             if (best[a] > 0 && best[b] > 0)
                 c.best_speedup[a * k + b] = s.higher_better ? best[a] / best[b] : best[b] / best[a];
         }

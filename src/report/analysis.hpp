@@ -13,6 +13,9 @@ namespace hone::report_detail {
 // Linear interpolation between order statistics (R's type 7) of a sorted, non-empty list.
 double quantile_sorted(const std::vector<double>& sorted, double q);
 
+// The median of a non-empty list, reordering it (selection, not a sort).
+double median_of(std::vector<double>& values);
+
 struct box_stats {
     std::size_t n = 0;
     double min = 0, q1 = 0, median = 0, q3 = 0, max = 0;

@@ -32,8 +32,9 @@ table { border-collapse: collapse; font-size: 13px; font-variant-numeric: tabula
 th, td { padding: 3px 9px; border-bottom: 1px solid #e6e6e6; text-align: right; vertical-align: top; }
 th { background: #f4f4f4; font-weight: 600; border-bottom: 1px solid #ccc; }
 td.t, th.t { text-align: left; }
-td.nw, th { white-space: nowrap; }
-td.msg { text-align: left; font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px;
+td, th { white-space: nowrap; }
+td.wrap { white-space: normal; max-width: 460px; overflow-wrap: anywhere; }
+td.msg { text-align: left; white-space: normal; font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px;
          max-width: 760px; overflow-wrap: anywhere; }
 tr.tie td { background: #eef5ff; }
 tr.best td { background: #e6f4ea; font-weight: 600; }
@@ -82,22 +83,43 @@ std::string run_heading(const run_view& v) {
                        esc(id.device_name.empty() ? "an unnamed device" : id.device_name));
 }
 
+// "4362<br>4201 ok<br>155 runtime_fault": the total, then each status on its own line.
+std::string status_lines(const std::vector<eval_record>& records) {
+    std::string out = std::to_string(records.size());
+    for (int i = 0; i <= static_cast<int>(status::timeout); ++i) {
+        const auto s = static_cast<status>(i);
+        const auto n = std::count_if(records.begin(), records.end(), [s](const auto& r) { return r.st == s; });
+        if (n > 0) out += fmt::format("<br>{} {}", n, status_name(s));
+    }
+    return out;
+}
+
+// A key that may break after its commas.
+std::string breakable_key(const std::string& key) {
+    std::string out;
+    for (char c : esc(key)) {
+        out += c;
+        if (c == ',') out += "<wbr>";
+    }
+    return out;
+}
+
 std::string runs_table(const std::vector<run_view>& views) {
     std::string out =
-        R"(<div class="scroll"><table><tr><th class="t">run</th><th class="t">id</th><th class="t">kernel</th><th class="t">device</th><th class="t">problem</th><th class="t">measured by</th><th class="t">objective</th><th class="t">configurations</th><th class="t">best</th></tr>)";
+        R"(<div class="scroll"><table><tr><th class="t">run</th><th class="t">id</th><th class="t">kernel</th><th class="t">device</th><th class="t">problem</th><th class="t">measured by</th><th class="t">objective</th><th>configurations</th><th class="t">best</th></tr>)";
     for (const auto& v : views) {
         const run_identity& id = v.run->identity;
         const auto best = ranked(v.run->records, v.by);
         out += fmt::format(
-            R"(<tr><td class="t nw">{}{}</td><td class="t"><code>{}</code></td><td class="t nw">{}</td><td class="t nw">{}</td><td class="t">{}</td><td class="t">{}</td><td class="t">{}</td><td class="t">{}</td><td class="t">{}</td></tr>)",
+            R"(<tr><td class="t">{}{}</td><td class="t"><code>{}</code></td><td class="t">{}</td><td class="t">{}</td><td class="t">{}</td><td class="t wrap">{}</td><td class="t">{}</td><td>{}</td><td class="t wrap">{}</td></tr>)",
             swatch(v.color), esc(v.label), id.id().substr(0, 12), esc(id.kernel_name),
             esc(id.device_name.empty() ? "unknown" : id.device_name), esc(id.problem),
             esc(id.origin.empty() ? fmt::format("hone {} (this tool)", id.tool_version)
                                   : "imported: " + id.origin),
-            esc(id.objective), esc(status_summary(v.run->records)),
+            esc(id.objective), status_lines(v.run->records),
             best.empty() ? "none ranked"
-                         : esc(fmt::format("{} ({})", objective_text(*best[0], v.by),
-                                           truncate_text(best[0]->key, 80))));
+                         : fmt::format("<b>{}</b><br>{}", esc(objective_text(*best[0], v.by)),
+                                       breakable_key(best[0]->key)));
     }
     return out + "</table></div>";
 }
@@ -106,8 +128,20 @@ std::string best_table(const run_view& v, std::size_t top) {
     const auto order = ranked(v.run->records, v.by);
     if (order.empty()) return R"(<p class="how">No configuration of this run has a timing.</p>)";
     const std::size_t rows = top == 0 ? order.size() : std::min(top, order.size());
-    std::vector<std::string> names;
-    for (const auto& p : order.front()->params) names.push_back(p.first);
+    // Parameters that are the same in every ranked configuration go in a note, not a column.
+    std::vector<std::string> names, fixed;
+    for (const auto& p : order.front()->params) {
+        const bool same = std::all_of(order.begin(), order.end(), [&](const eval_record* r) {
+            for (const auto& q : r->params)
+                if (q.first == p.first) return q.second == p.second;
+            return false;
+        });
+        if (same && order.size() > 1) {
+            fixed.push_back(fmt::format("{} = {}", p.first, template_text(p.second)));
+        } else {
+            names.push_back(p.first);
+        }
+    }
     auto any = [&](auto pred) {
         return std::any_of(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(rows), pred);
     };
@@ -169,6 +203,9 @@ std::string best_table(const run_view& v, std::size_t top) {
                                   : "");
     }
     out += "</table></div>";
+    if (!fixed.empty())
+        out += fmt::format(R"(<p class="meta">The same in every ranked configuration: {}.</p>)",
+                           esc(fmt::format("{}", fmt::join(fixed, ", "))));
     if (rows < order.size())
         out += fmt::format(
             R"(<p class="meta">{} more ranked configurations (hone show {} --all).</p>)",

@@ -51,11 +51,21 @@ double unit_random(uint64_t seed) {
     return static_cast<double>(mix(seed) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+// The ticks of a scale that lie on it (a rounder step can reach past the domain's ends).
+std::vector<double> ticks_in(const scale& s, int target) {
+    const auto all = s.log ? log_ticks(s.d0, s.d1) : linear_ticks(s.d0, s.d1, target);
+    const double lo = std::min(s.d0, s.d1), hi = std::max(s.d0, s.d1);
+    const double eps = (hi - lo) * 1e-9;
+    std::vector<double> out;
+    for (double t : all)
+        if (t >= lo - eps && t <= hi + eps) out.push_back(t);
+    return out;
+}
+
 // The y axis: gridlines, tick labels and the rotated title.
 std::string y_axis(const scale& y, double x0, double x1, const std::string& title) {
     std::string out;
-    const auto ticks = y.log ? log_ticks(y.d0, y.d1) : linear_ticks(y.d0, y.d1, 5);
-    for (double t : ticks) {
+    for (double t : ticks_in(y, 5)) {
         const double py = y(t);
         out += line(x0, py, x1, py, R"(stroke="#e3e3e3")");
         out +=
@@ -72,8 +82,7 @@ std::string y_axis(const scale& y, double x0, double x1, const std::string& titl
 
 std::string x_axis_ticks(const scale& x, double y0, const std::string& title, double width_px) {
     std::string out;
-    const auto ticks = x.log ? log_ticks(x.d0, x.d1) : linear_ticks(x.d0, x.d1, 6);
-    for (double t : ticks) {
+    for (double t : ticks_in(x, 6)) {
         const double px = x(t);
         out += line(px, y0, px, y0 + 5, R"(stroke="#555")");
         out +=
@@ -130,8 +139,10 @@ axis_unit objective_unit(rank_by by, double typical) {
 std::string strip_plot(const std::string& param, const std::vector<std::string>& value_labels,
                        const std::vector<strip_series>& series, const axis_unit& unit) {
     const std::size_t k = std::max<std::size_t>(value_labels.size(), 1);
-    const double ml = 66, mr = 12, mt = 30, ph = 230;
-    const double pw = std::max(360.0, std::min(720.0, 36.0 * static_cast<double>(k)));
+    // Room above the plot for the runs' legend, one line each.
+    const double ml = 66, mr = 12, ph = 230;
+    const double mt = 30 + (series.size() > 1 ? 16.0 * static_cast<double>(series.size() - 1) : 0);
+    const double pw = std::clamp(46.0 * static_cast<double>(k) * static_cast<double>(std::max<std::size_t>(series.size(), 1)), 230.0, 720.0);
     const double band = pw / static_cast<double>(k);
     double label_w = 0;
     for (const auto& l : value_labels) label_w = std::max(label_w, text_width(l, tick_px));
@@ -248,7 +259,7 @@ std::string strip_plot(const std::string& param, const std::vector<std::string>&
 std::string heat_map(const std::string& param, const std::vector<std::string>& value_labels,
                      const comparison& c, std::size_t& gradient_ids) {
     const std::size_t k = c.k;
-    const double cell = std::clamp(std::floor(320.0 / static_cast<double>(k)), 12.0, 46.0);
+    const double cell = std::clamp(std::floor(320.0 / static_cast<double>(k)), 12.0, 56.0);
     double label_w = 0;
     std::vector<std::string> labels;
     for (const auto& l : value_labels) {
@@ -261,7 +272,9 @@ std::string heat_map(const std::string& param, const std::vector<std::string>& v
     const double mt = 30 + (rotate ? label_w * 0.72 + 8 : 18);
     const double side = cell * static_cast<double>(k);
     const std::string title = fmt::format("{}: row value against column value", param);
-    const double W = std::max({ml + side + 16, 300.0, text_width(title, title_px) + 12}),
+    // Rotated column labels reach right of the last column by about 0.65 of their width.
+    const double W = std::max({ml + side + 16 + (rotate ? label_w * 0.65 : 0), 300.0,
+                               text_width(title, title_px) + 12}),
                  H = mt + side + 62;
     // The colour range: the largest ratio shown, at least 1.1x and at most 4x.
     double range = std::log2(1.1);

@@ -21,6 +21,7 @@
 #include "hone/error.hpp"
 #include "hone/stats.hpp"
 #include "hone/store.hpp"
+#include "store/flat_json.hpp"
 #include "temp_dir.hpp"
 
 using namespace hone;
@@ -646,5 +647,41 @@ TEST_CASE("kt cache: the shared brute-forced spaces import and export back uncha
         for (const auto& [key, rec] : original["cache"].items())
             differing += back["cache"][key] != rec;
         CHECK(differing == 0);
+    }
+}
+
+TEST_CASE("store: the fast readers of the store's JSON agree with the general parser") {
+    using namespace store_detail;
+    std::vector<double> xs;
+    CHECK(read_number_array("[1.5, 2, -3e-05, 0.30000000000000004]", xs));
+    CHECK(xs == std::vector<double>{1.5, 2, -3e-05, 0.1 + 0.2});
+    CHECK(read_number_array("[]", xs));
+    CHECK(xs.empty());
+    CHECK_FALSE(read_number_array("[1, null]", xs));
+    CHECK_FALSE(read_number_array("[1,]", xs));
+    CHECK_FALSE(read_number_array("[1] x", xs));
+    std::map<std::string, double> m;
+    CHECK(read_number_object(R"({"GFLOP/s":2258.5,"waits":7})", m));
+    CHECK(m == std::map<std::string, double>{{"GFLOP/s", 2258.5}, {"waits", 7}});
+    CHECK_FALSE(read_number_object(R"({"a\"b":1})", m));  // escapes: the general parser's
+    CHECK_FALSE(read_number_object(R"({"a":{"b":1}})", m));
+    param_list p;
+    const std::string text =
+        R"({"BLOCK":256,"FAST":true,"IDX_T":"long long","SCALE":0.5,"BIG":1e300,"NEG":-4})";
+    CHECK(read_scalar_object(text, p));
+    CHECK(p == params_from_json(nlohmann::ordered_json::parse(text)));
+    CHECK(std::holds_alternative<int64_t>(p[0].second));
+    CHECK(std::holds_alternative<double>(p[3].second));
+    CHECK_FALSE(read_scalar_object(R"({"A":99999999999999999999})", p));  // beyond int64
+    CHECK_FALSE(read_scalar_object(R"({"A":"x\ny"})", p));
+    CHECK_FALSE(read_scalar_object(R"({"A":null})", p));
+    CHECK_FALSE(read_scalar_object(R"({"A":1,"A":2})", p));
+    // What the store writes reads back through the fast path exactly.
+    const run_records run = hone_run();
+    for (const auto& r : run.records) {
+        CHECK(read_scalar_object(params_to_json(r.params).dump(), p));
+        CHECK(p == r.params);
+        CHECK(read_number_array(json(r.gpu.samples_us).dump(), xs));
+        CHECK(xs == r.gpu.samples_us);
     }
 }
