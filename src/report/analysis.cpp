@@ -16,10 +16,12 @@ double quantile_sorted(const std::vector<double>& sorted, double q) {
 double median_of(std::vector<double>& values) {
     // Linear-time selection; the same value as quantile_sorted(sorted, 0.5).
     const std::size_t mid = (values.size() - 1) / 2;
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid),
+                     values.end());
     const double lo = values[mid];
     if (values.size() % 2 == 1) return lo;
-    const double hi = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(mid) + 1, values.end());
+    const double hi =
+        *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(mid) + 1, values.end());
     return lo + (hi - lo) * 0.5;
 }
 
@@ -264,7 +266,7 @@ std::vector<double> best_so_far(const std::vector<eval_record>& records, rank_by
 time_parts time_spent(const std::vector<eval_record>& records) {
     time_parts t;
     for (const auto& r : records) {
-        t.compile += r.compile_ms / 1000;
+        if (!r.compile_cached) t.compile += r.compile_ms / 1000;  // a cache hit cost no compile
         const job_steps& s = r.gpu.steps;
         t.load += s.load_s;
         t.verify += s.verify_s;

@@ -69,7 +69,8 @@ std::vector<double> expected_random_best_sorted(const std::vector<double>& best_
 // The best objective after each evaluation in stored order (0 before the first with a score).
 std::vector<double> best_so_far(const std::vector<eval_record>& records, rank_by by);
 
-// Where the time went, summed over the records (seconds).
+// Where the time went, summed over the records (seconds); compile times of binaries that came
+// from the compile cache are not counted.
 struct time_parts {
     double compile = 0, load = 0, verify = 0, warmup = 0, samples = 0, framework = 0, strategy = 0;
     double total() const {

@@ -88,7 +88,8 @@ std::string status_lines(const std::vector<eval_record>& records) {
     std::string out = std::to_string(records.size());
     for (int i = 0; i <= static_cast<int>(status::timeout); ++i) {
         const auto s = static_cast<status>(i);
-        const auto n = std::count_if(records.begin(), records.end(), [s](const auto& r) { return r.st == s; });
+        const auto n =
+            std::count_if(records.begin(), records.end(), [s](const auto& r) { return r.st == s; });
         if (n > 0) out += fmt::format("<br>{} {}", n, status_name(s));
     }
     return out;

@@ -142,7 +142,9 @@ std::string strip_plot(const std::string& param, const std::vector<std::string>&
     // Room above the plot for the runs' legend, one line each.
     const double ml = 66, mr = 12, ph = 230;
     const double mt = 30 + (series.size() > 1 ? 16.0 * static_cast<double>(series.size() - 1) : 0);
-    const double pw = std::clamp(46.0 * static_cast<double>(k) * static_cast<double>(std::max<std::size_t>(series.size(), 1)), 230.0, 720.0);
+    const double pw = std::clamp(46.0 * static_cast<double>(k) *
+                                     static_cast<double>(std::max<std::size_t>(series.size(), 1)),
+                                 230.0, 720.0);
     const double band = pw / static_cast<double>(k);
     double label_w = 0;
     for (const auto& l : value_labels) label_w = std::max(label_w, text_width(l, tick_px));
@@ -184,7 +186,7 @@ std::string strip_plot(const std::string& param, const std::vector<std::string>&
     }
     const double ns = static_cast<double>(std::max<std::size_t>(series.size(), 1));
     const double sub = band / ns;
-    const double jitter = std::min(sub * 0.3, 14.0), box_w = std::min(sub * 0.56, 26.0);
+    const double jitter = std::min(sub * 0.36, 18.0), box_w = std::min(sub * 0.5, 24.0);
     for (std::size_t si = 0; si < series.size(); ++si) {
         const strip_series& s = series[si];
         // Dots binned to whole pixels: a space of 10^5 configurations stays a small picture.
@@ -236,10 +238,14 @@ std::string strip_plot(const std::string& param, const std::vector<std::string>&
             for (double w : {b.min, b.max})
                 out += line(cx - box_w / 4, y(w * f), cx + box_w / 4, y(w * f), R"(stroke="#333")");
             const double top = y(b.q3 * f), bottom = y(b.q1 * f);
+            // Dark outline, no fill: the dots stay visible through the box; the median is black
+            // on a white halo, readable over dense dots.
             out += fmt::format(
-                R"(<rect x="{}" y="{}" width="{}" height="{}" fill="#fff" fill-opacity=".55" stroke="{}" stroke-width="1.6"/>)",
+                R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#222" stroke-width="1.3"/>)",
                 num(cx - box_w / 2), num(std::min(top, bottom)), num(box_w),
-                num(std::max(1.0, std::abs(bottom - top))), s.color);
+                num(std::max(1.0, std::abs(bottom - top))));
+            out += line(cx - box_w / 2 - 1, y(b.median * f), cx + box_w / 2 + 1, y(b.median * f),
+                        R"(stroke="#fff" stroke-width="5")");
             out += line(cx - box_w / 2, y(b.median * f), cx + box_w / 2, y(b.median * f),
                         R"(stroke="#111" stroke-width="2.4")");
             out += "</g>";
