@@ -59,6 +59,9 @@ void register_show(CLI::App& app, std::function<int()>& action) {
     c->footer(R"(--where takes comma-separated terms NAME OP VALUE (OP: = != < <= > >=), where NAME is a
 parameter or one of status, median_us, gbps, gflops, regs, occupancy.
 
+Each run is headed by its id (the first 12 characters: what --run of `hone export` and
+`hone report` takes) and, for an imported run, the tool and file its data came from.
+
 Examples:
   hone show configs/vector_add.db --top 5
   hone show configs/vector_add.db --where "VEC=4,status=ok" --json)");

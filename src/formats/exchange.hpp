@@ -49,7 +49,7 @@ double times_pow10(double v, int e);
 // The same for reading a value in another unit (ms in files, µs and s in hone): of the result
 // and the doubles next to it, the one that converts back to exactly `v`, so that an imported
 // value is exported with the file's own digits wherever a double allows (on Kernel Tuner's GEMM
-// space, 98% of the raw times; the rest differ in the last bit, as do some of hone's µs through a
+// space, 97.7% of the raw times; the rest differ in the last bit, as do some of hone's µs through a
 // file's ms and back: doubles in one unit are too few to tell every double of the other apart).
 double times_pow10_reversibly(double v, int e);
 inline double ms_of_us(double us) {

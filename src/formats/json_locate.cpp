@@ -47,16 +47,22 @@ std::size_t member_value(const std::string& text, const std::string& key) {
 }
 
 // Offsets of the items directly inside the container that opens at text[open] ('[' or '{'):
-// for an array its elements, for an object its members' names.
-std::vector<std::size_t> items_of(const std::string& text, std::size_t open) {
+// for an array its elements, for an object its members' names; `close` gets the offset of the
+// closing bracket.
+std::vector<std::size_t> items_of(const std::string& text, std::size_t open,
+                                  std::size_t* close = nullptr) {
     std::vector<std::size_t> out;
+    if (close) *close = std::string::npos;
     int inner = 0;
     bool expect = true;
     for (std::size_t j = open + 1; j < text.size(); ++j) {
         j = skip_space(text, j);
         if (j >= text.size()) break;
         const char d = text[j];
-        if (inner == 0 && (d == ']' || d == '}')) break;
+        if (inner == 0 && (d == ']' || d == '}')) {
+            if (close) *close = j;
+            break;
+        }
         if (expect) {
             out.push_back(j);
             expect = false;
@@ -80,6 +86,15 @@ std::vector<std::size_t> array_element_offsets(const std::string& text, const st
     const std::size_t at = member_value(text, key);
     if (at >= text.size() || text[at] != '[') return {};
     return items_of(text, at);
+}
+
+array_items array_items_of(const std::string& text, const std::string& key) {
+    array_items out;
+    const std::size_t at = member_value(text, key);
+    if (at >= text.size() || text[at] != '[') return out;
+    out.open = at;
+    out.items = items_of(text, at, &out.close);
+    return out;
 }
 
 std::vector<std::string> object_member_keys(const std::string& text, const std::string& key) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -249,8 +250,6 @@ run_identity identity_from(const json& j) {
 
 std::string write_t4(const run_records& run) {
     const std::string objective = kt_objective_of(run.identity.objective);
-    json results = json::array();
-    for (const auto& r : run.records) results.push_back(result_json(r, objective));
     json doc;
     doc["schema_version"] = t4_schema_version;
     doc["metadata"] = {{"timeunit", "milliseconds"},
@@ -264,14 +263,34 @@ std::string write_t4(const run_records& run) {
     out.erase(out.find_last_of('}'));  // the document's closing brace: results follow
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     out += ",\n \"results\": [";
-    for (std::size_t i = 0; i < results.size(); ++i)
-        out += (i ? ",\n  " : "\n  ") + results[i].dump();
+    // Each result dumped as it is made: the whole array as JSON values would take ten times the
+    // memory of its text.
+    for (std::size_t i = 0; i < run.records.size(); ++i)
+        out += (i ? ",\n  " : "\n  ") + result_json(run.records[i], objective).dump();
     out += "\n ]\n}\n";
     return out;
 }
 
 run_records read_t4_text(const std::string& text, const std::string& path) {
-    const json doc = parse_json(text, path);
+    // Checked whole without building it (a positioned error comes from parsing it on failure
+    // only); then the header and each result are parsed apart: 10^5 results as one document
+    // took ten times the memory of the file.
+    if (!json::accept(text)) parse_json(text, path);
+    const array_items span = array_items_of(text, "results");
+    const bool split = span.close != std::string::npos;
+    const json doc = parse_json(
+        split ? text.substr(0, span.open) + "[]" + text.substr(span.close + 1) : text, path);
+    auto result_at = [&](std::size_t i) {
+        if (!split) return doc["results"][i];
+        std::size_t end = i + 1 < span.items.size() ? span.items[i + 1] : span.close;
+        while (end > span.items[i] &&
+               (std::isspace(static_cast<unsigned char>(text[end - 1])) || text[end - 1] == ','))
+            --end;
+        return json::parse(text.data() + span.items[i], text.data() + end);
+    };
+    const std::size_t n_results =
+        split ? span.items.size()
+              : (doc.contains("results") && doc["results"].is_array() ? doc["results"].size() : 0);
     const std::string base = std::filesystem::path(path).filename().string();
     const source_pos file{path, 0, 0};
     if (!doc.is_object() || !doc.contains("results"))
@@ -323,13 +342,13 @@ run_records read_t4_text(const std::string& text, const std::string& path) {
     }
     id.config_path = path;
 
-    const reader rd{text, path, array_element_offsets(text, "results")};
+    const reader rd{text, path, span.items};
     std::map<std::string, std::size_t> seen;
     std::vector<std::string> names;
-    const json& results = doc["results"];
-    out.records.reserve(results.size());
-    for (std::size_t i = 0; i < results.size(); ++i) {
-        const json& res = results[i];
+    std::string first_objective = "time";
+    out.records.reserve(n_results);
+    for (std::size_t i = 0; i < n_results; ++i) {
+        const json res = result_at(i);
         if (!res.is_object()) rd.fail(i, "a result must be an object");
         eval_record r;
         r.params = configuration_of(
@@ -382,6 +401,7 @@ run_records read_t4_text(const std::string& text, const std::string& path) {
         if (res.contains("objectives") && res["objectives"].is_array() &&
             !res["objectives"].empty() && res["objectives"][0].is_string())
             objective = res["objectives"][0].get<std::string>();
+        if (i == 0) first_objective = objective;
         std::optional<double> objective_ms;
         std::map<std::string, double> measured;
         if (res.contains("measurements")) {
@@ -434,11 +454,7 @@ run_records read_t4_text(const std::string& text, const std::string& path) {
         out.records.push_back(std::move(r));
     }
     if (!by_hone) {
-        const json& first = results.empty() ? json::object() : results[0];
-        std::string objective = "time";
-        if (first.contains("objectives") && first["objectives"].is_array() &&
-            !first["objectives"].empty() && first["objectives"][0].is_string())
-            objective = first["objectives"][0].get<std::string>();
+        const std::string objective = first_objective;
         const auto o = hone_objective_of(objective);
         id.objective = o.value_or("time");
         if (!o)
