@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # clang and its runtime libraries (libFuzzer, sanitizers) build the fuzz harnesses of ./dev test.
+# python3-jsonschema validates hone's T4 output against the T4 schema in a test.
 pkgs=(cmake ninja-build g++ libyaml-cpp-dev libsqlite3-dev libfmt-dev libcli11-dev
-      nlohmann-json3-dev doctest-dev libxxhash-dev zlib1g-dev clang libclang-rt-dev)
+      nlohmann-json3-dev doctest-dev libxxhash-dev zlib1g-dev clang libclang-rt-dev
+      python3-jsonschema)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

@@ -19,6 +19,8 @@ struct store_query {
     std::string where;     // SQL-free filter: "st=ok", "BLOCK>=256", "VEC=4" (params or columns)
     int top = 0;           // 0 = all; ranked by the run's stored objective (as ranked())
     bool only_timed = false;
+    bool stored_order = false;     // in evaluation (stored) order, not ranked
+    bool without_samples = false;  // leave eval_record::gpu.samples_us empty (faster)
 };
 
 // A run as stored, with what `hone show` says about it.
@@ -48,6 +50,10 @@ public:
     // Removes the stored results of this identity (--fresh), or only faulted ones.
     void forget(const std::string& identity_id, bool only_faults);
     void put(int64_t run_id, const eval_record& r);
+    // A whole run at once (import): the run's row and every record in one transaction, after
+    // removing what the identity held before; created_at is stored as given, empty included.
+    // Nothing is written when it fails.
+    int64_t put_run(const run_identity& id, const std::vector<eval_record>& records);
     std::vector<eval_record> query(const store_query& q);
     std::vector<run_identity> runs();
     // Every run, oldest first, with its number, times, result count and what supersedes it.

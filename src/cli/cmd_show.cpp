@@ -2,11 +2,13 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands_internal.hpp"
+#include "formats/stored_runs.hpp"
 #include "hone/report.hpp"
 #include "hone/store.hpp"
 
@@ -16,7 +18,7 @@ namespace {
 struct show_args {
     std::string db, where;
     std::size_t top = 10;
-    int64_t run = 0;  // 0: every current run (or every run with all_runs)
+    std::string run;  // number or id prefix; "": every current run (or every run with all_runs)
     bool json = false, all = false, all_runs = false;
 };
 
@@ -40,17 +42,22 @@ int run_show(const show_args& a) {
     if (stat(a.db.c_str(), &st) != 0) throw env_error(fmt::format("{}: no such results database", a.db));
     results_store store(a.db);
     const auto runs = store.stored_runs();
-    if (a.run != 0 && !find_run(runs, a.run)) {
+    const auto selected = [&](const stored_run& r) {
+        return run_selected(r.run_id, r.identity.id(), a.run);
+    };
+    if (!a.run.empty() && std::none_of(runs.begin(), runs.end(), selected)) {
         std::string ids;
-        for (const auto& r : runs) ids += (ids.empty() ? "" : ", ") + std::to_string(r.run_id);
+        for (const auto& r : runs)
+            ids += fmt::format("{}{} ({})", ids.empty() ? "" : ", ", r.run_id,
+                               r.identity.id().substr(0, 12));
         throw input_error({"--run", 0, 0}, fmt::format("{} has no run {} (runs: {})", a.db, a.run,
                                                        ids.empty() ? "none" : ids));
     }
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     std::vector<const stored_run*> older;  // superseded runs left out
     for (const auto& run : runs) {
-        if (a.run != 0 ? run.run_id != a.run : run.superseded_by != 0 && !a.all_runs) {
-            if (a.run == 0) older.push_back(&run);
+        if (!a.run.empty() ? !selected(run) : run.superseded_by != 0 && !a.all_runs) {
+            if (a.run.empty()) older.push_back(&run);
             continue;
         }
         store_query q;
@@ -70,9 +77,16 @@ int run_show(const show_args& a) {
             continue;
         }
         const run_identity& id = run.identity;
-        fmt::print("run {}: {} on {} ({}), {}; hone {}, NVRTC {}; tuned {}, ranked by {}\n",
-                   run.run_id, id.kernel_name, id.device_name, id.arch, id.problem, id.tool_version,
-                   id.nvrtc_version, run.last_seen, id.objective.empty() ? "time" : id.objective);
+        const std::string rank = id.objective.empty() ? "time" : id.objective;
+        if (id.origin.empty()) {
+            fmt::print("run {} ({}): {} on {} ({}), {}; hone {}, NVRTC {}; tuned {}, ranked by {}\n",
+                       run.run_id, id.id().substr(0, 12), id.kernel_name, id.device_name, id.arch,
+                       id.problem, id.tool_version, id.nvrtc_version, run.last_seen, rank);
+        } else {  // measured elsewhere: never mixed with hone's own runs
+            fmt::print("run {} ({}): {} on {}, {}; imported: {}; ranked by {}\n", run.run_id,
+                       id.id().substr(0, 12), id.kernel_name, id.device_name, id.problem, id.origin,
+                       rank);
+        }
         if (!note.empty()) fmt::print("{}\n", note);
         fmt::print("{}\n", status_summary(records));
         table_options t;
@@ -110,6 +124,10 @@ Rows are ranked by the objective the run was tuned for (metrics.objective).
 --where takes comma-separated terms NAME OP VALUE (OP: = != < <= > >=), where NAME is a
 parameter or one of status, median_us, gbps, gflops, regs, occupancy.
 
+Each run is headed by its number and its identity id (the first 12 characters); --run of
+show, export and report takes either. An imported run names the tool and file its data
+came from.
+
 Examples:
   hone show configs/vector_add.db --top 5
   hone show configs/vector_add.db --run 1
@@ -117,8 +135,7 @@ Examples:
     c->add_option("db", a->db, "Results database")->required();
     c->add_option("--top", a->top, "Rows per run (default 10)");
     c->add_flag("--all", a->all, "Every ranked row");
-    c->add_option("--run", a->run, "Only this run (numbers as printed)")
-        ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
+    c->add_option("--run", a->run, "Only this run: its number or the first characters of its id");
     c->add_flag("--all-runs", a->all_runs, "Superseded runs too, oldest first");
     c->add_option("--where", a->where, "Filter, e.g. \"BLOCK>=256,status=ok\"");
     c->add_flag("--json", a->json, "Machine-readable output");

@@ -15,6 +15,8 @@ void register_show(CLI::App& app, std::function<int()>& action);
 void register_devices(CLI::App& app, std::function<int()>& action);
 void register_export(CLI::App& app, std::function<int()>& action);
 void register_selection_quality(CLI::App& app, std::function<int()>& action);
+void register_import(CLI::App& app, std::function<int()>& action);
+void register_report(CLI::App& app, std::function<int()>& action);
 
 // `hone check`, also the body of `hone tune --dry-run` (same compile pool and cache).
 struct check_args {

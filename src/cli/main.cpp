@@ -27,6 +27,9 @@ Examples:
   hone tune configs/vector_add.yaml --set N=65536     override a problem size
   hone show configs/vector_add.db --top 5 --where "VEC=4,status=ok"
   hone devices                                        list GPUs and their attributes
+  hone report configs/vector_add.db                   one HTML page of tables and charts
+  hone export configs/vector_add.db --format t4 -o va.t4.json   T4, kt-cache or csv
+  hone import gemm_RTX_2080_Ti.json.gz -o gemm.db     Kernel Tuner cache or T4 results
 
 Exit codes: 0 ok; 1 failures found; 2 bad input; 3 no driver/GPU or I/O error; 4 internal error.
 )";

@@ -73,9 +73,12 @@ source_pos position_in(const std::string& text, std::size_t offset, const std::s
     return {path, line, column};
 }
 
-nlohmann::ordered_json parse_json(const std::string& text, const std::string& path) {
+namespace {
+
+template <typename Json>
+Json parse_positioned(const std::string& text, const std::string& path) {
     try {
-        return nlohmann::ordered_json::parse(text);
+        return Json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         // e.byte is 1-based: the character where the parser stopped.
         const std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
@@ -85,6 +88,16 @@ nlohmann::ordered_json parse_json(const std::string& text, const std::string& pa
             what = what.substr(colon + 2);
         throw input_error(position_in(text, at, path), "not valid JSON: " + what);
     }
+}
+
+}  // namespace
+
+nlohmann::ordered_json parse_json(const std::string& text, const std::string& path) {
+    return parse_positioned<nlohmann::ordered_json>(text, path);
+}
+
+nlohmann::json parse_json_unordered(const std::string& text, const std::string& path) {
+    return parse_positioned<nlohmann::json>(text, path);
 }
 
 }  // namespace hone

@@ -15,6 +15,11 @@ std::string read_maybe_gzip(const std::string& path);
 // Parses `text` (read from `path`); a syntax error is an input_error at its line and column.
 nlohmann::ordered_json parse_json(const std::string& text, const std::string& path);
 
+// The same with objects as sorted maps: linear in the size of an object of many members (an
+// ordered_json checks each new member against every earlier one), but member order is lost:
+// object_member_keys (formats/json_locate.hpp) gives it back.
+nlohmann::json parse_json_unordered(const std::string& text, const std::string& path);
+
 // The 1-based line and column of byte `offset` in `text`.
 source_pos position_in(const std::string& text, std::size_t offset, const std::string& path);
 

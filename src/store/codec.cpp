@@ -4,8 +4,10 @@
 
 #include <array>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "hone/error.hpp"
+#include "store/flat_json.hpp"
 
 namespace hone::store_detail {
 namespace {
@@ -79,16 +81,29 @@ const std::string& record_columns() {
     return text;
 }
 
-const std::string& insert_record_sql() {
+const std::string& record_columns_without_samples() {
     static const std::string text = [] {
-        std::string values = "?1";
-        for (std::size_t i = 0; i + 1 < columns.size(); ++i) values += fmt::format(", ?{}", i + 2);
-        return fmt::format(
-            "INSERT OR REPLACE INTO results (run_id, {}) "
-            "VALUES ({}, COALESCE(NULLIF(?{}, ''), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
-            record_columns(), values, columns.size() + 1);
+        std::vector<std::string> names(columns.begin(), columns.end());
+        for (auto& n : names)
+            if (n == "samples") n = "'[]'";
+        return fmt::format("{}", fmt::join(names, ", "));
     }();
     return text;
+}
+
+const std::string& insert_record_sql(bool as_given) {
+    auto make = [](bool keep) {
+        std::string values = "?1";
+        for (std::size_t i = 0; i + 1 < columns.size(); ++i) values += fmt::format(", ?{}", i + 2);
+        const std::string created =
+            keep ? fmt::format("?{}", columns.size() + 1)
+                 : fmt::format("COALESCE(NULLIF(?{}, ''), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                               columns.size() + 1);
+        return fmt::format("INSERT OR REPLACE INTO results (run_id, {}) VALUES ({}, {})",
+                           record_columns(), values, created);
+    };
+    static const std::string now = make(false), given = make(true);
+    return as_given ? given : now;
 }
 
 void bind_record(sql::stmt& s, int64_t run_id, const eval_record& r) {
@@ -137,9 +152,11 @@ eval_record read_record(const sql::stmt& s, const std::string& path) {
     eval_record r;
     int c = 0;
     r.key = s.text(c++);
-    r.params = decoding(path, r.key, "parameters",
-                        [&] { return params_from_json(nlohmann::ordered_json::parse(s.text(c))); });
-    ++c;
+    // The store's own flat JSON is read by a fast reader; anything else by the general parser.
+    if (const std::string text = s.text(c++); !read_scalar_object(text, r.params)) {
+        r.params = decoding(path, r.key, "parameters",
+                            [&] { return params_from_json(nlohmann::ordered_json::parse(text)); });
+    }
     const std::string st = s.text(c++);
     const auto parsed = parse_status(st);
     if (!parsed) throw env_error(fmt::format("{}: unknown status '{}' for {}", path, st, r.key));
@@ -170,25 +187,36 @@ eval_record read_record(const sql::stmt& s, const std::string& path) {
     for (uint32_t& v : r.grid) v = static_cast<uint32_t>(s.i64(c++));
     for (uint32_t& v : r.block) v = static_cast<uint32_t>(s.i64(c++));
     r.dynamic_shared_bytes = s.i32(c++);
-    g.samples_us = decoding(path, r.key, "samples", [&] {
-        return nlohmann::json::parse(s.text(c)).get<std::vector<double>>();
-    });
-    ++c;
+    if (const std::string text = s.text(c++); !read_number_array(text, g.samples_us)) {
+        g.samples_us = decoding(path, r.key, "samples", [&] {
+            return nlohmann::json::parse(text).get<std::vector<double>>();
+        });
+    }
     g.timer = s.text(c++);
-    decoding(path, r.key, "job steps", [&] {
-        const auto j = nlohmann::json::parse(s.text(c));
-        g.steps.load_s = j.value("load_s", 0.0);
-        g.steps.verify_s = j.value("verify_s", 0.0);
-        g.steps.warmup_s = j.value("warmup_s", 0.0);
-        g.steps.samples_s = j.value("samples_s", 0.0);
-        g.steps.waits = j.value("waits", 0);
-        return 0;
-    });
+    if (std::map<std::string, double> steps; read_number_object(s.text(c), steps)) {
+        auto get = [&](const char* k) { return steps.count(k) ? steps[k] : 0.0; };
+        g.steps.load_s = get("load_s");
+        g.steps.verify_s = get("verify_s");
+        g.steps.warmup_s = get("warmup_s");
+        g.steps.samples_s = get("samples_s");
+        g.steps.waits = static_cast<int>(get("waits"));
+    } else {
+        decoding(path, r.key, "job steps", [&] {
+            const auto j = nlohmann::json::parse(s.text(c));
+            g.steps.load_s = j.value("load_s", 0.0);
+            g.steps.verify_s = j.value("verify_s", 0.0);
+            g.steps.warmup_s = j.value("warmup_s", 0.0);
+            g.steps.samples_s = j.value("samples_s", 0.0);
+            g.steps.waits = j.value("waits", 0);
+            return 0;
+        });
+    }
     ++c;
-    r.metrics = decoding(path, r.key, "metrics", [&] {
-        return nlohmann::json::parse(s.text(c)).get<std::map<std::string, double>>();
-    });
-    ++c;
+    if (const std::string text = s.text(c++); !read_number_object(text, r.metrics)) {
+        r.metrics = decoding(path, r.key, "metrics", [&] {
+            return nlohmann::json::parse(text).get<std::map<std::string, double>>();
+        });
+    }
     r.created_at = s.text(c++);
     return r;
 }

@@ -65,6 +65,11 @@ void stmt::run() {
     }
 }
 
+void stmt::reset() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+}
+
 std::string stmt::text(int c) const {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, c));
     return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(s_, c)))

@@ -32,6 +32,7 @@ public:
 
     bool step();  // true while a row is available
     void run();   // steps a statement that returns no rows
+    void reset();  // ready to bind and step again (bindings are cleared)
 
     // Columns are 0-based, as in SQLite.
     int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }

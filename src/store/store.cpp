@@ -64,6 +64,36 @@ void check_params(sqlite3* db, const std::string& path, const std::string& ident
     }
 }
 
+// The run's row, created or refreshed; the caller holds the transaction.
+int64_t insert_run(sqlite3* db, const std::string& path, const run_identity& id) {
+    int64_t run_id = 0;
+    sql::stmt s(db, path,
+                fmt::format(R"(
+            INSERT INTO runs (identity, config_path, kernel_name, source_hash, spec_hash, problem,
+                              device_name, device_uuid, arch, driver_version, nvrtc_version,
+                              tool_version, first_seen, last_seen, objective, origin)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, {0}, {0}, ?13, ?14)
+            ON CONFLICT (identity) DO UPDATE
+                SET config_path = excluded.config_path, last_seen = excluded.last_seen,
+                    objective = excluded.objective
+            RETURNING run_id)",
+                            now_sql));
+    s.bind(1, id.id());
+    int i = 1;
+    for (const std::string* v : {&id.config_path, &id.kernel_name, &id.source_hash, &id.spec_hash,
+                                 &id.problem, &id.device_name, &id.device_uuid, &id.arch}) {
+        s.bind(++i, *v);
+    }
+    s.bind(++i, id.driver_version);
+    s.bind(++i, id.nvrtc_version);
+    s.bind(++i, id.tool_version);
+    s.bind(++i, id.objective);
+    s.bind(++i, id.origin);
+    if (s.step()) run_id = s.i64(0);
+    s.run();
+    return run_id;
+}
+
 }  // namespace
 
 results_store::results_store(const std::string& path)
@@ -75,34 +105,7 @@ results_store::~results_store() {
 
 int64_t results_store::begin_run(const run_identity& id) {
     sql::transaction t(db_, path_);
-    int64_t run_id = 0;
-    {
-        sql::stmt s(db_, path_,
-                    fmt::format(R"(
-            INSERT INTO runs (identity, config_path, kernel_name, source_hash, spec_hash, problem,
-                              device_name, device_uuid, arch, driver_version, nvrtc_version,
-                              tool_version, first_seen, last_seen, objective, origin)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, {0}, {0}, ?13, ?14)
-            ON CONFLICT (identity) DO UPDATE
-                SET config_path = excluded.config_path, last_seen = excluded.last_seen,
-                    objective = excluded.objective
-            RETURNING run_id)",
-                                now_sql));
-        s.bind(1, id.id());
-        int i = 1;
-        for (const std::string* v :
-             {&id.config_path, &id.kernel_name, &id.source_hash, &id.spec_hash, &id.problem,
-              &id.device_name, &id.device_uuid, &id.arch}) {
-            s.bind(++i, *v);
-        }
-        s.bind(++i, id.driver_version);
-        s.bind(++i, id.nvrtc_version);
-        s.bind(++i, id.tool_version);
-        s.bind(++i, id.objective);
-        s.bind(++i, id.origin);
-        if (s.step()) run_id = s.i64(0);
-        s.run();
-    }
+    const int64_t run_id = insert_run(db_, path_, id);
     t.commit();
     return run_id;
 }
@@ -143,18 +146,38 @@ void results_store::put(int64_t run_id, const eval_record& r) {
     t.commit();
 }
 
+int64_t results_store::put_run(const run_identity& id, const std::vector<eval_record>& records) {
+    sql::transaction t(db_, path_);
+    const int64_t run_id = insert_run(db_, path_, id);
+    sql::stmt clear(db_, path_, "DELETE FROM results WHERE run_id = ?1");
+    clear.bind(1, run_id).run();
+    // Imported records keep their own time, or none: an import is not a measurement.
+    sql::stmt s(db_, path_, store_detail::insert_record_sql(true));
+    for (const auto& r : records) {
+        store_detail::bind_record(s, run_id, r);
+        s.run();
+        s.reset();
+    }
+    t.commit();
+    return run_id;
+}
+
 std::vector<eval_record> results_store::query(const store_query& q) {
     const auto f = store_detail::parse_where(q.where, 2);
     check_params(db_, path_, q.identity, f);
     const std::string& timed = store_detail::timed_sql();
     const int limit_arg = 2 + static_cast<int>(f.args.size());
-    sql::stmt s(
-        db_, path_,
-        fmt::format(
-            "SELECT {} FROM results WHERE {}{}{} "
-            "ORDER BY CASE WHEN {} THEN 0 ELSE 1 END, CASE WHEN {} THEN {} END, key LIMIT ?{}",
-            store_detail::record_columns(), in_scope, q.only_timed ? " AND " + timed : "", f.sql,
-            timed, timed, objective_sql, limit_arg));
+    sql::stmt s(db_, path_,
+                fmt::format("SELECT {} FROM results WHERE {}{}{} ORDER BY {} LIMIT ?{}",
+                            q.without_samples ? store_detail::record_columns_without_samples()
+                                              : store_detail::record_columns(),
+                            in_scope, q.only_timed ? " AND " + timed : "", f.sql,
+                            q.stored_order
+                                ? std::string("rowid")
+                                : fmt::format("CASE WHEN {0} THEN 0 ELSE 1 END, CASE WHEN {0} THEN "
+                                              "{1} END, key",
+                                              timed, objective_sql),
+                            limit_arg));
     s.bind(1, q.identity);
     for (std::size_t i = 0; i < f.args.size(); ++i) s.bind(2 + static_cast<int>(i), f.args[i]);
     s.bind(limit_arg, q.top > 0 ? int64_t{q.top} : int64_t{-1});  // -1: no limit

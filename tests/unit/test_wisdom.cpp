@@ -242,12 +242,16 @@ TEST_CASE("hone export --wisdom: writes, merges, and refuses what it must not ov
     r = hone_cli(fmt::format("export {} --wisdom {} --top 1", t.file("r.db"), w));
     CHECK(read_tuned(w)[0].configs.size() == 1);
 
-    SUBCASE("argument errors: exit 2") {
+    SUBCASE("argument errors: exit 2 (3: no database)") {
         CHECK(hone_cli("export").rc == 2);
-        CHECK(hone_cli(fmt::format("export {} --wisdom {}", t.file("missing.db"), w)).rc == 2);
+        r = hone_cli(fmt::format("export {} --wisdom {}", t.file("missing.db"), w));
+        CHECK(r.rc == 3);  // like every command given a database that is not there
+        CHECK(r.output.find("no such results database") != std::string::npos);
         r = hone_cli(fmt::format("export {}", t.file("r.db")));
         CHECK(r.rc == 2);
-        CHECK(r.output.find("nothing to export: give --wisdom FILE") != std::string::npos);
+        CHECK(r.output.find("choose what to write: --format t4, kt-cache or csv, or --wisdom FILE") !=
+              std::string::npos);
+        CHECK(hone_cli(fmt::format("export {} --wisdom {} --format csv", t.file("r.db"), w)).rc == 2);
         CHECK(hone_cli(fmt::format("export {} --wisdom {} --top -1", t.file("r.db"), w)).rc == 2);
         CHECK(hone_cli(fmt::format("export {} --wisdom {} --bogus", t.file("r.db"), w)).rc == 2);
     }

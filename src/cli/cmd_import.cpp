@@ -1,0 +1,76 @@
+// hone import: results measured by another tool (or exported by hone) into a database, as a
+// run of their own.
+#include <fmt/format.h>
+
+#include "cli/commands_internal.hpp"
+#include "formats/import.hpp"
+#include "hone/report.hpp"
+#include "hone/store.hpp"
+
+namespace hone::cli {
+namespace {
+
+struct import_args {
+    std::string file, db, format = "auto";
+};
+
+int run_import(const import_args& a) {
+    const import_format f = a.format == "t4"         ? import_format::t4
+                            : a.format == "kt-cache" ? import_format::kt_cache
+                                                     : import_format::automatic;
+    // Everything is read and checked before the database is touched.
+    const run_records run = import_file(a.file, f);
+    results_store store(a.db);
+    const std::string id = run.identity.id();
+    const std::size_t before = store.done(id).size();
+    store.put_run(run.identity, run.records);
+    const run_identity& r = run.identity;
+    fmt::print("imported {}: {}\n", a.file, status_summary(run.records));
+    fmt::print("  {} on {}{}\n", r.kernel_name.empty() ? "(unnamed kernel)" : r.kernel_name,
+               r.device_name.empty() ? "an unnamed device" : r.device_name,
+               r.problem.empty() ? "" : fmt::format(", problem {}", r.problem));
+    fmt::print("  into {} as run {} (origin: {}){}\n", a.db, id.substr(0, 12), r.origin,
+               before > 0 ? fmt::format("; it replaces the {} configurations imported before "
+                                        "from the same file",
+                                        before)
+                          : "");
+    for (const auto& note : run.notes) fmt::print("  note: {}\n", note);
+    return 0;
+}
+
+}  // namespace
+
+void register_import(CLI::App& app, std::function<int()>& action) {
+    auto a = std::make_shared<import_args>();
+    CLI::App* c = app.add_subcommand(
+        "import", "Read T4 results or a Kernel Tuner cache (.json, .json.gz) into a database");
+    c->footer(
+        R"txt(The file is read and checked whole before anything is written; then its records are stored
+in one transaction as a run of their own. The run's origin names the tool and the file
+("kernel_tuner cache (gemm.json.gz)"), and it is part of the run's identity: `hone show` lists
+the run apart, and `hone tune` never resumes from it or mixes it with what it measures.
+Importing the same file again replaces what it imported before.
+
+What is kept: parameters; statuses (Kernel Tuner's CompilationFailedConfig -> compile_error,
+RuntimeFailedConfig -> runtime_fault, InvalidConfig -> device_limits; T4's compile, runtime,
+timeout, correctness, constraints likewise); every raw time (its median and 95% CI are what
+hone ranks by); compile, verification and benchmark times; every numeric metric (GFLOP/s,
+...), and the file's own objective value as the metric "time" (ms).
+
+Refused with exit code 2, nothing written: another format or version, a damaged or truncated
+gzip, a T4 result without configuration, times, invalidity or correctness, a cache record with
+a parameter the header does not list or a time string other than the three failure kinds.
+
+Examples:
+  hone import ../shared/spaces/gemm_RTX_2080_Ti.json.gz -o gemm.db
+  hone import results.t4.json -o imported.db && hone report imported.db)txt");
+    c->add_option("file", a->file, "T4 results or Kernel Tuner cache (.json or .json.gz)")
+        ->required();
+    c->add_option("-o,--output", a->db, "Results database to add the run to (created if absent)")
+        ->required();
+    c->add_option("--format", a->format, "auto (default: from the content) | t4 | kt-cache")
+        ->check(CLI::IsMember({"auto", "t4", "kt-cache"}));
+    c->callback([a, &action] { action = [a] { return run_import(*a); }; });
+}
+
+}  // namespace hone::cli

@@ -1,0 +1,164 @@
+#include "formats/import.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "formats/json_file.hpp"
+#include "formats/t4.hpp"
+#include "hone/stats.hpp"
+
+namespace hone {
+namespace {
+
+using json = nlohmann::json;  // sorted maps: linear parse of big objects (formats/json_file.hpp)
+
+std::string base_name(const std::string& path) {
+    return std::filesystem::path(path).filename().string();
+}
+
+[[noreturn]] void fail_near(const std::string& text, const std::string& path,
+                            const std::string& quoted_key, const std::string& message) {
+    source_pos pos{path, 0, 0};
+    const std::size_t at = text.find(quoted_key);
+    if (at != std::string::npos) pos = position_in(text, at, path);
+    throw input_error(pos, message);
+}
+
+// What the cache reader lets pass but an import must not guess about: a record whose key names
+// other values than its fields, or a field that is neither a parameter, a known field nor a
+// number (a parameter of another space, a misspelt name).
+void check_kt_records(const json& doc, const std::string& text, const std::string& path) {
+    std::vector<std::string> names;
+    for (const auto& k : doc["tune_params_keys"]) names.push_back(k.get<std::string>());
+    const std::set<std::string> known = {"time", "times", "timestamp"};
+    for (const auto& [key, rec] : doc["cache"].items()) {
+        if (!rec.is_object()) continue;  // the reader reports it
+        const std::string where = json(key).dump();
+        std::string expected;
+        for (const auto& n : names) {
+            if (!rec.contains(n)) break;  // the reader reports it
+            const json& v = rec[n];
+            value val;
+            if (v.is_boolean()) {
+                val = v.get<bool>();
+            } else if (v.is_number_integer()) {
+                val = v.get<int64_t>();
+            } else if (v.is_number_float()) {
+                val = v.get<double>();
+            } else if (v.is_string()) {
+                val = v.get<std::string>();
+            } else {
+                break;
+            }
+            expected += (expected.empty() ? "" : ",") + python_text(val);
+        }
+        if (expected != key)
+            fail_near(text, path, where,
+                      fmt::format("record {}: its key does not name its parameters' values "
+                                  "(expected \"{}\" from the fields {})",
+                                  where, expected, fmt::join(names, ", ")));
+        for (const auto& [field, v] : rec.items()) {
+            if (v.is_number() || known.count(field) ||
+                std::find(names.begin(), names.end(), field) != names.end())
+                continue;
+            fail_near(text, path, where,
+                      fmt::format("record {}: unknown parameter '{}' = {}; expected one of the "
+                                  "parameters {} (tune_params_keys), time, times, timestamp or a "
+                                  "numeric metric",
+                                  where, field, v.dump(), fmt::join(names, ", ")));
+        }
+    }
+}
+
+}  // namespace
+
+run_records from_kt_cache(const kt_cache& c, const std::string& path) {
+    run_records out;
+    run_identity& id = out.identity;
+    id.config_path = path;
+    id.kernel_name = c.kernel_name;
+    id.device_name = c.device_name;
+    id.problem = c.problem_size;
+    id.origin =
+        fmt::format("kernel_tuner cache{} ({})",
+                    c.schema_version.empty() ? "" : " " + c.schema_version, base_name(path));
+    const auto objective = hone_objective_of(c.objective);
+    id.objective = objective.value_or("time");
+    if (!objective)
+        out.notes.push_back(
+            fmt::format("the file's objective '{}' is not one hone ranks by; its "
+                        "records are ranked by time",
+                        c.objective));
+    std::size_t outside = 0;
+    out.records.reserve(c.entries.size());
+    for (const kt_entry& e : c.entries) {
+        eval_record r;
+        for (std::size_t i = 0; i < c.param_names.size(); ++i)
+            r.params.emplace_back(c.param_names[i], c.value_of(e, i));
+        r.key = key_of(r.params);
+        job_result& g = r.gpu;
+        // A failure can have raw times too (measured, then found failing): they are kept.
+        for (double ms : e.times_ms) g.samples_us.push_back(us_of_ms(ms));
+        if (!g.samples_us.empty()) g.time_us = summarize(g.samples_us);
+        if (e.time_ms) {
+            r.st = status::ok;
+            if (g.samples_us.empty()) {
+                // One number and no samples: it is the median, with no interval.
+                summary& t = g.time_us;
+                t.n = 1;
+                t.median = t.mean = t.min = t.max = t.ci_low = t.ci_high = us_of_ms(*e.time_ms);
+            } else {
+                const double us = us_of_ms(*e.time_ms);
+                if (us < g.time_us.min * (1 - 1e-9) || us > g.time_us.max * (1 + 1e-9)) ++outside;
+            }
+            r.metrics[objective_metric] = *e.time_ms;
+        } else {
+            r.st = *status_of_kt_failure(e.failure);  // the reader admits only the three kinds
+            r.message = "Kernel Tuner: " + e.failure;
+        }
+        g.st = r.st;
+        g.message = r.message;
+        r.compile_ms = e.compile_time_ms;
+        g.steps.verify_s = s_of_ms(e.verification_time_ms);
+        g.steps.samples_s = s_of_ms(e.benchmark_time_ms);
+        for (const auto& [name, v] : e.metrics) r.metrics[name] = v;
+        if (e.framework_time_ms != 0) r.metrics[framework_metric] = e.framework_time_ms;
+        if (e.strategy_time_ms != 0) r.metrics[strategy_metric] = e.strategy_time_ms;
+        if (auto it = r.metrics.find("GB/s"); it != r.metrics.end()) r.gbps = it->second;
+        if (auto it = r.metrics.find("GFLOP/s"); it != r.metrics.end()) r.gflops = it->second;
+        r.created_at = e.timestamp;
+        out.records.push_back(std::move(r));
+    }
+    if (outside > 0)
+        out.notes.push_back(fmt::format(
+            "{} record{}: the file's time lies outside the range of its raw times; hone ranks by "
+            "the median of the raw times and keeps the file's value as the metric 'time' (ms)",
+            outside, outside == 1 ? "" : "s"));
+    return out;
+}
+
+run_records import_file(const std::string& path, import_format format) {
+    const std::string text = read_maybe_gzip(path);
+    const json doc = parse_json_unordered(text, path);
+    const bool kt = doc.is_object() && doc.contains("tune_params_keys") && doc.contains("cache");
+    const bool t4 = doc.is_object() && doc.contains("results") && doc.contains("schema_version");
+    if (format == import_format::automatic) {
+        if (!kt && !t4)
+            throw input_error(
+                {path, 0, 0},
+                "not a file hone imports: expected a Kernel Tuner cache (a JSON object with "
+                "\"tune_params_keys\", \"tune_params\" and \"cache\") or T4 results (a JSON object "
+                "with \"schema_version\" and \"results\")");
+        format = kt ? import_format::kt_cache : import_format::t4;
+    }
+    if (format == import_format::t4) return read_t4_text(text, path);
+    kt_cache c = parse_kt_cache(text, path);  // checks the header and every record
+    check_kt_records(doc, text, path);
+    return from_kt_cache(c, path);
+}
+
+}  // namespace hone
