@@ -204,10 +204,6 @@ __device__ __forceinline__ void read_b(const float* bs, int k, int warp_n, int l
     }
 }
 
-__device__ __forceinline__ float component(const float4& v, int q) {
-    return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
-}
-
 // acc[i][j] += A[row_i][k] * B[k][col_j] for the BK values of k of one stage, k ascending.
 __device__ __forceinline__ void multiply_stage(const float* stage, int warp_m, int warp_n,
                                                int lane_m, int lane_n, float (&acc)[TM][TN]) {
@@ -235,21 +231,24 @@ __device__ __forceinline__ void multiply_stage(const float* stage, int warp_m, i
     } else {
 #pragma unroll
         for (int k4 = 0; k4 < BK; k4 += 4) {
-            float4 ra[TM];  // rows i, columns k4 .. k4 + 3
+            float ra[TM][4];  // rows i, columns k4 .. k4 + 3
 #pragma unroll
-            for (int i = 0; i < TM; ++i)
-                ra[i] =
+            for (int i = 0; i < TM; ++i) {
+                const float4 x =
                     *reinterpret_cast<const float4*>(&as[acc_row(warp_m, lane_m, i) * AS_LD + k4]);
+                ra[i][0] = x.x;
+                ra[i][1] = x.y;
+                ra[i][2] = x.z;
+                ra[i][3] = x.w;
+            }
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
                 float rb[TN];
                 read_b(bs, k4 + q, warp_n, lane_n, rb);
 #pragma unroll
-                for (int i = 0; i < TM; ++i) {
-                    const float x = component(ra[i], q);
+                for (int i = 0; i < TM; ++i)
 #pragma unroll
-                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(x, rb[j], acc[i][j]);
-                }
+                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(ra[i][q], rb[j], acc[i][j]);
             }
         }
     }
