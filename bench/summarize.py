@@ -2,6 +2,7 @@
 """Turns the JSON files of bench/run.sh into the markdown tables of bench/RESULTS.md."""
 import json
 import os
+import sqlite3
 import statistics
 import sys
 
@@ -126,6 +127,77 @@ def statuses(run):
     return ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
 
 
+def evaluation_order(out, label, run):
+    """The run's records in the order they were evaluated: the database's insertion order when
+    it came back (LABEL.sqlite), else their creation times (millisecond resolution)."""
+    by_key = {r["key"]: r for r in run["results"]}
+    db = os.path.join(out, label + ".sqlite")
+    if os.path.exists(db):
+        try:
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            keys = [k for (k,) in con.execute(
+                "SELECT r.key FROM results r JOIN runs u ON r.run_id = u.run_id "
+                "WHERE u.identity = ? ORDER BY r.rowid", (run["identity"]["id"],))]
+            con.close()
+            if sorted(keys) == sorted(by_key):
+                return [by_key[k] for k in keys]
+        except sqlite3.Error:
+            pass
+    return sorted(run["results"], key=lambda r: r["created_at"])
+
+
+def tflops(r):
+    return r["gflops"] / 1000 if r and r.get("gflops") else None
+
+
+def sgemm_large_table(out, cublas):
+    """Issue 11: the budgeted search of the large SGEMM space against the exhaustive subset and
+    cuBLAS (bench/run.sh sgemm_large, sgemm_large_random)."""
+    subset = load(out, "sgemm_large_subset")
+    sub_best = best(subset) if subset else None
+    sub_tf = tflops(sub_best)
+    cub_tf = cublas["tflops"] if cublas else None
+
+    def frac(tf, ref):
+        return f"{100 * tf / ref:.1f}%" if tf and ref else "-"
+
+    rows = []
+    for label in ("sgemm_large_search", "sgemm_large_random"):
+        run = load(out, label)
+        if not run:
+            continue
+        meta = {}
+        path = os.path.join(out, label + ".meta.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                meta = json.load(f)
+        order = evaluation_order(out, label, run)
+        b = best(run)
+        tf = tflops(b)
+        # Evaluations until the best was found, and until 95% of the subset's best.
+        at_best = next((i + 1 for i, r in enumerate(order) if b and r["key"] == b["key"]), None)
+        at_95 = next((i + 1 for i, r in enumerate(order)
+                      if sub_tf and r["status"] in ("ok", "not_converged") and tflops(r)
+                      and tflops(r) >= 0.95 * sub_tf), None)
+        rows.append(f"| {label} ({meta.get('used', '?')}) | {len(order)} | {tf or 0:.2f} "
+                    f"| {at_best or '-'} | {at_95 or 'not reached'} | {frac(tf, sub_tf)} "
+                    f"| {frac(tf, cub_tf)} | {run['time']['wall_s']:.0f} | {statuses(run)} "
+                    f"| {b['key'] if b else '-'} |")
+        if meta.get("note"):
+            rows.append(f"| ^ asked for {meta.get('requested')}: {meta['note']} | | | | | | | | | |")
+    if subset:
+        rows.append(f"| sgemm_large_subset (exhaustive) | {len(subset['results'])} | {sub_tf or 0:.2f} "
+                    f"| - | - | 100% | {frac(sub_tf, cub_tf)} | {subset['time']['wall_s']:.0f} "
+                    f"| {statuses(subset)} | {sub_best['key'] if sub_best else '-'} |")
+    if cublas and rows:
+        rows.append(f"| cuBLAS ({cublas['math']}, {cublas['m']}^3) | - | {cub_tf:.2f} | - | - "
+                    f"| {frac(cub_tf, sub_tf)} | 100% | - | - | - |")
+    print_table(["run", "evaluations", "best TFLOP/s", "evaluations to the best",
+                 "evaluations to 95% of the subset's best", "of the subset's best", "of cuBLAS",
+                 "wall s", "statuses", "best configuration"], rows,
+                "SGEMM, large space: budgeted search, exhaustive subset, cuBLAS (4096^3)")
+
+
 def main(out):
     print("## Tuning runs\n")
     tuning_table(out, ["va24_cold_jall", "va24_warm_jall", "va24_warm_inproc", "va24_cold_j1",
@@ -207,6 +279,7 @@ def main(out):
         print(f"- best vector_add at N = 2^24: {b['gbps']:.0f} GB/s ({b['key']}); device-to-device "
               f"copy in the same run: {copy['gbps']:.0f} GB/s (read + write) -> "
               f"{100 * b['gbps'] / copy['gbps']:.1f}% of the copy")
+    sgemm_large_table(out, base.get("sgemm"))
     sg = load(out, "sgemm_cold_jall")
     cub = base.get("sgemm")
     b = best(sg) if sg else None
