@@ -32,13 +32,17 @@ class cupti_timer {
     // From now on, records of this function (the name cuModuleGetFunction took) are kept, and
     // those of any other dropped; call before its first launch.
     void watch(const std::string& function);
-    // CUPTI's clock, the one records are stamped with (ns).
-    uint64_t now() const;
+    // Before a round is queued, with the stream idle: drops the records of earlier launches
+    // (warm-up, earlier rounds), forcing CUPTI to hand over what it still holds. Rounds are told
+    // apart this way, not by comparing timestamps with CUPTI's host clock: records are stamped
+    // on the GPU's clock, normalised to the host's, and a 20-us-early start was seen often
+    // enough on an H100 to drop a third of the configurations of a run to events.
+    void begin_round();
     // After the stream has synchronised: the durations (end - start, ns) of the watched kernel's
-    // launches that started at or after `since`, in launch order, once `expected` of them have
-    // come in (CUPTI may deliver them a little after the stream is done). nullopt when they do
-    // not all come in, or one lacks its timestamps. Everything kept so far is dropped.
-    std::optional<std::vector<uint64_t>> take(uint64_t since, std::size_t expected);
+    // launches since begin_round(), in launch order, once `expected` of them have come in
+    // (CUPTI may deliver them a little after the stream is done). nullopt when they do not all
+    // come in, or one lacks its timestamps. Everything kept so far is dropped.
+    std::optional<std::vector<uint64_t>> take(std::size_t expected);
 
   private:
     cupti_timer() = default;

@@ -126,7 +126,7 @@ round_result in_process_session::take_round(kernel_launch& k, const sample_mode&
     }
     const cu::api& a = cu::driver();
     const bool flush = mode.kind == sample_kind::single_flush;
-    const uint64_t since = cupti ? cupti_->now() : 0;
+    if (cupti) cupti_->begin_round();
     double queue_s = 0;
     {
         const bool gated = !flush && gate_.hold(stream_);
@@ -153,7 +153,7 @@ round_result in_process_session::take_round(kernel_launch& k, const sample_mode&
     r.span_ms = cu::event::elapsed_ms(round_, sample_stop_[count - 1]);
     cover_us = std::max(min_cover_us, 2e6 * queue_s);
     if (cupti) {
-        const auto d = cupti_->take(since, count * static_cast<std::size_t>(mode.batch));
+        const auto d = cupti_->take(count * static_cast<std::size_t>(mode.batch));
         if (!d) {
             r.timer_failed = true;
             return r;
