@@ -18,10 +18,8 @@ namespace hone {
 namespace {
 
 constexpr std::size_t buffer_bytes = 256u << 10;  // ~1300 kernel records
-// How long take() waits for records to come in after the stream is done, and after how many
-// polls it forces CUPTI to hand over buffers that are not complete.
-constexpr double max_wait_s = 0.02;
-constexpr int forced_after = 3;
+// How long take() waits for records to come in after the stream is done.
+constexpr double max_wait_s = 0.05;
 
 struct kernel_record {
     uint64_t start, end;
@@ -153,33 +151,31 @@ void cupti_timer::watch(const std::string& function) {
     c.broken = false;
 }
 
-void cupti_timer::begin_round() {
-    collector& c = the_collector();
-    c.f->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    std::lock_guard lock(c.m);
-    c.kept.clear();
-    c.broken = false;
+uint64_t cupti_timer::now() const {
+    uint64_t t = 0;
+    the_collector().f->cuptiGetTimestamp(&t);
+    return t;
 }
 
-std::optional<std::vector<uint64_t>> cupti_timer::take(std::size_t expected) {
+std::optional<std::vector<uint64_t>> cupti_timer::take(uint64_t since, std::size_t expected) {
     collector& c = the_collector();
     const auto t0 = steady_clock::now();
-    for (int poll = 0;; ++poll) {
-        c.f->cuptiActivityFlushAll(poll < forced_after ? 0 : CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    for (;;) {
+        c.f->cuptiActivityFlushAll(0);
         {
             std::lock_guard lock(c.m);
-            const bool done = c.broken || c.kept.size() >= expected;
+            std::vector<kernel_record> mine;
+            for (const auto& k : c.kept)
+                if (k.start >= since) mine.push_back(k);
+            const bool done = c.broken || mine.size() >= expected;
             if (done || seconds_since(t0) > max_wait_s) {
-                std::vector<kernel_record> mine;
-                mine.swap(c.kept);
-                const bool ok = !c.broken && mine.size() >= expected;
+                const bool ok = !c.broken && mine.size() == expected;
+                c.kept.clear();
                 c.broken = false;
                 if (!ok) return std::nullopt;
                 std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) {
                     return a.correlation < b.correlation;
                 });
-                // A straggler of an earlier launch, delivered late, precedes the round's own.
-                mine.erase(mine.begin(), mine.end() - static_cast<std::ptrdiff_t>(expected));
                 std::vector<uint64_t> out;
                 for (const auto& k : mine) out.push_back(k.end - k.start);
                 return out;

@@ -32,17 +32,16 @@ class cupti_timer {
     // From now on, records of this function (the name cuModuleGetFunction took) are kept, and
     // those of any other dropped; call before its first launch.
     void watch(const std::string& function);
-    // Before a round is queued, with the stream idle: drops the records of earlier launches
-    // (warm-up, earlier rounds), forcing CUPTI to hand over what it still holds. Rounds are told
-    // apart this way, not by comparing timestamps with CUPTI's host clock: records are stamped
-    // on the GPU's clock, normalised to the host's, and a 20-us-early start was seen often
-    // enough on an H100 to drop a third of the configurations of a run to events.
-    void begin_round();
+    // CUPTI's clock, the one records are stamped with (ns).
+    uint64_t now() const;
     // After the stream has synchronised: the durations (end - start, ns) of the watched kernel's
-    // launches since begin_round(), in launch order, once `expected` of them have come in
-    // (CUPTI may deliver them a little after the stream is done). nullopt when they do not all
-    // come in, or one lacks its timestamps. Everything kept so far is dropped.
-    std::optional<std::vector<uint64_t>> take(std::size_t expected);
+    // launches that started at or after `since`, in launch order, once `expected` of them have
+    // come in. nullopt when they do not all come in within a wait, or one lacks its timestamps.
+    // Everything kept so far is dropped. CUPTI is only ever asked for buffers whose records are
+    // complete (cuptiActivityFlushAll(0)): a forced flush hands over records of launches whose
+    // timestamps CUPTI has not yet read back, stamped 0, and forcing after 60 us of waiting made
+    // a third of a 576-configuration run on an H100 fall back to events.
+    std::optional<std::vector<uint64_t>> take(uint64_t since, std::size_t expected);
 
   private:
     cupti_timer() = default;

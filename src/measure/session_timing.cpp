@@ -126,7 +126,7 @@ round_result in_process_session::take_round(kernel_launch& k, const sample_mode&
     }
     const cu::api& a = cu::driver();
     const bool flush = mode.kind == sample_kind::single_flush;
-    if (cupti) cupti_->begin_round();
+    const uint64_t since = cupti ? cupti_->now() : 0;
     double queue_s = 0;
     {
         const bool gated = !flush && gate_.hold(stream_);
@@ -153,7 +153,7 @@ round_result in_process_session::take_round(kernel_launch& k, const sample_mode&
     r.span_ms = cu::event::elapsed_ms(round_, sample_stop_[count - 1]);
     cover_us = std::max(min_cover_us, 2e6 * queue_s);
     if (cupti) {
-        const auto d = cupti_->take(count * static_cast<std::size_t>(mode.batch));
+        const auto d = cupti_->take(since, count * static_cast<std::size_t>(mode.batch));
         if (!d) {
             r.timer_failed = true;
             return r;
@@ -188,6 +188,7 @@ void in_process_session::sample(kernel_launch& k, const sample_mode& mode,
     r.timer = cupti ? "cupti" : "events";
     r.samples_us.clear();
     double span_ms = warm.busy_ms;  // the first launch and the warm-up's batches
+    bool retried = false;
     for (;;) {
         std::size_t count = next_round(r.samples_us.size(), min_n, max_n);
         if (one_a_round) count = std::min<std::size_t>(count, 1);
@@ -195,7 +196,13 @@ void in_process_session::sample(kernel_launch& k, const sample_mode& mode,
         const round_result round = take_round(k, mode, count, cover_us, cupti, r.samples_us);
         span_ms += round.span_ms;
         ++r.steps.waits;
-        if (round.timer_failed) {  // this configuration starts over with events
+        // A round whose records did not all come is taken again, once; a second failure and this
+        // configuration starts over with events.
+        if (round.timer_failed && !retried) {
+            retried = true;
+            continue;
+        }
+        if (round.timer_failed) {
             r.gpu_span_s += (span_ms - warm.busy_ms) / 1000.0;
             sample(k, mode, warm, false, r);
             return;
