@@ -12,6 +12,8 @@ void register_commands(CLI::App& app) {
     register_check(app, g_action);
     register_show(app, g_action);
     register_devices(app, g_action);
+    register_space(app, g_action);
+    register_import_t1(app, g_action);
 }
 
 int run_selected(CLI::App&) { return g_action ? g_action() : 2; }

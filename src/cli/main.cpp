@@ -27,6 +27,8 @@ Examples:
   hone tune configs/vector_add.yaml --set N=65536     override a problem size
   hone show configs/vector_add.db --top 5 --where "VEC=4,status=ok"
   hone devices                                        list GPUs and their attributes
+  hone space configs/sgemm.yaml                       count the search space, compile nothing
+  hone import-t1 gemm.T1.json -o gemm.yaml            a config from a T1 tuning-input file
 
 Exit codes: 0 ok; 1 failures found; 2 bad input; 3 no driver/GPU or I/O error; 4 internal error.
 )";
