@@ -28,7 +28,7 @@ void build_space(const hone::spec& s) {
     base["warp_size"] = int64_t{32};
     const hone::search_space space(s, base);
     space.require_nonempty();
-    for (const auto& c : space.valid()) c.key(s);
+    for (uint64_t i = 0; i < space.count().value_or(0); ++i) space.to_config(space.at(i)).key(s);
 }
 
 }  // namespace

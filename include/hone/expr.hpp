@@ -1,11 +1,20 @@
 // The expression language of search configs (constraints, counts, launch sizes, metrics).
 //
-// Grammar (C-like precedence): ?: || && == != < <= > >= + - * / % unary(- ! +) calls, literals.
+// Precedence follows Python, from the loosest: ?: (C's conditional), || or, && and, not,
+// comparisons (< <= > >= == != on one level, chained as in Python: `32 <= a * b <= 1024` is
+// `32 <= a * b and a * b <= 1024`), + -, * / // %, unary - + !, and ** (right-associative,
+// tighter than a unary operator on its left: -2 ** 2 is -4; 2 ** -1 is 0.5). `and`, `or` and
+// `not` are `&&`, `||` and `!` spelled as Python does, with Python's precedence for `not`
+// (`not a == b` is `not (a == b)`; `!a == b` is `(!a) == b`). They take booleans or integers
+// and give booleans. Before 0.3, comparisons followed C: == and != bound looser than <, and
+// `a < b < c` compared the boolean `a < b` with c.
 // Literals: integers, reals, true/false, "strings". Functions: min max ceil_div log2 is_pow2
-// abs pow2 (2^x) floor ceil sqrt int float. Integer '/' truncates like C; division or modulo by
-// zero and integer overflow are errors. Strings compare with == and !=. Booleans act as 0/1
-// in arithmetic; mixing an integer with a real gives a real. floor, ceil and int return
-// integers; log2 of an integer is the integer floor. Nesting deeper than 200 is refused.
+// abs pow2 (2^x) floor ceil sqrt int float. Integer '/' truncates like C, '//' rounds down like
+// Python, '%' takes the sign of the dividend like C; ** of integers is an integer, except for a
+// negative exponent (a real). Division or modulo by zero and integer overflow are errors.
+// Strings compare with == and !=. Booleans act as 0/1 in arithmetic; mixing an integer with a
+// real gives a real. floor, ceil and int return integers; log2 of an integer is the integer
+// floor. Nesting deeper than 200 is refused.
 #pragma once
 #include <memory>
 #include <string>
@@ -20,6 +29,7 @@ namespace hone {
 namespace expr_detail {
 struct node;
 }
+class compiled_expression;
 
 class expression {
 public:
@@ -43,6 +53,7 @@ public:
     const source_pos& pos() const { return pos_; }
 
 private:
+    friend class compiled_expression;  // compiles the tree (src/expr/compiled.hpp)
     std::shared_ptr<const expr_detail::node> root_;
     std::string text_;
     source_pos pos_;

@@ -17,6 +17,7 @@ namespace hone {
 struct kernel_spec {
     std::string source_path;  // absolute, resolved against the YAML file's folder
     std::string source_text;  // read at load time
+    bool source_found = true;  // false only when loaded with require_source = false
     std::string name;         // "vector_add" or "vector_add<{VEC}, {STRIDED}>"
     bool is_template = false; // name has '<' or '{': resolved through a name expression
     std::vector<std::string> include_dirs;  // absolute
@@ -154,10 +155,18 @@ struct spec {
 // The device attribute names expressions may use: the names that device_attrs::add_to binds.
 const std::vector<std::string>& device_attribute_names();
 
+struct load_options {
+    // false: a kernel source that is not there is no error (`hone space` needs none): the
+    // source text stays empty and the kernel name is not looked for in it.
+    bool require_source = true;
+};
+
 // Loads and validates a search config. `overrides` replace problem sizes (--set N=...);
 // an override naming no problem size is an error. Throws input_error with a position.
-spec load_spec(const std::string& path, const std::map<std::string, int64_t>& overrides = {});
+spec load_spec(const std::string& path, const std::map<std::string, int64_t>& overrides = {},
+               const load_options& opt = {});
 spec load_spec_text(const std::string& text, const std::string& path,
-                    const std::map<std::string, int64_t>& overrides = {});
+                    const std::map<std::string, int64_t>& overrides = {},
+                    const load_options& opt = {});
 
 }  // namespace hone

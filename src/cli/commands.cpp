@@ -16,6 +16,8 @@ void register_commands(CLI::App& app) {
     register_selection_quality(app, g_action);
     register_import(app, g_action);
     register_report(app, g_action);
+    register_space(app, g_action);
+    register_import_t1(app, g_action);
 }
 
 int run_selected(CLI::App&) { return g_action ? g_action() : 2; }

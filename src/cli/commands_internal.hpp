@@ -17,6 +17,8 @@ void register_export(CLI::App& app, std::function<int()>& action);
 void register_selection_quality(CLI::App& app, std::function<int()>& action);
 void register_import(CLI::App& app, std::function<int()>& action);
 void register_report(CLI::App& app, std::function<int()>& action);
+void register_space(CLI::App& app, std::function<int()>& action);
+void register_import_t1(CLI::App& app, std::function<int()>& action);
 
 // `hone check`, also the body of `hone tune --dry-run` (same compile pool and cache).
 struct check_args {

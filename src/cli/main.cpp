@@ -30,6 +30,8 @@ Examples:
   hone report configs/vector_add.db                   one HTML page of tables and charts
   hone export configs/vector_add.db --format t4 -o va.t4.json   T4, kt-cache or csv
   hone import gemm_RTX_2080_Ti.json.gz -o gemm.db     Kernel Tuner cache or T4 results
+  hone space configs/sgemm.yaml                       count the search space, compile nothing
+  hone import-t1 gemm.T1.json -o gemm.yaml            a config from a T1 tuning-input file
 
 Exit codes: 0 ok; 1 failures found; 2 bad input; 3 no driver/GPU or I/O error; 4 internal error.
 )";

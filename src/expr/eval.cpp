@@ -16,6 +16,26 @@ std::string known_names(const bindings& scope) {
     return out.empty() ? "none" : out;
 }
 
+// Python's floor division: the quotient rounded towards minus infinity.
+int64_t floor_div(int64_t a, int64_t b) {
+    const int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+value integer_pow(int64_t a, int64_t b, const site& at) {
+    if (b < 0) {  // Python gives a real, and refuses 0 to a negative power
+        if (a == 0) at.fail(fmt::format("division by zero in '{}'", at.snippet()));
+        return finite(std::pow(static_cast<double>(a), static_cast<double>(b)), at);
+    }
+    if (a == 0 || a == 1) return b == 0 ? 1 : a;
+    if (a == -1) return b % 2 == 0 ? 1 : -1;
+    int64_t r = 1;  // |a| >= 2 overflows within 63 steps, so the loop is short
+    for (int64_t k = 0; k < b; ++k)
+        if (__builtin_mul_overflow(r, a, &r))
+            at.fail(fmt::format("integer overflow in '{}'", at.snippet()));
+    return r;
+}
+
 value integer_arith(op_code op, int64_t a, int64_t b, const site& at) {
     int64_t r = 0;
     bool overflow = false;
@@ -25,11 +45,16 @@ value integer_arith(op_code op, int64_t a, int64_t b, const site& at) {
         case op_code::mul: overflow = __builtin_mul_overflow(a, b, &r); break;
         case op_code::div:
         case op_code::mod:
-            if (b == 0) at.fail(fmt::format("{} by zero in '{}'", op == op_code::div ? "division" : "modulo", at.snippet()));
+        case op_code::floordiv:
+            if (b == 0)
+                at.fail(fmt::format("{} by zero in '{}'",
+                                    op == op_code::mod ? "modulo" : "division", at.snippet()));
             // INT64_MIN / -1 overflows; INT64_MIN % -1 is 0 but undefined behaviour in C++.
             if (b == -1) return op == op_code::mod ? 0 : integer_arith(op_code::sub, 0, a, at);
-            r = op == op_code::div ? a / b : a % b;
+            r = op == op_code::div ? a / b : op == op_code::mod ? a % b : floor_div(a, b);
             break;
+        case op_code::pow:
+            return integer_pow(a, b, at);
         default: break;
     }
     if (overflow) at.fail(fmt::format("integer overflow in '{}'", at.snippet()));
@@ -44,6 +69,12 @@ value real_arith(op_code op, double a, double b, const site& at) {
         case op_code::div:
             if (b == 0) at.fail(fmt::format("division by zero in '{}'", at.snippet()));
             return finite(a / b, at);
+        case op_code::floordiv:
+            if (b == 0) at.fail(fmt::format("division by zero in '{}'", at.snippet()));
+            return finite(std::floor(a / b), at);
+        case op_code::pow:
+            if (a == 0 && b < 0) at.fail(fmt::format("division by zero in '{}'", at.snippet()));
+            return finite(std::pow(a, b), at);
         default: at.fail(fmt::format("'%' needs integers, got a real in '{}'", at.snippet()));
     }
 }
@@ -75,29 +106,42 @@ value binary(const node& n, const bindings& scope, const source_pos& base, std::
     const site at{base, text, n};
     const value a = eval_node(*n.kids[0], scope, base, text);
     if (n.op == op_code::logical_and || n.op == op_code::logical_or) {
-        const bool left = truth_of(a, at, n.op == op_code::logical_and ? "&&" : "||");
+        const char* what = logical_spelling(n);
+        const bool left = truth_of(a, at, what);
         if (left == (n.op == op_code::logical_or)) return left;  // short circuit
-        return truth_of(eval_node(*n.kids[1], scope, base, text), at, n.op == op_code::logical_and ? "&&" : "||");
+        return truth_of(eval_node(*n.kids[1], scope, base, text), at, what);
     }
-    const value b = eval_node(*n.kids[1], scope, base, text);
-    if (n.op >= op_code::lt) return compare(n.op, a, b, at);
-    static constexpr const char* spelling[] = {"", "", "", "", "+", "-", "*", "/", "%"};
-    const char* what = spelling[static_cast<int>(n.op)];
-    if (std::holds_alternative<double>(a) || std::holds_alternative<double>(b))
-        return real_arith(n.op, real_of(a, at, what), real_of(b, at, what), at);
-    return integer_arith(n.op, int_of(a, at, what), int_of(b, at, what), at);
-}
-
-value unary(const node& n, const bindings& scope, const source_pos& base, std::string_view text) {
-    const site at{base, text, n};
-    const value a = eval_node(*n.kids[0], scope, base, text);
-    if (n.op == op_code::logical_not) return !truth_of(a, at, "!");
-    if (const auto* d = std::get_if<double>(&a)) return n.op == op_code::neg ? -*d : *d;
-    const int64_t i = int_of(a, at, n.op == op_code::neg ? "unary -" : "unary +");
-    return n.op == op_code::neg ? integer_arith(op_code::sub, 0, i, at) : value(i);
+    return apply_binary(n.op, a, eval_node(*n.kids[1], scope, base, text), at);
 }
 
 }  // namespace
+
+value apply_binary(op_code op, const value& a, const value& b, const site& at) {
+    if (op >= op_code::lt) return compare(op, a, b, at);
+    static constexpr const char* spelling[] = {"", "", "", "", "+", "-", "*", "/", "%", "//", "**"};
+    const char* what = spelling[static_cast<int>(op)];
+    if (std::holds_alternative<double>(a) || std::holds_alternative<double>(b))
+        return real_arith(op, real_of(a, at, what), real_of(b, at, what), at);
+    return integer_arith(op, int_of(a, at, what), int_of(b, at, what), at);
+}
+
+value apply_unary(op_code op, const value& a, const site& at) {
+    if (op == op_code::logical_not) return !truth_of(a, at, logical_spelling(at.n));
+    if (const auto* d = std::get_if<double>(&a)) return op == op_code::neg ? -*d : *d;
+    const int64_t i = int_of(a, at, op == op_code::neg ? "unary -" : "unary +");
+    return op == op_code::neg ? integer_arith(op_code::sub, 0, i, at) : value(i);
+}
+
+const char* logical_spelling(const node& n) {
+    switch (n.op) {
+        case op_code::logical_and:
+            return n.word ? "and" : "&&";
+        case op_code::logical_or:
+            return n.word ? "or" : "||";
+        default:
+            return n.word ? "not" : "!";
+    }
+}
 
 bool is_number(const value& v) { return !std::holds_alternative<std::string>(v); }
 
@@ -134,7 +178,8 @@ value eval_node(const node& n, const bindings& scope, const source_pos& base, st
                 site{base, text, n}.fail(fmt::format("unknown name '{}' (known: {})", n.name, known_names(scope)));
             return it->second;
         }
-        case node_kind::unary: return unary(n, scope, base, text);
+        case node_kind::unary:
+            return apply_unary(n.op, eval_node(*n.kids[0], scope, base, text), site{base, text, n});
         case node_kind::binary: return binary(n, scope, base, text);
         case node_kind::conditional: {
             const bool c = truth_of(eval_node(*n.kids[0], scope, base, text), site{base, text, n}, "?:");

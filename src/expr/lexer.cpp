@@ -95,6 +95,8 @@ private:
         if (t.text == "true" || t.text == "false") {
             t.kind = token_kind::literal;
             t.literal = t.text == "true";
+        } else if (t.text == "and" || t.text == "or" || t.text == "not") {
+            t.kind = token_kind::punct;  // Python's spelling of && || !
         }
         return t;
     }
@@ -115,7 +117,7 @@ private:
     }
 
     token punct() {
-        static constexpr std::string_view two[] = {"<=", ">=", "==", "!=", "&&", "||"};
+        static constexpr std::string_view two[] = {"<=", ">=", "==", "!=", "&&", "||", "//", "**"};
         const std::size_t start = at_;
         for (auto p : two) {
             if (text_.substr(at_, 2) == p) {

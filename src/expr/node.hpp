@@ -14,13 +14,16 @@ namespace hone::expr_detail {
 constexpr int max_depth = 200;
 
 enum class node_kind { literal, name, unary, binary, conditional, call };
-enum class op_code { none, neg, plus, logical_not, add, sub, mul, div, mod,
+// Arithmetic codes come before comparisons, comparisons before the logical ones: the
+// evaluator dispatches on those ranges.
+enum class op_code { none, neg, plus, logical_not, add, sub, mul, div, mod, floordiv, pow,
                      lt, le, gt, ge, eq, ne, logical_and, logical_or };
 
 struct node {
     node_kind kind = node_kind::literal;
     op_code op = op_code::none;
     int function = -1;  // call: index into the function table
+    bool word = false;  // logical operator spelled as a word (and, or, not): for messages
     std::string name;   // name: the identifier
     value literal = int64_t{0};
     std::vector<std::shared_ptr<const node>> kids;

@@ -8,20 +8,21 @@
 namespace hone::expr_detail {
 namespace {
 
-struct binary_level {
-    std::initializer_list<std::pair<std::string_view, op_code>> ops;
+struct binary_op {
+    std::string_view text;
+    op_code op;
 };
+using binary_level = std::initializer_list<binary_op>;
 
-// From the loosest binding to the tightest; ?: and unary operators are handled apart.
-const binary_level levels[] = {
-    {{{"||", op_code::logical_or}}},
-    {{{"&&", op_code::logical_and}}},
-    {{{"==", op_code::eq}, {"!=", op_code::ne}}},
-    {{{"<", op_code::lt}, {"<=", op_code::le}, {">", op_code::gt}, {">=", op_code::ge}}},
-    {{{"+", op_code::add}, {"-", op_code::sub}}},
-    {{{"*", op_code::mul}, {"/", op_code::div}, {"%", op_code::mod}}},
-};
-constexpr int n_levels = static_cast<int>(std::size(levels));
+// Python's precedence, from the loosest to the tightest: or, and, not, comparisons (one level,
+// chained), + -, * / // %, unary - + !, **. The conditional ?: binds loosest of all.
+const binary_level or_ops = {{"||", op_code::logical_or}, {"or", op_code::logical_or}};
+const binary_level and_ops = {{"&&", op_code::logical_and}, {"and", op_code::logical_and}};
+const binary_level comparison_ops = {{"<", op_code::lt},  {"<=", op_code::le}, {">", op_code::gt},
+                                     {">=", op_code::ge}, {"==", op_code::eq}, {"!=", op_code::ne}};
+const binary_level additive_ops = {{"+", op_code::add}, {"-", op_code::sub}};
+const binary_level multiplicative_ops = {
+    {"*", op_code::mul}, {"/", op_code::div}, {"//", op_code::floordiv}, {"%", op_code::mod}};
 
 class parser {
 public:
@@ -66,7 +67,7 @@ private:
 
     node_ptr conditional() {
         nesting guard(*this);
-        node_ptr cond = binary(0);
+        node_ptr cond = logical_or();
         if (!is_punct("?")) return cond;
         ++at_;
         node n;
@@ -78,23 +79,77 @@ private:
         return make(std::move(n), end_of_previous());
     }
 
-    node_ptr binary(int level) {
-        if (level == n_levels) return unary();
-        node_ptr left = binary(level + 1);
-        while (peek().kind == token_kind::punct) {
-            op_code op = op_code::none;
-            for (const auto& [text, code] : levels[level].ops)
-                if (peek().text == text) op = code;
-            if (op == op_code::none) break;
+    // The operator of `ops` at the cursor, or none.
+    op_code match(const binary_level& ops) const {
+        if (peek().kind != token_kind::punct) return op_code::none;
+        for (const auto& o : ops)
+            if (peek().text == o.text) return o.op;
+        return op_code::none;
+    }
+
+    node_ptr make_binary(op_code op, node_ptr left, node_ptr right, bool word) {
+        node n;
+        n.kind = node_kind::binary;
+        n.op = op;
+        n.word = word;
+        n.offset = left->offset;
+        n.kids = {std::move(left), std::move(right)};
+        return make(std::move(n), end_of_previous());
+    }
+
+    // Left-associative levels: or, and, additive, multiplicative.
+    template <typename Next>
+    node_ptr left_assoc(const binary_level& ops, Next next) {
+        node_ptr left = (this->*next)();
+        for (op_code op = match(ops); op != op_code::none; op = match(ops)) {
+            const bool word = std::isalpha(static_cast<unsigned char>(peek().text[0])) != 0;
             ++at_;
-            node n;
-            n.kind = node_kind::binary;
-            n.op = op;
-            n.offset = left->offset;
-            n.kids = {left, binary(level + 1)};
-            left = make(std::move(n), end_of_previous());
+            left = make_binary(op, left, (this->*next)(), word);
         }
         return left;
+    }
+
+    node_ptr logical_or() { return left_assoc(or_ops, &parser::logical_and); }
+    node_ptr logical_and() { return left_assoc(and_ops, &parser::logical_not); }
+    node_ptr additive() { return left_assoc(additive_ops, &parser::multiplicative); }
+    node_ptr multiplicative() { return left_assoc(multiplicative_ops, &parser::unary); }
+
+    // Python's `not` binds looser than comparisons: `not a == b` is `not (a == b)`.
+    node_ptr logical_not() {
+        if (!is_punct("not")) return comparison();
+        nesting guard(*this);
+        node n;
+        n.kind = node_kind::unary;
+        n.op = op_code::logical_not;
+        n.word = true;
+        n.offset = peek().offset;
+        ++at_;
+        n.kids = {logical_not()};
+        return make(std::move(n), end_of_previous());
+    }
+
+    // Comparisons chain as in Python: `a < b <= c` is `a < b and b <= c`, `b` shared (the
+    // language has no side effects, so evaluating it twice is the same as once).
+    node_ptr comparison() {
+        const node_ptr first = additive();
+        node_ptr left = first, chain;
+        for (op_code op = match(comparison_ops); op != op_code::none; op = match(comparison_ops)) {
+            ++at_;
+            node_ptr right = additive();
+            node_ptr link = make_binary(op, left, right, false);
+            if (!chain) {
+                chain = link;
+            } else {
+                node n;
+                n.kind = node_kind::binary;
+                n.op = op_code::logical_and;
+                n.offset = first->offset;
+                n.kids = {chain, link};
+                chain = make(std::move(n), end_of_previous());
+            }
+            left = right;
+        }
+        return chain ? chain : first;
     }
 
     node_ptr unary() {
@@ -109,7 +164,16 @@ private:
             n.kids = {unary()};
             return make(std::move(n), end_of_previous());
         }
-        return primary();
+        return power();
+    }
+
+    // `**` binds tighter than a unary operator on its left and looser on its right, and groups
+    // to the right: -2 ** 2 is -(2 ** 2), 2 ** -1 is 0.5, 2 ** 3 ** 2 is 2 ** 9.
+    node_ptr power() {
+        node_ptr base = primary();
+        if (!is_punct("**")) return base;
+        ++at_;
+        return make_binary(op_code::pow, base, unary(), false);
     }
 
     node_ptr primary() {

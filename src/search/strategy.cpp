@@ -33,10 +33,20 @@ std::optional<config> random_strategy::next() {
     return order_[at_++];
 }
 
+namespace {
+// Every valid configuration, in canonical order (the tuner refuses a space too large to list).
+std::vector<config> listed(const search_space& space) {
+    std::vector<config> out;
+    for (uint64_t i = 0; i < space.count().value_or(0); ++i)
+        out.push_back(space.to_config(space.at(i)));
+    return out;
+}
+}  // namespace
+
 // The spec loader admits only "exhaustive" and "random".
 std::unique_ptr<strategy> make_strategy(const search_spec& s, const search_space& space) {
-    if (s.strategy == "random") return std::make_unique<random_strategy>(space.valid(), s.seed);
-    return std::make_unique<exhaustive_strategy>(space.valid());
+    if (s.strategy == "random") return std::make_unique<random_strategy>(listed(space), s.seed);
+    return std::make_unique<exhaustive_strategy>(listed(space));
 }
 
 }  // namespace hone

@@ -60,13 +60,20 @@ void load_kernel(const doc& d, const entry& e, spec& s) {
     kernel_spec& k = s.kernel;
     k.pos = value_pos(d, e);
     const entry& source = require(d, e.value, m, "source", "kernel");
-    k.source_path = require_file(d, source.value, read_string(d, source.value, "a file path"), "kernel source");
-    k.source_text = read_source(d, source.value, k.source_path);
+    const std::string source_path = read_string(d, source.value, "a file path");
+    std::error_code ec;
+    k.source_found = d.require_source || fs::is_regular_file(resolve_path(d, source_path), ec);
+    if (k.source_found) {
+        k.source_path = require_file(d, source.value, source_path, "kernel source");
+        k.source_text = read_source(d, source.value, k.source_path);
+    } else {
+        k.source_path = resolve_path(d, source_path);
+    }
     const entry& name = require(d, e.value, m, "name", "kernel");
     k.name = read_string(d, name.value, "a kernel name");
     k.is_template = k.name.find_first_of("<{") != std::string::npos;
     check_placeholders(d, name.value, k.name, s);
-    check_kernel_in_source(d, name.value, k.name, s);
+    if (k.source_found) check_kernel_in_source(d, name.value, k.name, s);
     if (const entry* def = find(m, "define_placeholders")) {
         k.define_placeholders = read_bool(d, def->value);
         if (!k.define_placeholders)

@@ -41,8 +41,9 @@ std::string folder_of(const std::string& path) {
     return (ec ? fs::path(path) : abs).parent_path().lexically_normal().string();
 }
 
-spec load(const std::string& text, const std::string& path, const std::map<std::string, int64_t>& overrides) {
-    const doc d{path, folder_of(path)};
+spec load(const std::string& text, const std::string& path,
+          const std::map<std::string, int64_t>& overrides, const load_options& opt) {
+    const doc d{path, folder_of(path), opt.require_source};
     const YAML::Node root = parse_yaml(text, path);
     const auto top = read_map(d, root, "the config", sections);
     spec s;
@@ -93,17 +94,19 @@ bindings spec::problem_bindings() const {
     return b;
 }
 
-spec load_spec(const std::string& path, const std::map<std::string, int64_t>& overrides) {
+spec load_spec(const std::string& path, const std::map<std::string, int64_t>& overrides,
+               const load_options& opt) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw input_error({path, 0, 0}, "cannot read the file");
     std::ostringstream text;
     text << in.rdbuf();
-    return load_spec_text(text.str(), path, overrides);
+    return load_spec_text(text.str(), path, overrides, opt);
 }
 
-spec load_spec_text(const std::string& text, const std::string& path, const std::map<std::string, int64_t>& overrides) {
+spec load_spec_text(const std::string& text, const std::string& path,
+                    const std::map<std::string, int64_t>& overrides, const load_options& opt) {
     try {
-        return load(text, path, overrides);
+        return load(text, path, overrides, opt);
     } catch (const YAML::DeepRecursion& e) {
         // yaml-cpp's own message for this is "bad file".
         throw input_error({path, e.mark.line + 1, e.mark.column + 1}, "malformed YAML: nested too deeply");

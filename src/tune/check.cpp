@@ -2,8 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
+#include <set>
 
 #include "common/clock.hpp"
 #include "hone/compile_cache.hpp"
@@ -31,6 +33,46 @@ device_attrs resolve_device(const check_options& opt) {
     return devices.at(0).attrs;
 }
 
+// Every configuration, or `opt.sample` of them drawn without replacement. A space too large
+// to list can only be sampled.
+std::vector<point> pick_configurations(const spec& s, const search_space& space,
+                                       const check_options& opt) {
+    std::mt19937_64 rng(opt.seed);
+    const auto wanted = static_cast<uint64_t>(std::max(opt.sample, 0));
+    std::vector<point> out;
+    if (space.enumerated()) {
+        const uint64_t n = *space.count();
+        if (wanted == 0 || wanted >= n) {
+            for (uint64_t i = 0; i < n; ++i) out.push_back(space.at(i));
+            return out;
+        }
+        std::set<uint64_t> seen;
+        while (out.size() < wanted) {
+            const uint64_t i = rng() % n;
+            if (seen.insert(i).second) out.push_back(space.at(i));
+        }
+        return out;
+    }
+    if (wanted == 0)
+        throw input_error(
+            {s.path, 0, 0},
+            fmt::format("the space is too large to list (about {:.3g} valid configurations "
+                        "of {}): pass --sample N to compile a random sample",
+                        space.estimated_count(), space.total()));
+    std::set<point> seen;
+    // Distinct draws: stop when the draws keep repeating (a space smaller than the sample).
+    for (uint64_t misses = 0; out.size() < wanted && misses < 1000;) {
+        const auto p = space.sample(rng);
+        if (!p) break;
+        if (seen.insert(*p).second) {
+            out.push_back(*p);
+        } else {
+            ++misses;
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 check_result check(const spec& s, const check_options& opt) {
@@ -42,18 +84,15 @@ check_result check(const spec& s, const check_options& opt) {
     dev.add_to(base);
     const search_space space(s, base);
     out.total = space.total();
-    out.valid = space.valid().size();
+    out.valid_exact = space.count().has_value();
+    out.valid =
+        space.count().value_or(static_cast<uint64_t>(std::llround(space.estimated_count())));
     space.require_nonempty();
     make_run_plan(s, space);  // buffer counts and memory kinds evaluate
     // The reference must compile, or nothing could be verified.
     make_reference(s, space, out.arch, [](const compile_request& r) { return compile_nvrtc(r, 0); });
 
-    std::vector<config> todo = space.valid();
-    if (opt.sample > 0 && static_cast<std::size_t>(opt.sample) < todo.size()) {
-        std::mt19937_64 rng(opt.seed);
-        std::shuffle(todo.begin(), todo.end(), rng);
-        todo.resize(static_cast<std::size_t>(opt.sample));
-    }
+    const std::vector<point> todo = pick_configurations(s, space, opt);
     std::unique_ptr<compile_cache> cache;
     if (opt.use_cache) {
         cache = std::make_unique<compile_cache>(opt.cache_dir.empty() ? compile_cache::default_dir()
@@ -67,7 +106,7 @@ check_result check(const spec& s, const check_options& opt) {
     std::size_t next = 0, finished = 0;
     while (finished < todo.size()) {
         while (next < todo.size() && pool.in_flight() < window) {
-            const config& c = todo[next];
+            const config c = space.to_config(todo[next]);
             const bindings scope = c.scope(s, base);
             try {  // launch sizes and arguments must evaluate for every configuration
                 eval_launch(s, s.launch.grid, s.launch.block, scope);
@@ -87,7 +126,7 @@ check_result check(const spec& s, const check_options& opt) {
         ++finished;
         ++out.compiled;
         if (!got->second.ok) ++out.failed;
-        if (opt.on_compiled) opt.on_compiled(todo[at], got->second);
+        if (opt.on_compiled) opt.on_compiled(space.to_config(todo[at]), got->second);
         out.results[at].second = std::move(got->second);
     }
     out.wall_s = seconds_since(t0);

@@ -2,8 +2,10 @@
 // and the identity under which results are stored.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "hone/compile.hpp"
 #include "hone/digest.hpp"
@@ -147,11 +149,43 @@ run_plan make_run_plan(const spec& s, const search_space& space) {
         }
         plan.buffers.push_back(p);
     }
-    // Which memory sets are needed: evaluate every valid configuration's memory kind.
-    for (const auto& c : space.valid()) {
+    // Which memory sets are needed. The memory expressions use few parameters (usually one, or
+    // none): each combination of their values that some valid configuration takes is evaluated
+    // once, on such a configuration, whatever the size of the space.
+    std::vector<uint32_t> used;
+    for (const auto& b : s.buffers)
+        for (const auto& name : b.memory.names())
+            for (std::size_t d = 0; d < s.params.size(); ++d)
+                if (s.params[d].name == name &&
+                    std::find(used.begin(), used.end(), d) == used.end())
+                    used.push_back(static_cast<uint32_t>(d));
+    uint64_t combos = 1;
+    for (uint32_t d : used) combos *= space.cardinality(d);
+    auto mark = [&](const config& c) {
         const memory_kind k = eval_memory(s, c.scope(s, space.base()));
-        for (auto& p : plan.buffers) (k == memory_kind::device ? p.need_device : p.need_managed) = true;
+        for (auto& p : plan.buffers)
+            (k == memory_kind::device ? p.need_device : p.need_managed) = true;
+    };
+    bool marked = false;
+    if (combos <= 4096) {
+        std::vector<std::optional<uint32_t>> fixed(space.dims());
+        for (uint64_t i = 0; i < combos; ++i) {
+            uint64_t rest = i;
+            for (uint32_t d : used) {
+                fixed[d] = static_cast<uint32_t>(rest % space.cardinality(d));
+                rest /= space.cardinality(d);
+            }
+            if (const auto p = space.find(fixed)) {
+                mark(space.to_config(*p));
+                marked = true;
+            }
+        }
+    } else {
+        // Thousands of combinations of memory parameters: prepare both sets rather than search.
+        for (auto& p : plan.buffers) p.need_device = p.need_managed = true;
+        marked = true;
     }
+    if (!marked) mark(space.make_config({}, s.verify.pos));
     return plan;
 }
 

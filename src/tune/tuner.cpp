@@ -112,8 +112,13 @@ tune_result pipeline::run() {
 
     max_evals_ = opt_.max_evals >= 0 ? opt_.max_evals : s_.search.max_evals;
     time_limit_s_ = opt_.time_limit_s >= 0 ? opt_.time_limit_s : s_.search.time_limit_s;
-    for (const auto& c : space_->valid()) {
-        const std::string key = c.key(s_);
+    if (!space_->enumerated())
+        throw input_error({s_.path, 0, 0},
+                          fmt::format("the space is too large to list (about {:.3g} valid "
+                                      "configurations): tuning it needs a search strategy",
+                                      space_->estimated_count()));
+    for (uint64_t i = 0; i < *space_->count(); ++i) {
+        const std::string key = space_->to_config(space_->at(i)).key(s_);
         if (!opt_.only.empty() && key != opt_.only) continue;
         const auto it = done_.find(key);
         const bool stored = it != done_.end() && !(opt_.retry_failed && is_fault(it->second));
@@ -121,9 +126,10 @@ tune_result pipeline::run() {
     }
     if (max_evals_ > 0) state_.total = std::min<std::size_t>(state_.total, max_evals_);
     if (!opt_.only.empty() && state_.total == 0 && done_.count(opt_.only) == 0) {
-        throw input_error({"--only", 0, 0}, fmt::format("'{}' is not a configuration of the "
-                                                        "space (keys look like '{}')",
-                                                        opt_.only, space_->valid()[0].key(s_)));
+        throw input_error({"--only", 0, 0},
+                          fmt::format("'{}' is not a configuration of the "
+                                      "space (keys look like '{}')",
+                                      opt_.only, space_->to_config(space_->at(0)).key(s_)));
     }
 
     if (opt_.use_cache) {

@@ -31,8 +31,8 @@ bindings h100_base(const spec& s) {
 
 // Launch sizes that use parameters are known per configuration only.
 void check_launch_dims(const spec& s, const search_space& space) {
-    for (const auto& c : space.valid()) {
-        const bindings scope = c.scope(s, space.base());
+    for (uint64_t k = 0; k < space.count().value_or(0); ++k) {
+        const bindings scope = space.to_config(space.at(k)).scope(s, space.base());
         for (std::size_t i = 0; i < s.launch.grid.size(); ++i) {
             const int64_t v = s.launch.grid[i].eval_int(scope);
             if (v <= 0 || v > std::numeric_limits<int32_t>::max())

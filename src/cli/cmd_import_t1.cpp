@@ -1,0 +1,95 @@
+// hone import-t1: a hone config from a T1 tuning-input file.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/commands_internal.hpp"
+#include "formats/t1_import.hpp"
+#include "hone/error.hpp"
+
+namespace hone::cli {
+namespace {
+
+struct import_t1_args {
+    std::string input, output;
+};
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw env_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Written beside the target, then renamed: a failure leaves no partial config behind.
+void write_atomically(const std::string& path, const std::string& text) {
+    const std::string tmp = fmt::format("{}.tmp{}", path, getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out || !(out << text) || !out.flush()) {
+            std::remove(tmp.c_str());
+            throw env_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::remove(tmp.c_str());
+        throw env_error(fmt::format("cannot write {}: {}", path, ec.message()));
+    }
+}
+
+int run_import_t1(const import_t1_args& a) {
+    const t1_translation t = translate_t1(read_text(a.input), a.input, a.output);
+    write_atomically(a.output, t.yaml);
+    fmt::print("wrote {}: {} parameters, {} of {} constraints translated{}\n", a.output, t.params,
+               t.constraints_translated, t.constraints,
+               t.notes.empty() ? ""
+                               : fmt::format("; {} note{} (also in the file as # NOTE)",
+                                             t.notes.size(), t.notes.size() == 1 ? "" : "s"));
+    for (const auto& n : t.notes) fmt::print("  note: {}\n", n);
+    fmt::print("next: hone space {}\n", a.output);
+    return 0;
+}
+
+}  // namespace
+
+void register_import_t1(CLI::App& app, std::function<int()>& action) {
+    auto a = std::make_shared<import_t1_args>();
+    CLI::App* c = app.add_subcommand("import-t1",
+                                     "Write a hone config from a T1 tuning-input file (parameters, "
+                                     "constraints, kernel, launch, arguments)");
+    c->footer(
+        R"(T1 is the tuning-input format of the autotuning benchmark hub (BAT, Kernel Tuner, KTT). The
+config gets:
+  - the parameters, their "Values" evaluated without Python (lists, [32 * i for i in range(1, 32)],
+    [1] + [2 * i for i in range(1, 11)], list(range(...)));
+  - the constraints ("Conditions"), which hone reads as written: and, or, not, chained
+    comparisons, // and ** as in Python;
+  - the kernel file (relative to the config; it need not exist for `hone space`), its name and
+    compiler options;
+  - ProblemSize as problem sizes; the block from LocalSize; the grid as Kernel Tuner computes it,
+    ceil(ProblemSize / product of GridDiv), or from GlobalSize when there is no ProblemSize
+    (blocks for CUDA, threads for OpenCL);
+  - the arguments: vectors as buffers (type, size, fill), scalars as values.
+What does not translate exactly (a constraint hone cannot read, a division that is not exact, a
+fill kind, constant memory, a kernel in OpenCL, BenchmarkConfig, ...) is listed here and left
+in the config as a "# NOTE:" comment. A file that is not T1, misses a required field, or has
+Values that cannot be evaluated is refused (exit code 2) and nothing is written.
+
+Examples:
+  hone import-t1 gemm_milo.T1.json -o gemm.yaml
+  hone space gemm.yaml)");
+    c->add_option("file", a->input, "T1 file (JSON)")->required()->check(CLI::ExistingFile);
+    c->add_option("-o,--output", a->output, "The config to write (YAML)")->required();
+    c->callback([a, &action] { action = [a] { return run_import_t1(*a); }; });
+}
+
+}  // namespace hone::cli

@@ -1,0 +1,194 @@
+// hone space: the size of a config's search space, before and after constraints, and what it
+// costs to build. Compiles nothing and needs neither a GPU nor the kernel source.
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <ctime>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands_internal.hpp"
+#include "cli/options.hpp"
+#include "common/clock.hpp"
+#include "hone/device_attrs.hpp"
+#include "hone/gpu.hpp"
+#include "hone/space.hpp"
+#include "hone/spec.hpp"
+
+namespace hone::cli {
+namespace {
+
+struct space_args {
+    std::string config;
+    std::vector<std::string> sets;
+    std::string arch;
+    bool json = false;
+};
+
+std::string grouped(uint64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string bytes_text(double b) {
+    if (b < 1024) return fmt::format("{:.0f} B", b);
+    if (b < 1024 * 1024) return fmt::format("{:.1f} KiB", b / 1024);
+    return fmt::format("{:.1f} MiB", b / (1024 * 1024));
+}
+
+// CPU time of this process: on a shared machine, wall time measures the neighbours too.
+double cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+int64_t peak_rss_bytes() {
+    rusage self{};
+    getrusage(RUSAGE_SELF, &self);
+    return static_cast<int64_t>(self.ru_maxrss) * 1024;  // KiB on Linux
+}
+
+// The device attributes constraints may use: from --arch, else the local GPU; none when the
+// constraints use none (then no driver is needed).
+std::optional<device_attrs> device_for(const spec& s, const std::string& arch) {
+    if (!arch.empty()) {
+        if (auto d = nominal_device(arch)) return d;
+        throw input_error(
+            {"--arch", 0, 0},
+            fmt::format("unknown architecture '{}' (expected e.g. sm_80, sm_90)", arch));
+    }
+    std::vector<std::string> used;
+    for (const auto& c : s.constraints)
+        for (const auto& name : c.names())
+            if (!s.find_param(name) &&
+                std::find(device_attribute_names().begin(), device_attribute_names().end(), name) !=
+                    device_attribute_names().end())
+                used.push_back(name);
+    if (used.empty()) return std::nullopt;
+    try {
+        return list_devices().at(0).attrs;
+    } catch (const env_error& e) {
+        throw input_error(
+            {s.path, 0, 0},
+            fmt::format("the constraints use device attributes ({}) and there is no local "
+                        "GPU to take them from ({}): pass --arch, e.g. --arch sm_90",
+                        fmt::join(used, ", "), e.what()));
+    }
+}
+
+int run_space(const space_args& a) {
+    const auto t0 = steady_clock::now();
+    const spec s = load_spec(a.config, parse_sets(a.sets), load_options{.require_source = false});
+    const double load_s = seconds_since(t0);
+    bindings base = s.problem_bindings();
+    const std::optional<device_attrs> dev = device_for(s, a.arch);
+    if (dev) dev->add_to(base);
+    const auto t1 = steady_clock::now();
+    const double cpu0 = cpu_seconds();
+    const search_space space(s, base);
+    const double build_s = seconds_since(t1);
+    const double build_cpu_s = cpu_seconds() - cpu0;
+    const int64_t rss = peak_rss_bytes();
+    const auto count = space.count();
+    const double per_config =
+        count && *count > 0 ? static_cast<double>(space.store_bytes()) / static_cast<double>(*count)
+                            : 0;
+
+    if (a.json) {
+        nlohmann::json j{
+            {"config", a.config},
+            {"parameters", s.params.size()},
+            {"constraints", s.constraints.size()},
+            {"arch", dev ? dev->arch() : ""},
+            {"cartesian", space.total()},
+            {"valid", count ? nlohmann::json(*count) : nlohmann::json(space.estimated_count())},
+            {"valid_exact", count.has_value()},
+            {"listed", space.enumerated()},
+            {"estimate_rel_error95", count ? 0.0 : space.estimate_rel_error()},
+            {"estimate_draws", space.estimate_draws()},
+            {"load_s", load_s},
+            {"time_s", build_s},
+            {"store_bytes", space.store_bytes()},
+            {"bytes_per_config", per_config},
+            {"peak_rss_bytes", rss},
+            {"source_found", s.kernel.source_found}};
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    fmt::print("{}: kernel {}{}\n", a.config, s.kernel.name,
+               s.kernel.source_found
+                   ? ""
+                   : fmt::format(" (source not found: {}; hone check and tune need it)",
+                                 s.kernel.source_path));
+    fmt::print("parameters:  {}, constraints: {}{}\n", s.params.size(), s.constraints.size(),
+               dev ? fmt::format(" (device attributes of {})", dev->arch()) : "");
+    fmt::print("cartesian:   {}\n", space.total() == UINT64_MAX ? std::string("more than 2^64")
+                                                                : grouped(space.total()));
+    if (count) {
+        fmt::print("valid:       {} (exact{})\n", grouped(*count),
+                   space.enumerated() ? ", listed" : ", too many to list: tuning samples them");
+    } else if (space.estimate_rel_error() == std::numeric_limits<double>::infinity()) {
+        fmt::print(
+            "valid:       unknown, ESTIMATE: none of {} random draws was valid; too many to list\n",
+            grouped(space.estimate_draws()));
+    } else {
+        fmt::print(
+            "valid:       about {:.4g} ±{:.1f}% (ESTIMATE at 95% from {} random draws; too many to "
+            "list)\n",
+            space.estimated_count(), 100 * space.estimate_rel_error(),
+            grouped(space.estimate_draws()));
+    }
+    fmt::print("time:        {:.3f} s to build the space ({:.3f} s of CPU; {:.3f} s to load the config)\n",
+               build_s, build_cpu_s, load_s);
+    fmt::print("memory:      {}, peak RSS {}\n",
+               space.enumerated()
+                   ? fmt::format("{} for the list ({:.1f} B a configuration)",
+                                 bytes_text(static_cast<double>(space.store_bytes())), per_config)
+                   : std::string("nothing listed"),
+               bytes_text(static_cast<double>(rss)));
+    return 0;
+}
+
+}  // namespace
+
+void register_space(CLI::App& app, std::function<int()>& action) {
+    auto a = std::make_shared<space_args>();
+    CLI::App* c = app.add_subcommand("space",
+                                     "Count a config's search space: cartesian size, valid "
+                                     "configurations, time and memory (compiles nothing)");
+    c->footer(
+        R"(Builds the search space of CONFIG as `hone tune` would and prints its size before the
+constraints (the cartesian product of the parameters' values) and after them, the time it
+took and the memory it used. It compiles nothing and needs no GPU; the kernel source need not
+exist (a config imported with `hone import-t1` usually has none yet).
+
+A space of up to 16,777,216 valid configurations is listed: the count is exact. A larger one is
+not listed; its count is exact when the constraints leave it computable (parameters no
+constraint uses multiply it), else an ESTIMATE from random draws with its 95% interval.
+Constraints that use device attributes (max_threads_per_block, ...) take them from --arch, or
+from the local GPU.
+
+Examples:
+  hone space configs/sgemm.yaml
+  hone space configs/vector_add.yaml --arch sm_90 --json
+  hone space gemm.yaml --set N=8192)");
+    c->add_option("config", a->config, "Search config (YAML)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    c->add_option("--set", a->sets, "Override a problem size: NAME=VALUE (repeatable)");
+    c->add_option("--arch", a->arch,
+                  "Device attributes of this architecture, e.g. sm_90 (default: the local GPU's, "
+                  "when the constraints use any)");
+    c->add_flag("--json", a->json, "Machine-readable output");
+    c->callback([a, &action] { action = [a] { return run_space(*a); }; });
+}
+
+}  // namespace hone::cli
