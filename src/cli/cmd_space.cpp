@@ -3,10 +3,9 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
-#include <ctime>
-
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -116,6 +115,7 @@ int run_space(const space_args& a) {
             {"estimate_draws", space.estimate_draws()},
             {"load_s", load_s},
             {"time_s", build_s},
+            {"cpu_s", build_cpu_s},
             {"store_bytes", space.store_bytes()},
             {"bytes_per_config", per_config},
             {"peak_rss_bytes", rss},
@@ -146,8 +146,9 @@ int run_space(const space_args& a) {
             space.estimated_count(), 100 * space.estimate_rel_error(),
             grouped(space.estimate_draws()));
     }
-    fmt::print("time:        {:.3f} s to build the space ({:.3f} s of CPU; {:.3f} s to load the config)\n",
-               build_s, build_cpu_s, load_s);
+    fmt::print(
+        "time:        {:.3f} s to build the space ({:.3f} s of CPU; {:.3f} s to load the config)\n",
+        build_s, build_cpu_s, load_s);
     fmt::print("memory:      {}, peak RSS {}\n",
                space.enumerated()
                    ? fmt::format("{} for the list ({:.1f} B a configuration)",

@@ -7,27 +7,34 @@
 namespace hone::space_detail {
 namespace {
 
-// Ascending order: LSD radix sort on 16-bit digits, in `bits` bits. The enumeration produces
-// codes in its binding order, which differs from the canonical order when the plan reorders.
+// Ascending order: LSD radix sort over the `bits` bits of the codes, in as few passes as digits
+// of at most 16 bits allow, each digit no wider than the list is long (a count table larger
+// than the list costs more than the list). The enumeration produces codes in its binding
+// order, which differs from the canonical order when the plan reorders.
 template <class Code>
 void sort_codes(std::vector<Code>& v, unsigned bits) {
     if (std::is_sorted(v.begin(), v.end())) return;
-    if (v.size() < (1u << 16)) {
+    if (v.size() < (1u << 10) || bits == 0) {
         std::sort(v.begin(), v.end());
         return;
     }
+    unsigned widest = 8;
+    while (widest < 16 && (std::size_t{1} << (widest + 1)) <= v.size()) ++widest;
+    const unsigned passes = (bits + widest - 1) / widest;
+    const unsigned digit = (bits + passes - 1) / passes;
+    const uint64_t mask = (uint64_t{1} << digit) - 1;
     std::vector<Code> tmp(v.size());
-    std::vector<std::size_t> count(1u << 16);
-    for (unsigned shift = 0; shift < bits; shift += 16) {
+    std::vector<std::size_t> count(std::size_t{1} << digit);
+    for (unsigned shift = 0; shift < bits; shift += digit) {
         std::fill(count.begin(), count.end(), 0);
-        for (const Code x : v) ++count[(static_cast<uint64_t>(x) >> shift) & 0xffff];
+        for (const Code x : v) ++count[(static_cast<uint64_t>(x) >> shift) & mask];
         std::size_t sum = 0;
         for (auto& c : count) {
             const std::size_t n = c;
             c = sum;
             sum += n;
         }
-        for (const Code x : v) tmp[count[(static_cast<uint64_t>(x) >> shift) & 0xffff]++] = x;
+        for (const Code x : v) tmp[count[(static_cast<uint64_t>(x) >> shift) & mask]++] = x;
         v.swap(tmp);
     }
 }
@@ -107,8 +114,9 @@ void engine::build_prefixes() {
         next.clear();
         next_pending.clear();
         bool over = false;
+        cursor cur = make_cursor();
         for (std::size_t i = 0; i < prefixes_.size() && !over; ++i) {
-            const int pending = load_prefix(i, p, slots.data());
+            const int pending = load_prefix(i, p, slots.data(), &cur);
             for (uint32_t v = 0; v < card; ++v) {
                 p[d] = v;
                 slots[d] = model_->value_slot(d, v);
@@ -144,9 +152,15 @@ void engine::build_prefixes() {
     std::vector<uint64_t>().swap(next);
 }
 
-int engine::load_prefix(std::size_t i, point& p, slot_value* slots) const {
+int engine::load_prefix(std::size_t i, point& p, slot_value* slots, cursor* cur) const {
     uint64_t code = prefixes_[i];
     for (std::size_t l = prefix_depth_; l-- > 0;) {
+        if (cur) {
+            // Codes are the digits of the levels in mixed radix: the same rest means the same
+            // digits from here down, already in `p` and `slots`.
+            if (cur->quotient[l] == code) break;
+            cur->quotient[l] = code;
+        }
         const uint32_t d = plan_.order[l];
         const auto idx = static_cast<uint32_t>(code % model_->card(d));
         code /= model_->card(d);
@@ -248,8 +262,9 @@ std::optional<std::vector<Code>> engine::enumerate() const {
     std::vector<uint64_t> code(levels + 1, 0);
     std::vector<int> pend(levels + 1, 0);
     uint64_t nodes = 0;
+    cursor cur = make_cursor();
     for (std::size_t i = 0; i < prefixes_.size() && !over; ++i) {
-        pend[prefix_depth_] = load_prefix(i, p, slots.data());
+        pend[prefix_depth_] = load_prefix(i, p, slots.data(), &cur);
         uint64_t start = 0;
         for (std::size_t l = 0; l < prefix_depth_; ++l)
             start += p[plan_.order[l]] * stride_[plan_.order[l]];
@@ -320,8 +335,9 @@ std::optional<point> engine::find(const std::vector<std::optional<uint32_t>>& fi
         return pending == 0 || model_->admits(p);
     };
     uint64_t nodes = 0;
+    cursor cur = make_cursor();
     for (std::size_t i = 0; i < prefixes_.size(); ++i) {
-        pend[prefix_depth_] = load_prefix(i, p, slots.data());
+        pend[prefix_depth_] = load_prefix(i, p, slots.data(), &cur);
         bool consistent = true;
         for (std::size_t l = 0; l < prefix_depth_; ++l) {
             const uint32_t d = plan_.order[l];

@@ -281,6 +281,30 @@ TEST_CASE("space engine: canonical order survives a reordered search") {
     CHECK(space.coordinate(3, 2) == 8.0);  // numbers: themselves
 }
 
+TEST_CASE("space engine: canonical order of lists long enough for the radix sort") {
+    // The constraints bind A and D first and leave B and C free, so the enumeration emits codes
+    // out of order; the list sizes take std::sort and the radix sort with digits of two widths.
+    const auto values = [](int n) {
+        std::string out = "[";
+        for (int i = 0; i < n; ++i) out += (i ? ", " : "") + std::to_string(i + 1);
+        return out + "]";
+    };
+    for (const auto& [nb, nc, nd] :
+         {std::tuple{2, 3, 8}, std::tuple{6, 7, 40}, std::tuple{16, 40, 90}}) {
+        const spec s =
+            spec_test::load(plain_yaml(fmt::format("params: {{A: {}, B: {}, C: {}, D: {}}}",
+                                                   values(12), values(nb), values(nc), values(nd)),
+                                       {"A * D <= 4 * " + std::to_string(nd), "(A + D) % 3 != 0"}));
+        const search_space space(s, s.problem_bindings());
+        const brute_force truth(s, s.problem_bindings());
+        INFO(truth.valid.size());
+        REQUIRE(space.count() == truth.valid.size());
+        uint64_t wrong = 0;
+        for (uint64_t i = 0; i < truth.valid.size(); ++i) wrong += !(space.at(i) == truth.valid[i]);
+        CHECK(wrong == 0);
+    }
+}
+
 TEST_CASE("space engine: samples are uniform over the valid configurations, listed or not") {
     const spec s = spec_test::load(
         plain_yaml("params: {A: [1, 2, 3, 4, 5, 6], B: [1, 2, 3, 4, 5, 6], C: [1, 2, 3, 4]}",
