@@ -12,6 +12,7 @@ void register_commands(CLI::App& app) {
     register_check(app, g_action);
     register_show(app, g_action);
     register_devices(app, g_action);
+    register_replay(app, g_action);
 }
 
 int run_selected(CLI::App&) { return g_action ? g_action() : 2; }

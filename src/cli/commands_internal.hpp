@@ -13,6 +13,7 @@ void register_check(CLI::App& app, std::function<int()>& action);
 void register_tune(CLI::App& app, std::function<int()>& action);
 void register_show(CLI::App& app, std::function<int()>& action);
 void register_devices(CLI::App& app, std::function<int()>& action);
+void register_replay(CLI::App& app, std::function<int()>& action);
 
 // `hone check`, also the body of `hone tune --dry-run` (same compile pool and cache).
 struct check_args {

@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
+#include "search/rng.hpp"
+
 namespace hone {
 namespace {
 
@@ -57,7 +61,10 @@ search_space::search_space(const spec& s, bindings base) : spec_(&s), base_(std:
     for (const auto& p : s.params) c.values.push_back(p.values.front());
     bindings scope = c.scope(s, base_);
     for (uint64_t n = 0; n < total_; ++n) {
-        if (satisfies(s, c, scope)) valid_.push_back(c);
+        if (satisfies(s, c, scope)) {
+            valid_.push_back(c);
+            points_.emplace_back(at.begin(), at.end());
+        }
         // Odometer step: the last parameter turns fastest.
         for (std::size_t i = s.params.size(); i-- > 0;) {
             at[i] = (at[i] + 1) % s.params[i].values.size();
@@ -66,6 +73,69 @@ search_space::search_space(const spec& s, bindings base) : spec_(&s), base_(std:
             if (at[i] != 0) break;
         }
     }
+    for (const auto& p : points_) codes_.insert(encode(*this, p));
+}
+
+std::size_t search_space::dims() const { return spec_->params.size(); }
+
+uint32_t search_space::cardinality(std::size_t dim) const {
+    return static_cast<uint32_t>(spec_->params[dim].values.size());
+}
+
+double search_space::coordinate(std::size_t dim, uint32_t index) const {
+    const value& v = spec_->params[dim].values[index];
+    if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    if (const auto* b = std::get_if<bool>(&v)) return *b ? 1.0 : 0.0;
+    return index;
+}
+
+bool search_space::contains(const point& p) const {
+    if (p.size() != dims()) return false;
+    for (std::size_t i = 0; i < p.size(); ++i)
+        if (p[i] >= cardinality(i)) return false;
+    return codes_.count(encode(*this, p)) > 0;
+}
+
+std::optional<point> search_space::sample(std::mt19937_64& rng) const {
+    if (points_.empty()) return std::nullopt;
+    return points_[draw_below(rng, points_.size())];
+}
+
+point search_space::at(uint64_t i) const {
+    if (i >= points_.size()) throw std::out_of_range("search_space::at");
+    return points_[i];
+}
+
+config search_space::to_config(const point& p) const {
+    config c;
+    for (std::size_t i = 0; i < p.size(); ++i) c.values.push_back(spec_->params[i].values.at(p[i]));
+    return c;
+}
+
+point search_space::to_point(const config& c) const {
+    point p;
+    for (std::size_t i = 0; i < c.values.size() && i < dims(); ++i) {
+        const auto& vs = spec_->params[i].values;
+        uint32_t k = 0;
+        while (k < vs.size() && !(vs[k] == c.values[i])) ++k;
+        if (k == vs.size()) throw std::invalid_argument("search_space::to_point: value not listed");
+        p.push_back(k);
+    }
+    return p;
+}
+
+std::vector<point> search_space::neighbours(const point& p, bool adjacent_only) const {
+    std::vector<point> out;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        for (uint32_t k = 0; k < cardinality(i); ++k) {
+            if (k == p[i] || (adjacent_only && k + 1 != p[i] && k != p[i] + 1)) continue;
+            point q = p;
+            q[i] = k;
+            if (contains(q)) out.push_back(std::move(q));
+        }
+    }
+    return out;
 }
 
 void search_space::require_nonempty() const {
