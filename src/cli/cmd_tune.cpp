@@ -216,7 +216,11 @@ achieved-occupancy bound (active warps / max warps per SM); "tie" = CI overlaps 
 Examples:
   hone tune configs/vector_add.yaml
   hone tune configs/vector_add.yaml --set N=65536 --output small.db
-  hone tune configs/sgemm.yaml --max-evals 50 --json > sgemm.json)");
+  hone tune configs/sgemm.yaml --max-evals 50 --json > sgemm.json
+
+The search section of the config picks the strategy (exhaustive, random, auto, annealing,
+genetic, local_search, diff_evo, bayes_opt, ...; `hone replay --help` lists them with their
+options). With a strategy other than exhaustive, the progress line counts up to the budget.)");
     c->add_option("config", a->config, "Search config (YAML)")->required()->check(CLI::ExistingFile);
     c->add_option("--set", a->sets, "Override a problem size: NAME=VALUE (repeatable)");
     c->add_option("--device", a->device, "GPU ordinal (see `hone devices`)")->check(CLI::NonNegativeNumber);
@@ -225,7 +229,10 @@ Examples:
     c->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $HONE_CACHE_DIR or ~/.cache/hone)");
     c->add_flag("--no-cache", a->no_cache, "Compile everything, use no cache");
     c->add_option("--only", a->only, "Evaluate one configuration, by key (as printed)");
-    c->add_option("--max-evals", a->max_evals, "Stop after N evaluations")->check(CLI::NonNegativeNumber);
+    c->add_option("--max-evals", a->max_evals,
+                  "Evaluations in all, stored ones of the run included (overrides search.max_evals; "
+                  "0 = no limit)")
+        ->check(CLI::NonNegativeNumber);
     c->add_option("--time-limit", a->time_limit, "Stop after S seconds")->check(CLI::NonNegativeNumber);
     c->add_option("--l2-flush", a->l2_flush, "Override timing.l2_flush")->check(CLI::IsMember({"on", "off"}));
     c->add_flag("--fresh", a->fresh, "Forget this run's stored results first");

@@ -117,17 +117,23 @@ class bayes_opt final : public search_base {
             scored.emplace_back(a, p);
         }
         if (acq_ == 3) {  // Thompson sampling: each proposal is the best of one random tree
+            std::vector<double> mean;
+            for (const auto& [a, p] : scored) mean.push_back(model_.predict(p).mean);
             std::vector<point> out;
-            for (std::size_t k = 0; k < want && !scored.empty(); ++k) {
+            std::vector<bool> taken(scored.size(), false);
+            for (std::size_t k = 0; k < want && k < scored.size(); ++k) {
                 const std::size_t t = below(model_.trees());
-                std::size_t arg = 0;
+                std::size_t arg = SIZE_MAX;
                 double best_v = 0;
                 for (std::size_t c = 0; c < scored.size(); ++c) {
+                    if (taken[c]) continue;
                     const double v = model_.predict_tree(scored[c].second, t);
-                    if (c == 0 || v < best_v || (v == best_v && scored[c].second < scored[arg].second)) best_v = v, arg = c;
+                    if (arg == SIZE_MAX || v < best_v ||
+                        (v == best_v && (mean[c] < mean[arg] || (mean[c] == mean[arg] && scored[c].second < scored[arg].second))))
+                        best_v = v, arg = c;
                 }
+                taken[arg] = true;
                 out.push_back(scored[arg].second);
-                scored.erase(scored.begin() + static_cast<std::ptrdiff_t>(arg));
             }
             return out;
         }

@@ -41,10 +41,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"adjacent", 0, 0, 1, true,
            "1: neighbours take the next value in a parameter's list; 0: any value"}}},
         {"diff_evo",
-         "differential evolution over value positions: each member is challenged by a mix of "
-         "three others and replaced when the challenger is faster",
+         "differential evolution over value positions: each member is challenged by the best "
+         "moved by the difference of two others, and replaced when the challenger is faster",
          true,
-         {{"population", 20, 4, 10000, true, "members"},
+         {{"population", 10, 4, 10000, true, "members"},
           {"f", 0.8, 0, 2, false, "differential weight"},
           {"cr", 0.9, 0, 1, false, "crossover rate"}}},
         {"bayes_opt",
@@ -57,6 +57,24 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"candidates", 2000, 10, 1000000, true, "random configurations scored per fit"},
           {"explore", 0.01, 0, 10, false,
            "expected-improvement margin (log-ratio): larger explores more"}}},
+        {"guided_descent",
+         "model-guided local searches: several descents at once, each trying the neighbours of "
+         "its point (one parameter changed) in the order a random forest predicts best; a "
+         "descent stuck at a local optimum restarts where the model expects most improvement",
+         true,
+         {{"initial", 20, 1, 100000, true, "random configurations before the model is used"},
+          {"descents", 2, 1, 64, true, "descents in parallel"},
+          {"step", 2, 1, 64, true, "neighbours a descent tries before deciding to move"},
+          {"patience", 8, 1, 10000, true,
+           "neighbours tried without improvement before a descent restarts"},
+          {"candidates", 1000, 10, 1000000, true, "random configurations scored for a restart"},
+          {"trees", 32, 1, 1000, true, "trees of the forest"}}},
+        {"portfolio",
+         "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
+         "exploits, the walkers explore the basins it undervalues",
+         true,
+         {{"model_batch", 4, 1, 1024, true, "configurations bayes_opt proposes per model fit"},
+          {"walkers", 2, 1, 64, true, "annealing walkers"}}},
     };
     return all;
 }
@@ -115,6 +133,8 @@ std::unique_ptr<strategy> make_strategy(const strategy_setup& s, const search_do
     if (r.name == "genetic") return make_genetic(r, d);
     if (r.name == "local_search") return make_local_search(r, d);
     if (r.name == "diff_evo") return make_diff_evo(r, d);
+    if (r.name == "portfolio") return make_portfolio(r, d);
+    if (r.name == "guided_descent") return make_guided_descent(r, d);
     return make_bayes_opt(r, d);
 }
 

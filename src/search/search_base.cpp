@@ -56,7 +56,8 @@ bool search_base::take(const point& p, std::vector<point>& out) {
 
 void search_base::observe(const point& p, std::optional<double> objective) {
     const bool ours = pending_.erase(p) > 0;
-    if (!seen_.insert(p).second && !ours) return;  // told twice: the first outcome stands
+    const bool foreign = foreign_.erase(p) > 0;
+    if (!seen_.insert(p).second && !ours && !foreign) return;  // told twice: the first stands
     std::optional<double> score;
     if (objective && std::isfinite(*objective)) score = log_score(*objective);
     known_[p] = score;

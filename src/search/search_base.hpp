@@ -36,6 +36,12 @@ class search_base : public strategy {
     std::vector<point> propose(std::size_t n) final;
     void observe(const point& p, std::optional<double> objective) final;
     bool done() const final { return done_; }
+    // A point another strategy proposed (in a portfolio): never propose it; its outcome will
+    // be observed.
+    void exclude(const point& p) {
+        if (seen_.insert(p).second) foreign_.insert(p);
+    }
+    std::size_t pending() const { return pending_.size(); }
 
   protected:
     search_base(const search_domain& d, const strategy_setup& s);
@@ -74,7 +80,8 @@ class search_base : public strategy {
     point best_point_;
 
   private:
-    point_set seen_;  // proposed or observed
+    point_set seen_;     // proposed, excluded or observed
+    point_set foreign_;  // excluded, not observed yet
     bool done_ = false;
 };
 

@@ -12,5 +12,7 @@ std::unique_ptr<strategy> make_genetic(const strategy_setup& s, const search_dom
 std::unique_ptr<strategy> make_local_search(const strategy_setup& s, const search_domain& d);
 std::unique_ptr<strategy> make_diff_evo(const strategy_setup& s, const search_domain& d);
 std::unique_ptr<strategy> make_bayes_opt(const strategy_setup& s, const search_domain& d);
+std::unique_ptr<strategy> make_portfolio(const strategy_setup& s, const search_domain& d);
+std::unique_ptr<strategy> make_guided_descent(const strategy_setup& s, const search_domain& d);
 
 }  // namespace hone

@@ -41,6 +41,10 @@ std::string config(const std::string& fail_values) {
            "verify: {reference: {X: 1, FAIL: 0}}\n";
 }
 
+std::string config_with(const std::string& fail_values, const std::string& extra) {
+    return config(fail_values) + extra;
+}
+
 // Answers each job with a median of X microseconds, checking that the tuner keeps no more jobs
 // in flight than it may.
 class scripted_session final : public gpu_session {
@@ -212,8 +216,8 @@ TEST_CASE("an adaptive strategy: proposals fill the queue, outcomes steer it, th
     fixture f;
     f.dir.write("scale.cu", kernel_source);
     // 4 x 3 = 12 configurations, FAIL=1 failing to compile: information for the strategy.
-    f.dir.write("scale.yaml", config("[0, 1, 2]") +
-                                  "search: {strategy: genetic, max_evals: 7, seed: 3, population: 4}\n");
+    f.dir.write("scale.yaml", config_with("[0, 1, 2]", "search: {strategy: genetic, max_evals: 7, "
+                                                       "seed: 3, population: 4}\n"));
     const spec s = load_spec(f.dir.file("scale.yaml"));
     std::vector<std::string> stored;
     std::vector<std::size_t> totals;
