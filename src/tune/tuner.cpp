@@ -35,6 +35,12 @@ struct in_flight {
     eval_record r;
 };
 
+// What the strategy is told of a result: smaller is better; nullopt when the record has no usable
+// objective (a failure, or a run without the metric).
+std::optional<double> objective(const spec& s, const eval_record& r) {
+    return objective_score(r, parse_rank_by(s.metrics.objective.empty() ? "time" : s.metrics.objective));
+}
+
 std::string first_error_line(const std::string& log) {
     std::size_t at = log.find("error");
     if (at == std::string::npos) at = 0;
