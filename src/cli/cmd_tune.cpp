@@ -12,7 +12,7 @@
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "runtime/capture.hpp"

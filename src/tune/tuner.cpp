@@ -9,11 +9,11 @@
 #include <stdexcept>
 
 #include "common/clock.hpp"
-#include "hone/compile_cache.hpp"
-#include "hone/compile_pool.hpp"
-#include "hone/report.hpp"
+#include "compile/compile_cache.hpp"
+#include "compile/compile_pool.hpp"
+#include "report/report.hpp"
 #include "hone/store.hpp"
-#include "hone/worker_session.hpp"
+#include "worker/worker_session.hpp"
 #include "search/strategy.hpp"
 #include "tune/internal.hpp"
 
