@@ -117,7 +117,7 @@ struct timing_spec {
     std::string warmup = "adaptive";  // adaptive | fixed
     double warmup_ms = 5.0;
     // What times a sample: "cupti" (kernel start/end timestamps from CUPTI's activity records),
-    // "events" (CUDA events around the launches), "auto" (CUPTI where it loads, else events).
+    // "events" (CUDA events around the launches), "auto" (events; CUPTI only when asked for, see bench/RESULTS.md).
     std::string timer = "auto";  // auto | cupti | events
     bool l2_flush = true;
     std::string sample_mode = "auto";  // auto | single | batch
