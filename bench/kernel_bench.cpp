@@ -24,7 +24,7 @@
 #include "driver/devices.hpp"
 #include "driver/resources.hpp"
 #include "hone/compile.hpp"
-#include "hone/compile_cache.hpp"
+#include "compile/compile_cache.hpp"
 #include "hone/kernel.hpp"
 #include "hone/space.hpp"
 #include "hone/spec.hpp"

@@ -117,18 +117,32 @@ struct timing_spec {
     std::string warmup = "adaptive";  // adaptive | fixed
     double warmup_ms = 5.0;
     // What times a sample: "cupti" (kernel start/end timestamps from CUPTI's activity records),
-    // "events" (CUDA events around the launches), "auto" (CUPTI where it loads, else events).
+    // "events" (CUDA events around the launches), "auto" (events; CUPTI only when asked for, see bench/RESULTS.md).
     std::string timer = "auto";  // auto | cupti | events
     bool l2_flush = true;
     std::string sample_mode = "auto";  // auto | single | batch
     double timeout_s = 10.0;      // watchdog floor for one configuration
 };
 
+// A strategy option as written (search: {strategy: genetic, population: 30}).
+struct search_option {
+    std::string name;
+    double value = 0;
+    source_pos pos;
+};
+
 struct search_spec {
-    std::string strategy = "exhaustive";  // exhaustive | random
-    int64_t max_evals = 0;                // 0 = no limit
-    double time_limit_s = 0.0;            // 0 = no limit
+    // A name of the strategy catalogue (src/search/strategy.hpp); "" = not given: exhaustive for
+    // small spaces, auto for large ones.
+    std::string strategy;
+    // Evaluations in all, those resumed from the store included. Not given: no limit for
+    // exhaustive and random, a default budget for the others; 0 = no limit (refused for
+    // strategies that need a budget).
+    std::optional<int64_t> max_evals;
+    double time_limit_s = 0.0;  // 0 = no limit
     uint64_t seed = 1;
+    std::vector<search_option> options;  // checked against the strategy's at load time
+    source_pos strategy_pos, max_evals_pos;
 };
 
 struct spec {

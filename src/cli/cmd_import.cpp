@@ -4,7 +4,7 @@
 
 #include "cli/commands_internal.hpp"
 #include "formats/import.hpp"
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "hone/store.hpp"
 
 namespace hone::cli {

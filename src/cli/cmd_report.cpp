@@ -6,7 +6,7 @@
 #include "cli/commands_internal.hpp"
 #include "formats/output_file.hpp"
 #include "formats/stored_runs.hpp"
-#include "hone/html_report.hpp"
+#include "report/html_report.hpp"
 
 namespace hone::cli {
 namespace {

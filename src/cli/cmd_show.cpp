@@ -9,7 +9,7 @@
 
 #include "cli/commands_internal.hpp"
 #include "formats/stored_runs.hpp"
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "hone/store.hpp"
 
 namespace hone::cli {

@@ -12,7 +12,7 @@
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "runtime/capture.hpp"
@@ -349,7 +349,11 @@ Examples:
 --captures DIR tunes every problem size that an application captured for this config's kernel
 (run it with HONE_CAPTURE=<kernel glob>, see README): one run per size, into the same database,
 with the captured input buffers as the inputs (init: file) when HONE_CAPTURE_INPUTS=1 copied
-them. Then `hone export DB --wisdom FILE` gives the application its wisdom.)");
+them. Then `hone export DB --wisdom FILE` gives the application its wisdom.
+
+The search section of the config picks the strategy (exhaustive, random, auto, annealing,
+genetic, local_search, diff_evo, bayes_opt, ...; `hone replay --help` lists them with their
+options). With a strategy other than exhaustive, the progress line counts up to the budget.)");
     c->add_option("config", a->config, "Search config (YAML)")->required()->check(CLI::ExistingFile);
     c->add_option("--set", a->sets, "Override a problem size: NAME=VALUE (repeatable)");
     c->add_option("--device", a->device, "GPU ordinal (see `hone devices`)")->check(CLI::NonNegativeNumber);
@@ -358,7 +362,10 @@ them. Then `hone export DB --wisdom FILE` gives the application its wisdom.)");
     c->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $HONE_CACHE_DIR or ~/.cache/hone)");
     c->add_flag("--no-cache", a->no_cache, "Compile everything, use no cache");
     c->add_option("--only", a->only, "Evaluate one configuration, by key (as printed)");
-    c->add_option("--max-evals", a->max_evals, "Stop after N evaluations")->check(CLI::NonNegativeNumber);
+    c->add_option("--max-evals", a->max_evals,
+                  "Evaluations in all, stored ones of the run included (overrides search.max_evals; "
+                  "0 = no limit)")
+        ->check(CLI::NonNegativeNumber);
     c->add_option("--time-limit", a->time_limit, "Stop after S seconds")->check(CLI::NonNegativeNumber);
     c->add_option("--l2-flush", a->l2_flush, "Override timing.l2_flush")->check(CLI::IsMember({"on", "off"}));
     c->add_option("--timer", a->timer,

@@ -1,4 +1,4 @@
-#include "hone/digest.hpp"
+#include "compile/digest.hpp"
 
 #include <cstdint>
 #include <cstdio>

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hone/digest.hpp"
+#include "compile/digest.hpp"
 #include "hone/error.hpp"
 
 namespace hone {

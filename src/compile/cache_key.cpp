@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "hone/compile.hpp"
-#include "hone/digest.hpp"
+#include "compile/digest.hpp"
 
 namespace hone {
 namespace {

@@ -3,7 +3,7 @@
 //   32 bytes payload digest (hex), payload = CBOR {key, result fields} (protocol.hpp).
 // Integers little-endian. Several hone processes may share one cache: entries appear by
 // rename() (atomic), readers and the evictor tolerate entries vanishing under them.
-#include "hone/compile_cache.hpp"
+#include "compile/compile_cache.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -19,9 +19,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "hone/digest.hpp"
+#include "compile/digest.hpp"
 #include "hone/error.hpp"
-#include "hone/protocol.hpp"
+#include "worker/protocol.hpp"
 
 namespace hone {
 namespace {

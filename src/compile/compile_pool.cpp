@@ -1,4 +1,4 @@
-#include "hone/compile_pool.hpp"
+#include "compile/compile_pool.hpp"
 
 #include <fmt/format.h>
 #include <poll.h>
@@ -11,8 +11,8 @@
 #include <deque>
 
 #include "hone/error.hpp"
-#include "hone/protocol.hpp"
-#include "hone/worker_process.hpp"
+#include "worker/protocol.hpp"
+#include "worker/worker_process.hpp"
 
 namespace hone {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "hone/error.hpp"
-#include "hone/protocol.hpp"
-#include "hone/worker_process.hpp"
+#include "worker/protocol.hpp"
+#include "worker/worker_process.hpp"
 
 namespace hone {
 namespace {

@@ -6,7 +6,7 @@
 #include <exception>
 #include <string>
 
-#include "hone/driver.hpp"
+#include "driver/driver.hpp"
 
 namespace hone::cu {
 namespace {

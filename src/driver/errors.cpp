@@ -1,6 +1,6 @@
 #include <array>
 
-#include "hone/driver.hpp"
+#include "driver/driver.hpp"
 
 namespace hone {
 

@@ -10,7 +10,7 @@
 
 #include "formats/json_file.hpp"
 #include "formats/json_locate.hpp"
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "hone/stats.hpp"
 
 namespace hone {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "hone/error.hpp"
-#include "hone/verify.hpp"
+#include "verify/verify.hpp"
 #include "verify/float16.hpp"
 
 namespace hone {

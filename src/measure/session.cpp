@@ -7,8 +7,8 @@
 
 #include "common/clock.hpp"
 #include "driver/devices.hpp"
-#include "hone/driver.hpp"
-#include "hone/verify.hpp"
+#include "driver/driver.hpp"
+#include "verify/verify.hpp"
 #include "measure/helpers.hpp"
 #include "measure/inputs.hpp"
 #include "measure/memory_budget.hpp"

@@ -1,8 +1,8 @@
 #include <fmt/format.h>
 
 #include "common/clock.hpp"
-#include "hone/driver.hpp"
-#include "hone/verify.hpp"
+#include "driver/driver.hpp"
+#include "verify/verify.hpp"
 #include "measure/session.hpp"
 
 namespace hone {

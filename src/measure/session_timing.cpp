@@ -19,10 +19,7 @@ constexpr int warmup_growth = 64;
 
 }  // namespace
 
-void in_process_session::warm_start() {
-    std::string why;
-    cupti_timer::enable(why);  // the outcome is kept for choose_timer()
-}
+void in_process_session::warm_start() {}  // CUPTI is loaded only for a plan that asks for it
 
 // timing.timer against what this process has: CUPTI is loaded and enabled once (by warm_start
 // or the first plan that may use it), and paused while a plan times with events, whose figures
@@ -30,7 +27,7 @@ void in_process_session::warm_start() {
 void in_process_session::choose_timer(prepare_report& report) {
     const auto t0 = steady_clock::now();
     std::string why;
-    const bool events = plan_.timing.timer == "events";
+    const bool events = plan_.timing.timer != "cupti";
     cupti_timer* c = events ? cupti_timer::loaded() : cupti_timer::enable(why);
     timer_ = hone::choose_timer(plan_.timing.timer, !events && c != nullptr, why);
     cupti_ = timer_ == "cupti" ? c : nullptr;
@@ -39,7 +36,7 @@ void in_process_session::choose_timer(prepare_report& report) {
     else if (c)
         c->pause();
     report.timer = timer_;
-    if (plan_.timing.timer == "auto" && timer_ != "cupti") report.timer_note = why;
+    if (plan_.timing.timer == "auto") report.timer_note = "timer: auto times with CUDA events";
     report.timer_s = seconds_since(t0);
 }
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "hone/record.hpp"
-#include "hone/report.hpp"
+#include "report/report.hpp"
 
 namespace hone::report_detail {
 

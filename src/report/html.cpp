@@ -8,8 +8,8 @@
 #include <cmath>
 #include <map>
 
-#include "hone/html_report.hpp"
-#include "hone/report.hpp"
+#include "report/html_report.hpp"
+#include "report/report.hpp"
 #include "report/analysis.hpp"
 #include "report/plots.hpp"
 #include "report/svg.hpp"

@@ -1,6 +1,6 @@
 #include <nlohmann/json.hpp>
 
-#include "hone/report.hpp"
+#include "report/report.hpp"
 
 namespace hone {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "hone/report.hpp"
+#include "report/report.hpp"
 
 namespace hone {
 namespace {

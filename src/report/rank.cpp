@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "hone/report.hpp"
+#include "report/report.hpp"
 
 namespace hone {
 

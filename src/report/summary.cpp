@@ -4,7 +4,7 @@
 #include <cctype>
 #include <string_view>
 
-#include "hone/report.hpp"
+#include "report/report.hpp"
 
 namespace hone {
 namespace {

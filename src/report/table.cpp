@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "report/units.hpp"
 
 namespace hone {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "report/units.hpp"
 
 namespace hone {

@@ -14,7 +14,7 @@
 
 #include "hone/error.hpp"
 #include "hone/record.hpp"
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "hone/store.hpp"
 
 namespace hone {

@@ -1,6 +1,7 @@
 // Timing and search settings.
 #include <fmt/format.h>
 
+#include "search/strategy.hpp"
 #include "spec/loader.hpp"
 
 namespace hone::spec_detail {
@@ -44,20 +45,63 @@ void load_timing(const doc& d, const entry* e, spec& s) {
         fail(d, e->value, fmt::format("timing: max_samples ({}) is below min_samples ({})", t.max_samples, t.min_samples));
 }
 
+// search: {strategy, max_evals, time_limit_s, seed, <the strategy's options>}.
 void load_search(const doc& d, const entry* e, spec& s) {
     if (!e) return;
-    const auto m = read_map(d, e->value, "search", {"strategy", "max_evals", "time_limit_s", "seed"});
+    const auto m = read_map(d, e->value, "search");
     search_spec& x = s.search;
-    if (const entry* st = find(m, "strategy")) x.strategy = read_choice(d, st->value, {"exhaustive", "random"});
-    if (const entry* n = find(m, "max_evals")) {
-        x.max_evals = read_int(d, n->value);
-        if (x.max_evals < 0) fail(d, n->value, "max_evals must be >= 0 (0 = no limit)");
+    const entry* st = find(m, "strategy");
+    if (st) {
+        x.strategy = read_string(d, st->value, "a strategy name");
+        x.strategy_pos = pos_of(d, st->value);
+        if (!find_strategy(x.strategy)) {
+            const auto names = strategy_names();
+            fail(d, st->value, fmt::format("expected one of: {}, got '{}'{}", join(names),
+                                           x.strategy, suggestion(x.strategy, names)));
+        }
     }
-    if (const entry* t = find(m, "time_limit_s")) x.time_limit_s = read_at_least(d, *t, 0, false);
-    if (const entry* seed = find(m, "seed")) {
-        const int64_t v = read_int(d, seed->value);
-        if (v < 0) fail(d, seed->value, "seed must be >= 0");
-        x.seed = static_cast<uint64_t>(v);
+    for (const auto& item : m) {
+        if (item.key == "strategy") continue;
+        if (item.key == "max_evals") {
+            x.max_evals = read_int(d, item.value);
+            x.max_evals_pos = pos_of(d, item.value);
+            if (*x.max_evals < 0) fail(d, item.value, "max_evals must be >= 0 (0 = no limit)");
+            const strategy_info* info = find_strategy(x.strategy);
+            if (*x.max_evals == 0 && info && info->adaptive)
+                fail(d, item.value, fmt::format("strategy {} needs a budget: max_evals >= 1 (or "
+                                                "leave it out for {} evaluations)",
+                                                x.strategy, default_budget));
+        } else if (item.key == "time_limit_s") {
+            x.time_limit_s = read_at_least(d, item, 0, false);
+        } else if (item.key == "seed") {
+            const int64_t v = read_int(d, item.value);
+            if (v < 0) fail(d, item.value, "seed must be >= 0");
+            x.seed = static_cast<uint64_t>(v);
+        } else {
+            // Anything else is an option of the strategy.
+            if (!st) {
+                fail(d, item.key_node,
+                     fmt::format("unknown key '{}' in search: expected strategy, max_evals, "
+                                 "time_limit_s, seed, or an option of the strategy named{}",
+                                 item.key,
+                                 suggestion(item.key, {"strategy", "max_evals", "time_limit_s",
+                                                       "seed"})));
+            }
+            const strategy_info* info = find_strategy(x.strategy);
+            bool known = false;
+            std::vector<std::string> names = {"strategy", "max_evals", "time_limit_s", "seed"};
+            for (const auto& o : info->options) {
+                known = known || o.name == item.key;
+                names.push_back(o.name);
+            }
+            if (!known)
+                fail(d, item.key_node,
+                     strategy_option_error(x.strategy, item.key, 0) + suggestion(item.key, names));
+            const double v = read_real(d, item.value);
+            const std::string why = strategy_option_error(x.strategy, item.key, v);
+            if (!why.empty()) fail(d, item.value, why);
+            x.options.push_back({item.key, v, pos_of(d, item.value)});
+        }
     }
 }
 

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "common/clock.hpp"
-#include "hone/compile_cache.hpp"
-#include "hone/compile_pool.hpp"
+#include "compile/compile_cache.hpp"
+#include "compile/compile_pool.hpp"
 #include "hone/tuner.hpp"
 #include "tune/internal.hpp"
 

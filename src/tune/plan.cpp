@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "hone/compile.hpp"
-#include "hone/digest.hpp"
+#include "compile/digest.hpp"
 #include "hone/tuner.hpp"
 
 namespace hone {

@@ -9,18 +9,19 @@
 #include <stdexcept>
 
 #include "common/clock.hpp"
-#include "hone/compile_cache.hpp"
-#include "hone/compile_pool.hpp"
-#include "hone/report.hpp"
+#include "compile/compile_cache.hpp"
+#include "compile/compile_pool.hpp"
+#include "report/report.hpp"
 #include "hone/store.hpp"
-#include "hone/strategy.hpp"
-#include "hone/worker_session.hpp"
+#include "worker/worker_session.hpp"
+#include "search/strategy.hpp"
 #include "tune/internal.hpp"
 
 namespace hone {
 namespace {
 
 struct pending {
+    point pt;
     config cfg;
     std::string key;
     uint64_t ticket = 0;
@@ -33,6 +34,12 @@ struct in_flight {
     bindings scope;
     eval_record r;
 };
+
+// What the strategy is told of a result: smaller is better; nullopt when the record has no usable
+// objective (a failure, or a run without the metric).
+std::optional<double> objective(const spec& s, const eval_record& r) {
+    return objective_score(r, parse_rank_by(s.metrics.objective.empty() ? "time" : s.metrics.objective));
+}
 
 std::string first_error_line(const std::string& log) {
     std::size_t at = log.find("error");
@@ -55,9 +62,12 @@ private:
     void hand_over();
     bool stopping() const { return opt_.stop && *opt_.stop; }
     bool out_of_time() const { return time_limit_s_ > 0 && seconds_since(t0_) > time_limit_s_; }
+    void make_search();
+    std::optional<point> point_of(const config& c) const;
+    std::optional<point> point_of_key(const std::string& key) const;
     bool start_eval(const pending& p, const bindings& scope, eval_record& r, job& j);
     void finish_eval(const bindings& scope, eval_record& r, job_result&& g);
-    void record(const config& c, eval_record&& r);
+    void record(const point& p, eval_record&& r);
     void drain();
     void assign(std::pair<uint64_t, compile_result>&& got);
     void report_progress();
@@ -73,12 +83,11 @@ private:
     std::unique_ptr<compile_pool> pool_;
     std::unique_ptr<results_store> store_;
     int64_t run_id_ = 0;
-    std::map<std::string, status> done_;
     std::deque<pending> queue_;
     std::deque<in_flight> flight_;  // handed to the GPU side, oldest first
     steady_clock::time_point busy_since_;  // when flight_ last became non-empty
     bool exhausted_ = false;
-    int64_t max_evals_ = 0;
+    uint64_t budget_ = 0;  // evaluations in all, resumed ones included; 0 = none
     double time_limit_s_ = 0;
     std::size_t started_ = 0;
     pipeline_state state_;
@@ -97,7 +106,6 @@ tune_result pipeline::run() {
     out_.device.attrs.add_to(base);
     space_ = std::make_unique<search_space>(s_, base);
     space_->require_nonempty();
-    strategy_ = make_strategy(s_.search, *space_);
 
     out_.output = opt_.output.empty() ? s_.output : opt_.output;
     store_ = std::make_unique<results_store>(out_.output);
@@ -105,33 +113,12 @@ tune_result pipeline::run() {
     const std::string id = out_.identity.id();
     if (opt_.fresh) store_->forget(id, false);
     run_id_ = store_->begin_run(out_.identity);
-    done_ = store_->done(id);
-    if (done_.empty())  // nothing to resume: say why older results of the same config do not count
+
+    time_limit_s_ = opt_.time_limit_s >= 0 ? opt_.time_limit_s : s_.search.time_limit_s;
+    make_search();
+    if (out_.resumed == 0)  // nothing to resume: say why older results of the same config do not count
         if (const auto previous = store_->previous_run(out_.identity))
             out_.remeasure_reason = describe_change(previous->identity, out_.identity);
-
-    max_evals_ = opt_.max_evals >= 0 ? opt_.max_evals : s_.search.max_evals;
-    time_limit_s_ = opt_.time_limit_s >= 0 ? opt_.time_limit_s : s_.search.time_limit_s;
-    if (!space_->enumerated())
-        throw input_error({s_.path, 0, 0},
-                          fmt::format("the space is too large to list (about {:.3g} valid "
-                                      "configurations): tuning it needs a search strategy",
-                                      space_->estimated_count()));
-    for (uint64_t i = 0; i < *space_->count(); ++i) {
-        const std::string key = space_->to_config(space_->at(i)).key(s_);
-        if (!opt_.only.empty() && key != opt_.only) continue;
-        const auto it = done_.find(key);
-        const bool stored = it != done_.end() && !(opt_.retry_failed && is_fault(it->second));
-        if (!stored) ++state_.total;
-    }
-    if (max_evals_ > 0) state_.total = std::min<std::size_t>(state_.total, max_evals_);
-    if (!opt_.only.empty() && state_.total == 0 && done_.count(opt_.only) == 0) {
-        throw input_error({"--only", 0, 0},
-                          fmt::format("'{}' is not a configuration of the "
-                                      "space (keys look like '{}')",
-                                      opt_.only, space_->to_config(space_->at(0)).key(s_)));
-    }
-
     if (opt_.use_cache) {
         cache_ = std::make_unique<compile_cache>(opt_.cache_dir.empty() ? compile_cache::default_dir()
                                                                         : opt_.cache_dir);
@@ -182,7 +169,7 @@ tune_result pipeline::run() {
             out_.interrupted = true;
             break;
         }
-        record(done.p.cfg, std::move(done.r));
+        record(done.p.pt, std::move(done.r));
         fill_queue();
     }
     out_.time.wall_s = seconds_since(t0_);
@@ -212,7 +199,7 @@ void pipeline::hand_over() {
             session_->submit(j);
             flight_.push_back(in_flight{std::move(head), std::move(scope), std::move(r)});
         } else {  // a compile or launch-size failure: complete without the GPU
-            record(head.cfg, std::move(r));
+            record(head.pt, std::move(r));
         }
         fill_queue();
     }
@@ -221,30 +208,118 @@ void pipeline::hand_over() {
 void pipeline::fill_queue() {
     const std::size_t window = static_cast<std::size_t>(2 * pool_->jobs() + 4);
     while (!exhausted_ && queue_.size() < window) {
-        if (max_evals_ > 0 && started_ >= static_cast<std::size_t>(max_evals_)) {
+        const uint64_t spent = started_ + out_.resumed;
+        if (budget_ > 0 && spent >= budget_) {
             exhausted_ = true;
             break;
         }
-        std::optional<config> c = strategy_->next();
-        if (!c) {
-            exhausted_ = true;
+        std::size_t want = window - queue_.size();
+        if (budget_ > 0) want = static_cast<std::size_t>(std::min<uint64_t>(want, budget_ - spent));
+        std::vector<point> points = strategy_->propose(want);
+        if (points.empty()) {  // finished, or waiting for outcomes of what is queued
+            exhausted_ = strategy_->done();
             break;
         }
-        pending p;
-        p.key = c->key(s_);
-        if (!opt_.only.empty() && p.key != opt_.only) continue;
-        const auto it = done_.find(p.key);
-        if (it != done_.end() && !(opt_.retry_failed && is_fault(it->second))) {
-            ++out_.resumed;
-            continue;
+        for (auto& pt : points) {
+            pending p;
+            p.cfg = space_->to_config(pt);
+            p.key = p.cfg.key(s_);
+            p.pt = std::move(pt);
+            const bindings scope = p.cfg.scope(s_, space_->base());
+            p.ticket = pool_->submit(make_compile_request(s_, p.cfg, scope, out_.device.attrs.arch()));
+            queue_.push_back(std::move(p));
+            ++started_;
         }
-        const bindings scope = c->scope(s_, space_->base());
-        p.ticket = pool_->submit(make_compile_request(s_, *c, scope, out_.device.attrs.arch()));
-        p.cfg = std::move(*c);
-        queue_.push_back(std::move(p));
-        ++started_;
     }
     state_.compiling = pool_->in_flight();
+}
+
+// The strategy (or the one configuration of --only), told what the store holds already; the
+// budget and the progress total.
+void pipeline::make_search() {
+    const double count = space_->count() ? static_cast<double>(*space_->count())
+                                         : space_->estimated_count();
+    strategy_setup setup;
+    setup.name = resolve_strategy(s_.search.strategy, count);
+    setup.seed = s_.search.seed;
+    for (const auto& o : s_.search.options) setup.options[o.name] = o.value;
+    const bool adaptive = find_strategy(setup.name)->adaptive;
+    const int64_t given = opt_.max_evals >= 0 ? opt_.max_evals : s_.search.max_evals.value_or(-1);
+    if (given == 0 && adaptive && opt_.only.empty()) {
+        const source_pos at = opt_.max_evals >= 0 ? source_pos{"--max-evals", 0, 0} : s_.search.max_evals_pos;
+        throw input_error(at, fmt::format("strategy {}{} needs a budget: max_evals >= 1{}", setup.name,
+                                          s_.search.strategy.empty() ? fmt::format(" (the default for {:.0f} configurations)", count) : "",
+                                          s_.search.strategy.empty() ? ", or strategy: exhaustive" : ""));
+    }
+    setup.budget = given > 0 ? given : adaptive ? default_budget : 0;
+    budget_ = opt_.only.empty() ? static_cast<uint64_t>(setup.budget) : 0;
+
+    std::optional<point> only;
+    if (!opt_.only.empty()) {
+        only = point_of_key(opt_.only);
+        if (!only) {
+            std::mt19937_64 rng(1);
+            const auto example = space_->sample(rng);
+            throw input_error({"--only", 0, 0},
+                              fmt::format("'{}' is not a configuration of the space (keys look like '{}')",
+                                          opt_.only, example ? space_->to_config(*example).key(s_) : ""));
+        }
+        strategy_ = make_list_strategy(*space_, 1, [p = *only](uint64_t) { return p; });
+    } else {
+        strategy_ = make_strategy(setup, *space_, [this](uint64_t i) { return space_->at(i); });
+    }
+
+    // Stored results count as evaluated: observed, never proposed again.
+    for (const auto& rec : store_->query({out_.identity.id(), "", 0, false})) {
+        if (opt_.retry_failed && is_fault(rec.st)) continue;
+        std::map<std::string, value> params(rec.params.begin(), rec.params.end());
+        std::optional<point> p;
+        try {
+            p = point_of(space_->make_config(params, {}));
+        } catch (const input_error&) {
+            continue;  // a value the space no longer lists
+        }
+        if (!p || (only && *p != *only)) continue;
+        strategy_->observe(*p, objective(s_, rec));
+        ++out_.resumed;
+    }
+    double left = only ? 1.0 : count;
+    left = std::max(0.0, left - static_cast<double>(out_.resumed));
+    if (budget_ > 0) left = std::min(left, static_cast<double>(budget_ - std::min<uint64_t>(budget_, out_.resumed)));
+    state_.total = static_cast<std::size_t>(left);
+}
+
+std::optional<point> pipeline::point_of(const config& c) const {
+    try {
+        point p = space_->to_point(c);
+        if (space_->contains(p)) return p;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+// The configuration whose key is `key`: each parameter's value is the one whose text, in the
+// key, is followed by the next parameter's name (or the end).
+std::optional<point> pipeline::point_of_key(const std::string& key) const {
+    std::vector<config> partial(1);
+    for (std::size_t i = 0; i < s_.params.size(); ++i) {
+        std::vector<config> next;
+        for (const auto& c : partial) {
+            for (const auto& v : s_.params[i].values) {
+                config d = c;
+                d.values.push_back(v);
+                const std::string k = d.key(s_);
+                const bool last = i + 1 == s_.params.size();
+                if (key.compare(0, k.size(), k) == 0 &&
+                    (last ? key.size() == k.size() : key.size() > k.size() && key[k.size()] == ','))
+                    next.push_back(std::move(d));
+            }
+        }
+        partial = std::move(next);
+    }
+    for (const auto& c : partial)
+        if (auto p = point_of(c)) return p;
+    return std::nullopt;
 }
 
 void pipeline::assign(std::pair<uint64_t, compile_result>&& got) {
@@ -333,7 +408,7 @@ void pipeline::finish_eval(const bindings& scope, eval_record& r, job_result&& g
     }
 }
 
-void pipeline::record(const config& c, eval_record&& r) {
+void pipeline::record(const point& p, eval_record&& r) {
     const auto t = steady_clock::now();
     store_->put(run_id_, r);
     out_.time.store_s += seconds_since(t);
@@ -345,7 +420,7 @@ void pipeline::record(const config& c, eval_record&& r) {
         best_obj_ = obj;
         state_.best = r;
     }
-    strategy_->report(c, obj);
+    strategy_->observe(p, obj);
     if (opt_.on_result) opt_.on_result(r);
     report_progress();
 }

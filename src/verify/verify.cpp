@@ -1,4 +1,4 @@
-#include "hone/verify.hpp"
+#include "verify/verify.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "hone/protocol.hpp"
+#include "worker/protocol.hpp"
 
 #include "hone/error.hpp"
 

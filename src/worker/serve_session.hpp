@@ -1,6 +1,6 @@
 // The GPU worker's side of the socket (docs/worker-protocol.md, "GPU worker"). Internal.
 #pragma once
-#include "hone/worker_session.hpp"
+#include "worker/worker_session.hpp"
 
 namespace hone {
 

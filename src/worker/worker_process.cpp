@@ -1,4 +1,4 @@
-#include "hone/worker_process.hpp"
+#include "worker/worker_process.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 // GPU work in a supervised worker process: the only way to survive a kernel that hangs or
 // leaves its CUDA context unusable (errors 700, 710, 714-719: ../shared/FACTS.md).
-#include "hone/worker_session.hpp"
+#include "worker/worker_session.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -12,8 +12,8 @@
 
 #include "common/clock.hpp"
 #include "hone/error.hpp"
-#include "hone/protocol.hpp"
-#include "hone/worker_process.hpp"
+#include "worker/protocol.hpp"
+#include "worker/worker_process.hpp"
 #include "worker/serve_session.hpp"
 
 namespace hone {

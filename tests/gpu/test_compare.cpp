@@ -11,7 +11,7 @@
 
 #include "driver/devices.hpp"
 #include "driver/resources.hpp"
-#include "hone/verify.hpp"
+#include "verify/verify.hpp"
 #include "measure/gpu_compare.hpp"
 #include "measure/helpers.hpp"
 

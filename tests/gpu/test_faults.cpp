@@ -6,7 +6,7 @@
 #include <map>
 
 #include "gpu_test_util.hpp"
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 

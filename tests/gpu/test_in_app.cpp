@@ -16,7 +16,7 @@
 #include "driver/cuda_api.hpp"
 #include "gpu_test_util.hpp"
 #include "hone/compile.hpp"
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "gpu_test_util.hpp"
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/store.hpp"
 #include "hone/tuner.hpp"

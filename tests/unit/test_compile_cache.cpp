@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "hone/compile_cache.hpp"
-#include "hone/digest.hpp"
+#include "compile/compile_cache.hpp"
+#include "compile/digest.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "hone/compile_pool.hpp"
+#include "compile/compile_pool.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;

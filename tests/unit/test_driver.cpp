@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "hone/device_attrs.hpp"
-#include "hone/driver.hpp"
+#include "driver/driver.hpp"
 #include "hone/gpu.hpp"
 #include "hone/status.hpp"
 #include "measure/memory_budget.hpp"

@@ -42,6 +42,10 @@ std::string config(const std::string& fail_values) {
            "verify: {reference: {X: 1, FAIL: 0}}\n";
 }
 
+std::string config_with(const std::string& fail_values, const std::string& extra) {
+    return config(fail_values) + extra;
+}
+
 // Answers each job with a median of X microseconds, checking that the tuner keeps no more jobs
 // in flight than it may.
 class scripted_session final : public gpu_session {
@@ -238,4 +242,65 @@ TEST_CASE("a stop abandons the jobs in flight, stores what finished, and resumes
     CHECK(second.evaluated == 3);
     CHECK(second.records.size() == 4);
     CHECK(f.gpu->submitted.size() == 6);  // the abandoned ones again, and one more
+}
+
+TEST_CASE("an adaptive strategy: proposals fill the queue, outcomes steer it, the budget and resume hold") {
+    fixture f;
+    f.dir.write("scale.cu", kernel_source);
+    // 4 x 3 = 12 configurations, FAIL=1 failing to compile: information for the strategy.
+    f.dir.write("scale.yaml", config_with("[0, 1, 2]", "search: {strategy: genetic, max_evals: 7, "
+                                                       "seed: 3, population: 4}\n"));
+    const spec s = load_spec(f.dir.file("scale.yaml"));
+    std::vector<std::string> stored;
+    std::vector<std::size_t> totals;
+    f.opt.on_result = [&](const eval_record& r) { stored.push_back(r.key); };
+    std::size_t ahead_at_first = 0;
+    f.opt.on_progress = [&](const pipeline_state& st) {
+        if (totals.empty()) ahead_at_first = st.measuring + st.compiled_ahead + st.compiling;
+        totals.push_back(st.total);
+    };
+    const tune_result first = tune(s, f.opt);
+    CHECK(first.evaluated == 7);
+    CHECK(first.resumed == 0);
+    REQUIRE(stored.size() == 7);
+    std::sort(stored.begin(), stored.end());
+    CHECK(std::unique(stored.begin(), stored.end()) == stored.end());  // none twice
+    for (std::size_t t : totals) CHECK(t == 7);  // the budget, not the 12 of the space
+    // The first generation went out at once: others were on their way when the first was stored.
+    CHECK(ahead_at_first >= 2);
+
+    // A larger budget resumes: the 7 stored count as evaluated and are never proposed again.
+    tune_options more = f.opt;
+    more.max_evals = 10;
+    std::vector<std::string> again;
+    more.on_result = [&](const eval_record& r) { again.push_back(r.key); };
+    more.on_progress = nullptr;
+    const tune_result second = tune(s, more);
+    CHECK(second.resumed == 7);
+    CHECK(second.evaluated == 3);
+    for (const auto& k : again) CHECK(!std::binary_search(stored.begin(), stored.end(), k));
+    CHECK(second.records.size() == 10);
+
+    // The same budget again: nothing left to do.
+    more.max_evals = 10;
+    CHECK(tune(s, more).evaluated == 0);
+
+    // A strategy that needs a budget refuses none.
+    tune_options none = f.opt;
+    none.max_evals = 0;
+    CHECK_THROWS_WITH_AS(tune(s, none), doctest::Contains("needs a budget"), input_error);
+}
+
+TEST_CASE("--only evaluates one configuration, whatever the strategy") {
+    fixture f;
+    const spec s = f.load_compiled("[0]");
+    f.opt.only = "X=3,FAIL=0";
+    const tune_result r = tune(s, f.opt);
+    CHECK(r.evaluated == 1);
+    REQUIRE(f.gpu->submitted.size() == 1);
+    CHECK(f.gpu->submitted[0] == "X=3,FAIL=0");
+    CHECK(tune(s, f.opt).evaluated == 0);  // stored: nothing to do
+    f.opt.only = "X=5,FAIL=0";
+    CHECK_THROWS_WITH_AS(tune(s, f.opt), doctest::Contains("is not a configuration of the space"),
+                         input_error);
 }

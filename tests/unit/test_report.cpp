@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hone/error.hpp"
-#include "hone/report.hpp"
+#include "report/report.hpp"
 
 using namespace hone;
 

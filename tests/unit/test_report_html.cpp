@@ -8,7 +8,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "hone/html_report.hpp"
+#include "report/html_report.hpp"
 #include "hone/stats.hpp"
 #include "report/analysis.hpp"
 #include "report/plots.hpp"

@@ -69,6 +69,8 @@ TEST_CASE("defaults") {
     CHECK(!s.kernel.fast_math.eval_bool({}));
     CHECK(s.timing.min_samples == 10);
     CHECK(s.search.seed == 1);
+    CHECK(s.search.strategy.empty());  // exhaustive or auto, by the size of the space
+    CHECK(!s.search.max_evals);
 }
 
 TEST_CASE("problem sizes may be expressions over earlier ones, and overrides apply first") {
@@ -141,6 +143,15 @@ TEST_CASE("settings: launch, metrics, timing, search, output, kernel options") {
     CHECK(s.search.strategy == "random");
     CHECK(s.search.seed == 42);
     CHECK(s.search.max_evals == 10);
+    CHECK(s.search.options.empty());
+    const spec g = load(yaml({}, "search: {strategy: genetic, population: 30, mutation: 0.2}\n"));
+    CHECK(g.search.strategy == "genetic");
+    CHECK(!g.search.max_evals);  // not given: the strategy's default budget
+    REQUIRE(g.search.options.size() == 2);
+    CHECK(g.search.options[0].name == "population");
+    CHECK(g.search.options[0].value == 30);
+    CHECK(g.search.options[1].name == "mutation");
+    CHECK(g.search.options[1].value == 0.2);
     CHECK(s.output == "/tmp/out.db");
 }
 

@@ -21,7 +21,10 @@ TEST_CASE("unknown keys suggest the closest") {
                 "unknown key 'blok' in launch (expected one of: grid, block, shared_bytes); did you mean 'block'?");
     check_error(yaml({}, "timing: {min_sample: 3}\n"), 7, 10, "did you mean 'min_samples'?");
     check_error(yaml({}, "search: {strategy: exhaustve}\n"), 7, 20,
-                "expected one of: exhaustive, random, got 'exhaustve'; did you mean 'exhaustive'?");
+                "got 'exhaustve'; did you mean 'exhaustive'?");
+    check_error(yaml({}, "search: {strategy: exhaustve}\n"), 7, 20,
+                "expected one of: auto, exhaustive, random, annealing, genetic, local_search, "
+                "diff_evo, bayes_opt");
     check_error(yaml({{"buffers", "buffers: {a: {type: float, count: N, rol: in}, c: {type: float, count: N}}"}}), 4, 38,
                 "unknown key 'rol' in buffers.a");
 }
@@ -145,4 +148,28 @@ TEST_CASE("command-line overrides") {
     } catch (const hone::input_error& e) {
         CHECK(e.pos().str() == "<command line>");
     }
+}
+
+TEST_CASE("search: strategy options and budgets") {
+    check_error(yaml({}, "search: {strategy: genetic, popsize: 3}\n"), 7, 29,
+                "strategy genetic has no option 'popsize': its options are population, mutation, "
+                "tournament");
+    check_error(yaml({}, "search: {strategy: genetic, populaton: 3}\n"), 7, 29,
+                "did you mean 'population'?");
+    check_error(yaml({}, "search: {population: 3}\n"), 7, 10,
+                "unknown key 'population' in search: expected strategy, max_evals, time_limit_s, "
+                "seed, or an option of the strategy named");
+    check_error(yaml({}, "search: {strategy: genetic, population: 1}\n"), 7, 41,
+                "population of strategy genetic must be in 2 .. 10000");
+    check_error(yaml({}, "search: {strategy: genetic, population: 2.5}\n"), 7, 41,
+                "population of strategy genetic must be an integer");
+    check_error(yaml({}, "search: {strategy: genetic, population: lots}\n"), 7, 41,
+                "expected a number, got 'lots'");
+    check_error(yaml({}, "search: {strategy: random, population: 3}\n"), 7, 28,
+                "strategy random takes no options");
+    check_error(yaml({}, "search: {strategy: auto, population: 3}\n"), 7, 26,
+                "strategy auto takes no options");
+    check_error(yaml({}, "search: {strategy: annealing, max_evals: 0}\n"), 7, 42,
+                "strategy annealing needs a budget: max_evals >= 1");
+    check_error(yaml({}, "search: {max_evals: -1}\n"), 7, 21, "max_evals must be >= 0");
 }

@@ -8,7 +8,7 @@
 #include <memory>
 #include <thread>
 
-#include "hone/report.hpp"
+#include "report/report.hpp"
 #include "hone/store.hpp"
 #include "temp_dir.hpp"
 

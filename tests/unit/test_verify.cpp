@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "hone/error.hpp"
-#include "hone/verify.hpp"
+#include "verify/verify.hpp"
 #include "measure/inputs.hpp"
 #include "verify/float16.hpp"
 

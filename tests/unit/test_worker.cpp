@@ -7,9 +7,9 @@
 #include <cstdio>
 
 #include "hone/error.hpp"
-#include "hone/protocol.hpp"
-#include "hone/worker_process.hpp"
-#include "hone/worker_session.hpp"
+#include "worker/protocol.hpp"
+#include "worker/worker_process.hpp"
+#include "worker/worker_session.hpp"
 #include "test_workers.hpp"
 #include "worker/serve_session.hpp"
 

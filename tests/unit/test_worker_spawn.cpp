@@ -17,11 +17,11 @@
 #include <set>
 #include <thread>
 
-#include "hone/compile_pool.hpp"
+#include "compile/compile_pool.hpp"
 #include "hone/error.hpp"
 #include "hone/gpu.hpp"
-#include "hone/protocol.hpp"
-#include "hone/worker_process.hpp"
+#include "worker/protocol.hpp"
+#include "worker/worker_process.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;

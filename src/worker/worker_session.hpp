@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "hone/gpu.hpp"
-#include "hone/worker_process.hpp"
+#include "worker/worker_process.hpp"
 
 namespace hone {
 

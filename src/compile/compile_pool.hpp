@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "hone/compile.hpp"
-#include "hone/compile_cache.hpp"
+#include "compile/compile_cache.hpp"
 
 namespace hone {
 

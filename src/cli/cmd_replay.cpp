@@ -1,0 +1,238 @@
+// hone replay: run a search strategy against a recorded complete space, no GPU needed.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands_internal.hpp"
+#include "hone/error.hpp"
+#include "search/replay.hpp"
+
+namespace hone::cli {
+namespace {
+
+struct replay_args {
+    std::string space;
+    std::string strategy = "auto";
+    int64_t max_evals = 1000;
+    int seeds = 20;
+    uint64_t seed = 1;
+    int64_t window = 8;
+    std::vector<std::string> options;
+    std::string identity;
+    bool json = false;
+};
+
+std::string level_name(std::size_t l) {
+    return fmt::format("{:.0f}%", replay_levels[l] * 100);
+}
+
+strategy_setup read_setup(const replay_args& a) {
+    strategy_setup s;
+    if (!find_strategy(a.strategy)) {
+        std::string names;
+        for (const auto& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
+        throw input_error({"--strategy", 0, 0},
+                          fmt::format("expected one of: {}, got '{}'", names, a.strategy));
+    }
+    s.name = a.strategy;
+    s.seed = a.seed;
+    if (a.max_evals < 1)
+        throw input_error({"--max-evals", 0, 0},
+                          "the budget must be at least 1 evaluation (replay needs one)");
+    s.budget = a.max_evals;
+    for (const auto& o : a.options) {
+        const source_pos pos{"--option " + o, 0, 0};
+        const auto eq = o.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw input_error(pos, "expected NAME=VALUE, e.g. --option population=30");
+        const std::string name = o.substr(0, eq), text = o.substr(eq + 1);
+        double v = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
+            throw input_error(pos, fmt::format("expected a number after '=', got '{}'", text));
+        const std::string why = strategy_option_error(a.strategy, name, v);
+        if (!why.empty()) throw input_error(pos, why);
+        s.options[name] = v;
+    }
+    return s;
+}
+
+nlohmann::ordered_json opt_json(const std::optional<double>& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
+
+nlohmann::ordered_json opt_json(const std::optional<std::size_t>& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
+
+std::string text_or_dash(const std::optional<double>& v, const char* fmt_spec) {
+    return v ? fmt::format(fmt::runtime(fmt_spec), *v) : "-";
+}
+
+int run_replay(const replay_args& a) {
+    replay_options o;
+    o.setup = read_setup(a);
+    if (a.seeds < 1) throw input_error({"--seeds", 0, 0}, "at least 1 seed");
+    if (a.window < 1) throw input_error({"--window", 0, 0}, "at least 1");
+    o.seeds = a.seeds;
+    o.window = static_cast<std::size_t>(a.window);
+    const recorded_space space = load_recorded_space(a.space, a.identity);
+    const replay_result r = replay(space, o);
+    std::size_t failed = 0;
+    for (const auto& v : space.outcome) failed += v ? 0 : 1;
+    const double optimum = space.natural(*space.outcome[space.optimum]);
+
+    if (a.json) {
+        nlohmann::ordered_json j;
+        j["space"] = {{"path", space.path},
+                      {"format", space.format},
+                      {"kernel", space.kernel},
+                      {"device", space.device},
+                      {"problem", space.problem},
+                      {"objective", space.objective},
+                      {"unit", space.unit},
+                      {"configurations", space.points.size()},
+                      {"failed", failed},
+                      {"optimum", {{"key", space.keys[space.optimum]}, {"value", optimum}}}};
+        j["strategy"] = r.strategy;
+        j["requested"] = a.strategy;
+        j["options"] = o.setup.options;
+        j["max_evals"] = a.max_evals;
+        j["window"] = a.window;
+        nlohmann::ordered_json sum;
+        for (std::size_t l = 0; l < replay_levels.size(); ++l) {
+            const std::string tag = level_name(l).substr(0, level_name(l).size() - 1);
+            sum["median_evals_to_" + tag] = opt_json(r.median_evals_to[l]);
+            sum["reached_" + tag] = r.reached[l];
+            sum["median_time_to_" + tag + "_s"] = opt_json(r.median_time_to_s[l]);
+        }
+        sum["median_simulated_s"] = r.median_simulated_s;
+        nlohmann::ordered_json within = nlohmann::ordered_json::object();
+        for (std::size_t c = 0; c < replay_checkpoints.size(); ++c) {
+            // Only where the budget reached the checkpoint (or the space ended before it).
+            if (replay_checkpoints[c] <= static_cast<std::size_t>(a.max_evals) ||
+                space.points.size() <= replay_checkpoints[c])
+                within[std::to_string(replay_checkpoints[c])] = r.within_95_at[c];
+        }
+        sum["within_95_at"] = within;
+        j["summary"] = sum;
+        nlohmann::ordered_json seeds = nlohmann::ordered_json::array();
+        for (const auto& s : r.seeds) {
+            nlohmann::ordered_json js;
+            js["seed"] = s.seed;
+            js["evals_to_90"] = opt_json(s.evals_to[0]);
+            js["evals_to_95"] = opt_json(s.evals_to[1]);
+            js["evals_to_100"] = opt_json(s.evals_to[2]);
+            js["evaluations"] = s.best.size();
+            js["failures"] = s.failures;
+            js["simulated_s"] = s.simulated_s;
+            js["best_key"] = s.best_key;
+            nlohmann::ordered_json best = nlohmann::ordered_json::array();
+            for (const auto& b : s.best) best.push_back(opt_json(b));
+            js["best_so_far"] = std::move(best);
+            seeds.push_back(std::move(js));
+        }
+        j["seeds"] = std::move(seeds);
+        std::cout << j.dump() << "\n";
+        return 0;
+    }
+
+    fmt::print("{} ({}): {} on {}\n", space.path, space.format, space.kernel, space.device);
+    fmt::print("{} configurations, {} failed; optimum {:.6g} {} at {}\n", space.points.size(),
+               failed, optimum, space.unit, space.keys[space.optimum]);
+    fmt::print("strategy {}{}, {} seed(s) from {}, at most {} evaluations, {} proposed ahead\n\n",
+               r.strategy, a.strategy == r.strategy ? "" : " (" + a.strategy + ")", o.seeds,
+               a.seed, a.max_evals, o.window);
+    fmt::print("{:<8} {:>14} {:>14} {:>24}\n", "optimum", "seeds reached", "median evals",
+               "median simulated time");
+    for (std::size_t l = 0; l < replay_levels.size(); ++l) {
+        fmt::print("{:<8} {:>13.0f}% {:>14} {:>22} s\n", level_name(l), 100 * r.reached[l],
+                   text_or_dash(r.median_evals_to[l], "{:.1f}"),
+                   text_or_dash(r.median_time_to_s[l], "{:.1f}"));
+    }
+    std::string within;
+    for (std::size_t c = 0; c < replay_checkpoints.size(); ++c) {
+        if (replay_checkpoints[c] > static_cast<std::size_t>(a.max_evals) &&
+            space.points.size() > replay_checkpoints[c])
+            continue;
+        within += fmt::format("{}{}: {:.0f}%", within.empty() ? "" : ", ", replay_checkpoints[c],
+                              100 * r.within_95_at[c]);
+    }
+    if (!within.empty()) fmt::print("\nseeds within 95% of the optimum after N evaluations: {}\n", within);
+    fmt::print("median simulated tuning time (compile + measure, all evaluations): {:.1f} s\n\n",
+               r.median_simulated_s);
+    fmt::print("{:>6} {:>8} {:>8} {:>8} {:>12} {:>9}  {}\n", "seed", "to 90%", "to 95%", "to 100%",
+               "best", "failures", "best configuration");
+    auto cell = [](const std::optional<std::size_t>& v) {
+        return v ? std::to_string(*v) : std::string("-");
+    };
+    for (const auto& s : r.seeds) {
+        fmt::print("{:>6} {:>8} {:>8} {:>8} {:>12.6g} {:>9}  {}\n", s.seed, cell(s.evals_to[0]),
+                   cell(s.evals_to[1]), cell(s.evals_to[2]),
+                   s.best.empty() || !s.best.back() ? 0.0 : *s.best.back(), s.failures,
+                   s.best_key);
+    }
+    return 0;
+}
+
+std::string strategies_help() {
+    std::string out;
+    for (const auto& s : strategy_catalogue()) {
+        out += fmt::format("  {:<13} {}\n", s.name, s.summary);
+        for (const auto& o : s.options)
+            out += fmt::format("      {}={:g}  {} ({:g} .. {:g})\n", o.name, o.fallback, o.help,
+                               o.lo, o.hi);
+    }
+    return out;
+}
+
+}  // namespace
+
+void register_replay(CLI::App& app, std::function<int()>& action) {
+    auto a = std::make_shared<replay_args>();
+    CLI::App* c = app.add_subcommand(
+        "replay", "Run a search strategy against a recorded complete space, without a GPU");
+    c->footer(
+        R"(SPACE is a Kernel Tuner cache file (.json or .json.gz: every configuration of a space,
+compiled and timed) or a hone results database of an exhaustive run. The recorded
+configurations are the space: a strategy sees their parameters, proposes configurations, and
+gets each one's recorded time back (failed records, e.g. InvalidConfig, CompilationFailedConfig,
+RuntimeFailedConfig or hone's compile_error, count as evaluations that found nothing).
+
+For each seed, replay reports the number of evaluations until the best found is within 90%,
+95% and 100% of the optimum (performance = optimum time / best time so far), and the simulated
+tuning time (recorded compile and measurement times of the evaluated configurations). Across
+seeds: the share of seeds that reached each level, the medians (a dash: half the seeds or more
+did not reach it), and the share within 95% after 100, 200, 500 and 1000 evaluations.
+
+--json prints one object: "space", "strategy", "summary" and "seeds", an array of {seed,
+evals_to_90, evals_to_95, evals_to_100 (null where not reached), best_so_far (the best time,
+or throughput, after each evaluation; null before the first success), ...}.
+
+Strategies and their options (--option NAME=VALUE; the YAML's search section takes the same):
+)" + strategies_help() +
+        R"(
+Examples:
+  hone replay ../shared/spaces/gemm_RTX_2080_Ti.json.gz --strategy auto --seeds 20
+  hone replay configs/vector_add.db --strategy genetic --option population=30 --json
+  hone replay results.db --identity 2 --strategy random --max-evals 200)");
+    c->add_option("space", a->space, "Kernel Tuner cache or hone database")
+        ->required()
+        ->check(CLI::ExistingFile);
+    c->add_option("--strategy", a->strategy, "Strategy (default auto; see below)");
+    c->add_option("--max-evals", a->max_evals, "Evaluations per seed (default 1000)");
+    c->add_option("--seeds", a->seeds, "Seeds to run (default 20)");
+    c->add_option("--seed", a->seed, "First seed (default 1): seeds S, S+1, ...");
+    c->add_option("-O,--option", a->options, "Strategy option NAME=VALUE (repeatable)");
+    c->add_option("--window", a->window,
+                  "Configurations proposed ahead of their outcomes (default 8, as a tuner with "
+                  "2 compile jobs)");
+    c->add_option("--identity", a->identity,
+                  "Which run of a database with several: its number (1 = first) or id prefix");
+    c->add_flag("--json", a->json, "Machine-readable output");
+    c->callback([a, &action] { action = [a] { return run_replay(*a); }; });
+}
+
+}  // namespace hone::cli

@@ -1,0 +1,141 @@
+// The strategies by name, their options with defaults and ranges, and `auto`.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "search/strategies.hpp"
+
+namespace hone {
+
+const std::vector<strategy_info>& strategy_catalogue() {
+    static const std::vector<strategy_info> all = {
+        {"auto",
+         "the strategy that replay of recorded spaces shows best on average (see `hone replay "
+         "--help`)",
+         true,
+         {}},
+        {"exhaustive", "every valid configuration, in the space's order", false, {}},
+        {"random", "valid configurations drawn uniformly, none twice", false, {}},
+        {"annealing",
+         "simulated annealing: walkers that move to a neighbour (one parameter changed), "
+         "accepting a slower one with a chance that falls as the budget is spent",
+         true,
+         {{"walkers", 4, 1, 64, true, "walks in parallel (each has one configuration pending)"},
+          {"t_start", 0.3, 1e-6, 100, false,
+           "starting temperature: a slowdown by this log-ratio is accepted with chance 1/e"},
+          {"t_end", 0.003, 1e-9, 100, false, "temperature when the budget is spent"}}},
+        {"genetic",
+         "genetic algorithm: a population bred by tournament selection, uniform crossover and "
+         "mutation; the best of parents and children survive",
+         true,
+         {{"population", 20, 2, 10000, true, "configurations per generation"},
+          {"mutation", 0.1, 0, 1, false, "chance that a child's parameter takes a random value"},
+          {"tournament", 3, 1, 100, true, "candidates per parent selection"}}},
+        {"local_search",
+         "iterated local search: moves to a better neighbour (one parameter changed) until none "
+         "is better, then restarts from a perturbed copy of the best",
+         true,
+         {{"batch", 8, 1, 1024, true, "neighbours evaluated before deciding where to move"},
+          {"perturbation", 3, 1, 1000, true, "parameters changed at random to leave an optimum"},
+          {"adjacent", 0, 0, 1, true,
+           "1: neighbours take the next value in a parameter's list; 0: any value"}}},
+        {"diff_evo",
+         "differential evolution over value positions: each member is challenged by the best "
+         "moved by the difference of two others, and replaced when the challenger is faster",
+         true,
+         {{"population", 10, 4, 10000, true, "members"},
+          {"f", 0.8, 0, 2, false, "differential weight"},
+          {"cr", 0.9, 0, 1, false, "crossover rate"}}},
+        {"bayes_opt",
+         "model-based search: a random forest predicts each configuration's time from its "
+         "parameters; the next ones are those of best expected improvement",
+         true,
+         {{"initial", 20, 1, 100000, true, "random configurations before the model is used"},
+          {"trees", 32, 1, 1000, true, "trees of the forest"},
+          {"batch", 4, 1, 1024, true, "configurations proposed per model fit"},
+          {"candidates", 2000, 10, 1000000, true, "random configurations scored per fit"},
+          {"explore", 0.01, 0, 10, false,
+           "expected-improvement margin (log-ratio): larger explores more"}}},
+        {"guided_descent",
+         "model-guided local searches: several descents at once, each trying the neighbours of "
+         "its point (one parameter changed) in the order a random forest predicts best; a "
+         "descent stuck at a local optimum restarts where the model expects most improvement",
+         true,
+         {{"initial", 20, 1, 100000, true, "random configurations before the model is used"},
+          {"descents", 2, 1, 64, true, "descents in parallel"},
+          {"step", 2, 1, 64, true, "neighbours a descent tries before deciding to move"},
+          {"patience", 8, 1, 10000, true,
+           "neighbours tried without improvement before a descent restarts"},
+          {"candidates", 1000, 10, 1000000, true, "random configurations scored for a restart"},
+          {"trees", 32, 1, 1000, true, "trees of the forest"}}},
+        {"portfolio",
+         "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
+         "exploits, the walkers explore the basins it undervalues",
+         true,
+         {{"model_batch", 4, 1, 1024, true, "configurations bayes_opt proposes per model fit"},
+          {"walkers", 2, 1, 64, true, "annealing walkers"}}},
+    };
+    return all;
+}
+
+const strategy_info* find_strategy(std::string_view name) {
+    for (const auto& s : strategy_catalogue())
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+std::vector<std::string> strategy_names() {
+    std::vector<std::string> out;
+    for (const auto& s : strategy_catalogue()) out.push_back(s.name);
+    return out;
+}
+
+std::string strategy_option_error(std::string_view strategy, std::string_view name, double value) {
+    const strategy_info* info = find_strategy(strategy);
+    if (!info) return fmt::format("unknown strategy '{}'", strategy);
+    for (const auto& o : info->options) {
+        if (o.name != name) continue;
+        if (!std::isfinite(value) || value < o.lo || value > o.hi)
+            return fmt::format("{} of strategy {} must be in {} .. {}", name, strategy, o.lo, o.hi);
+        if (o.integer && value != std::floor(value))
+            return fmt::format("{} of strategy {} must be an integer", name, strategy);
+        return "";
+    }
+    std::string names;
+    for (const auto& o : info->options) names += (names.empty() ? "" : ", ") + o.name;
+    if (names.empty()) return fmt::format("strategy {} takes no options", strategy);
+    return fmt::format("strategy {} has no option '{}': its options are {}", strategy, name,
+                       names);
+}
+
+const char* auto_choice() { return "bayes_opt"; }
+
+std::string resolve_strategy(std::string_view name, double count) {
+    if (name.empty()) return count > auto_threshold ? auto_choice() : "exhaustive";
+    if (name == "auto") return auto_choice();
+    return std::string(name);
+}
+
+std::unique_ptr<strategy> make_strategy(const strategy_setup& s, const search_domain& d,
+                                        std::function<point(uint64_t)> at) {
+    strategy_setup r = s;
+    r.name = resolve_strategy(s.name, static_cast<double>(d.count().value_or(UINT64_MAX)));
+    const strategy_info* info = find_strategy(r.name);
+    if (!info) throw std::invalid_argument("unknown strategy " + s.name);
+    for (const auto& [k, v] : r.options) {
+        const std::string why = strategy_option_error(r.name, k, v);
+        if (!why.empty()) throw std::invalid_argument(why);
+    }
+    if (r.name == "exhaustive") return make_exhaustive(r, d, std::move(at));
+    if (r.name == "random") return make_random(r, d);
+    if (r.name == "annealing") return make_annealing(r, d);
+    if (r.name == "genetic") return make_genetic(r, d);
+    if (r.name == "local_search") return make_local_search(r, d);
+    if (r.name == "diff_evo") return make_diff_evo(r, d);
+    if (r.name == "portfolio") return make_portfolio(r, d);
+    if (r.name == "guided_descent") return make_guided_descent(r, d);
+    return make_bayes_opt(r, d);
+}
+
+}  // namespace hone

@@ -1,0 +1,317 @@
+#include "search/replay.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cmath>
+#include <deque>
+#include <fstream>
+#include <stdexcept>
+
+#include "formats/kt_cache.hpp"
+#include "hone/error.hpp"
+#include "hone/store.hpp"
+#include "search/rng.hpp"
+
+namespace hone {
+namespace {
+
+std::optional<double> number(const value& v) {
+    if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    if (const auto* b = std::get_if<bool>(&v)) return *b ? 1.0 : 0.0;
+    return std::nullopt;
+}
+
+// Numbers before strings, numbers by value, strings by text.
+bool value_less(const value& a, const value& b) {
+    const auto x = number(a), y = number(b);
+    if (x && y) return *x < *y || (*x == *y && a.index() < b.index());
+    if (x || y) return x.has_value();
+    return std::get<std::string>(a) < std::get<std::string>(b);
+}
+
+std::string head_bytes(const std::string& path, std::size_t n) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw env_error(fmt::format("{}: cannot be read", path));
+    std::string s(n, '\0');
+    in.read(s.data(), static_cast<std::streamsize>(n));
+    s.resize(static_cast<std::size_t>(in.gcount()));
+    return s;
+}
+
+recorded_space from_kt(const std::string& path) {
+    const kt_cache c = read_kt_cache(path);
+    recorded_space r;
+    r.path = path;
+    r.format = "Kernel Tuner cache";
+    r.kernel = c.kernel_name;
+    r.device = c.device_name;
+    r.problem = c.problem_size;
+    r.objective = "time";
+    r.unit = "ms";
+    r.names = c.param_names;
+    r.values = c.param_values;
+    for (const auto& e : c.entries) {
+        r.points.push_back(e.index);
+        r.keys.push_back(c.key(e));
+        r.outcome.push_back(e.time_ms && std::isfinite(*e.time_ms) && *e.time_ms > 0
+                                ? e.time_ms
+                                : std::nullopt);
+        r.status.push_back(e.time_ms ? "ok" : e.failure);
+        r.cost_s.push_back((e.compile_time_ms + e.verification_time_ms + e.benchmark_time_ms) /
+                           1000.0);
+    }
+    r.finish();
+    return r;
+}
+
+std::string describe(const run_identity& id) {
+    return fmt::format("{} {} on {} ({}){}", id.id().substr(0, 12), id.kernel_name,
+                       id.device_name, id.problem, id.origin.empty() ? "" : ", from " + id.origin);
+}
+
+recorded_space from_hone(const std::string& path, const std::string& choice) {
+    const source_pos at{path, 0, 0};
+    std::vector<run_identity> runs;
+    std::vector<eval_record> records;
+    run_identity run;
+    try {
+        results_store store(path);
+        runs = store.runs();
+        if (runs.empty()) throw input_error(at, "the database holds no runs");
+        if (choice.empty() && runs.size() > 1) {
+            std::string list;
+            for (std::size_t i = 0; i < runs.size(); ++i)
+                list += fmt::format("\n  {}: {}", i + 1, describe(runs[i]));
+            throw input_error(at, fmt::format("the database holds {} runs (kernels, problems or "
+                                              "devices); pick one with --identity (its number or "
+                                              "id prefix):{}",
+                                              runs.size(), list));
+        }
+        const run_identity* pick = runs.size() == 1 && choice.empty() ? &runs[0] : nullptr;
+        if (!pick) {
+            std::size_t n = 0;
+            const bool numeric = !choice.empty() && choice.size() < 6 &&
+                                 std::all_of(choice.begin(), choice.end(), ::isdigit);
+            if (numeric) n = std::stoul(choice);
+            for (std::size_t i = 0; i < runs.size() && !pick; ++i)
+                if ((numeric && n == i + 1) || (!numeric && runs[i].id().rfind(choice, 0) == 0))
+                    pick = &runs[i];
+            if (!pick)
+                throw input_error({"--identity", 0, 0},
+                                  fmt::format("no run '{}' in {}: it holds {} run(s), numbered "
+                                              "from 1 as `hone show` lists them",
+                                              choice, path, runs.size()));
+        }
+        run = *pick;
+        records = store.query({run.id(), "", 0, false});
+    } catch (const env_error& e) {
+        // A file that starts like SQLite but is not a usable hone database: bad input here.
+        throw input_error(at, e.what());
+    }
+    recorded_space r;
+    r.path = path;
+    r.format = "hone database";
+    r.kernel = run.kernel_name;
+    r.device = run.device_name;
+    r.problem = run.problem;
+    r.objective = run.objective;
+    r.unit = run.objective == "time" ? "us" : run.objective == "gbps" ? "GB/s" : "GFLOP/s";
+    if (records.empty()) throw input_error(at, "the run has no results");
+    for (const auto& [name, v] : records[0].params) r.names.push_back(name);
+    r.values.resize(r.names.size());
+    for (const auto& rec : records) {
+        bool same = rec.params.size() == r.names.size();
+        for (std::size_t i = 0; same && i < r.names.size(); ++i) same = rec.params[i].first == r.names[i];
+        if (!same)
+            throw input_error(at, fmt::format("results of one run have different parameters "
+                                              "('{}' and '{}'): a damaged database",
+                                              records[0].key, rec.key));
+        for (std::size_t i = 0; i < r.names.size(); ++i) {
+            auto& vs = r.values[i];
+            if (std::find(vs.begin(), vs.end(), rec.params[i].second) == vs.end())
+                vs.push_back(rec.params[i].second);
+        }
+    }
+    for (auto& vs : r.values) std::stable_sort(vs.begin(), vs.end(), value_less);
+    for (const auto& rec : records) {
+        point p;
+        for (std::size_t i = 0; i < r.names.size(); ++i) {
+            const auto& vs = r.values[i];
+            p.push_back(static_cast<uint32_t>(
+                std::find(vs.begin(), vs.end(), rec.params[i].second) - vs.begin()));
+        }
+        r.points.push_back(std::move(p));
+        r.keys.push_back(rec.key);
+        std::optional<double> out;
+        if (has_timing(rec.st)) {
+            if (run.objective == "gbps" && rec.gbps > 0) out = -rec.gbps;
+            if (run.objective == "gflops" && rec.gflops > 0) out = -rec.gflops;
+            if (run.objective == "time" && rec.gpu.time_us.median > 0) out = rec.gpu.time_us.median;
+        }
+        r.outcome.push_back(out);
+        r.status.push_back(status_name(rec.st));
+        r.cost_s.push_back(rec.compile_ms / 1000.0 + rec.gpu.wall_s);
+    }
+    r.finish();
+    return r;
+}
+
+}  // namespace
+
+void recorded_space::finish() {
+    const source_pos at{path, 0, 0};
+    index_.clear();
+    bool any = false;
+    for (std::size_t k = 0; k < points.size(); ++k) {
+        if (!index_.emplace(encode(*this, points[k]), k).second)
+            throw input_error(at, fmt::format("configuration {} is recorded twice", keys[k]));
+        if (outcome[k] && (!any || *outcome[k] < *outcome[optimum])) optimum = k, any = true;
+    }
+    if (!any)
+        throw input_error(at, fmt::format("no successful record among {}: every configuration "
+                                          "failed, nothing to search for",
+                                          points.size()));
+}
+
+std::optional<std::size_t> recorded_space::find(const point& p) const {
+    if (p.size() != dims()) return std::nullopt;
+    for (std::size_t i = 0; i < p.size(); ++i)
+        if (p[i] >= cardinality(i)) return std::nullopt;
+    const auto it = index_.find(encode(*this, p));
+    if (it == index_.end()) return std::nullopt;
+    return it->second;
+}
+
+double recorded_space::relative(double v) const {
+    const double opt = *outcome[optimum];
+    return v > 0 ? opt / v : v / opt;
+}
+
+double recorded_space::coordinate(std::size_t dim, uint32_t index) const {
+    const auto n = number(values[dim][index]);
+    return n ? *n : static_cast<double>(index);
+}
+
+std::optional<point> recorded_space::sample(std::mt19937_64& rng) const {
+    if (points.empty()) return std::nullopt;
+    return points[draw_below(rng, points.size())];
+}
+
+recorded_space load_recorded_space(const std::string& path, const std::string& identity) {
+    const std::string head = head_bytes(path, 16);
+    if (head.rfind(std::string("SQLite format 3\0", 16), 0) == 0) return from_hone(path, identity);
+    if (!identity.empty())
+        throw input_error({"--identity", 0, 0},
+                          fmt::format("{} is a Kernel Tuner cache: it holds one run, --identity "
+                                      "is for hone databases",
+                                      path));
+    const std::size_t first = head.find_first_not_of(" \t\r\n");
+    const bool gz = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+                    static_cast<unsigned char>(head[1]) == 0x8b;
+    if (gz || (first != std::string::npos && head[first] == '{')) return from_kt(path);
+    throw input_error({path, 0, 0}, "neither a Kernel Tuner cache (JSON, or gzip'd JSON) nor a "
+                                    "hone results database (SQLite)");
+}
+
+replay_seed replay_once(const recorded_space& space, const replay_options& o, uint64_t seed) {
+    strategy_setup setup = o.setup;
+    setup.seed = seed;
+    auto st = make_strategy(setup, space, [&](uint64_t i) { return space.points[i]; });
+    const std::size_t budget = setup.budget > 0 ? static_cast<std::size_t>(setup.budget)
+                                                : space.points.size();
+    replay_seed out;
+    out.seed = seed;
+    std::deque<point> queue;
+    std::vector<bool> used(space.points.size(), false);
+    std::optional<double> best;
+    const std::size_t window = std::max<std::size_t>(1, o.window);
+    while (out.best.size() < budget) {
+        if (queue.size() < window && !st->done()) {
+            for (auto& p : st->propose(window - queue.size())) {
+                // A strategy that breaks its contract is a bug, not bad input.
+                const auto at = space.find(p);
+                if (!at) throw std::logic_error(fmt::format("{} proposed a point outside the space", setup.name));
+                if (used[*at]) throw std::logic_error(fmt::format("{} proposed {} twice", setup.name, space.keys[*at]));
+                used[*at] = true;
+                queue.push_back(std::move(p));
+            }
+        }
+        if (queue.empty()) break;
+        const point p = std::move(queue.front());
+        queue.pop_front();
+        const std::size_t k = *space.find(p);
+        out.simulated_s += space.cost_s[k];
+        const auto& v = space.outcome[k];
+        if (!v) ++out.failures;
+        if (v && (!best || *v < *best)) {
+            best = v;
+            out.best_key = space.keys[k];
+        }
+        out.best.push_back(best ? std::optional(space.natural(*best)) : std::nullopt);
+        const double rel = best ? space.relative(*best) : 0.0;
+        out.relative.push_back(rel);
+        for (std::size_t l = 0; l < replay_levels.size(); ++l) {
+            // 1e-12: the optimum itself reaches 100% whatever the rounding.
+            if (!out.evals_to[l] && rel >= replay_levels[l] - 1e-12) {
+                out.evals_to[l] = out.best.size();
+                out.time_to_s[l] = out.simulated_s;
+            }
+        }
+        if (std::getenv("HONE_REPLAY_TRACE"))
+            fmt::print(stderr, "{} {} {}\n", seed, space.keys[k], v ? space.relative(*v) : 0.0);
+        st->observe(p, v);
+    }
+    return out;
+}
+
+namespace {
+
+// The median with unreached (nullopt) counted as infinite; nullopt when it is infinite.
+std::optional<double> median_of(std::vector<std::optional<double>> xs) {
+    if (xs.empty()) return std::nullopt;
+    const double inf = INFINITY;
+    std::vector<double> v;
+    for (const auto& x : xs) v.push_back(x ? *x : inf);
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    const double m = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    if (!std::isfinite(m)) return std::nullopt;
+    return m;
+}
+
+}  // namespace
+
+replay_result replay(const recorded_space& space, const replay_options& o) {
+    replay_result r;
+    r.strategy = resolve_strategy(o.setup.name, static_cast<double>(space.points.size()));
+    for (int i = 0; i < o.seeds; ++i)
+        r.seeds.push_back(replay_once(space, o, o.setup.seed + static_cast<uint64_t>(i)));
+    const double n = static_cast<double>(r.seeds.size());
+    for (std::size_t l = 0; l < replay_levels.size(); ++l) {
+        std::vector<std::optional<double>> evals, times;
+        for (const auto& s : r.seeds) {
+            evals.push_back(s.evals_to[l] ? std::optional(static_cast<double>(*s.evals_to[l]))
+                                          : std::nullopt);
+            times.push_back(s.time_to_s[l]);
+            r.reached[l] += s.evals_to[l] ? 1.0 / n : 0.0;
+        }
+        r.median_evals_to[l] = median_of(evals);
+        r.median_time_to_s[l] = median_of(times);
+    }
+    std::vector<std::optional<double>> sims;
+    for (const auto& s : r.seeds) sims.push_back(s.simulated_s);
+    r.median_simulated_s = median_of(sims).value_or(0);
+    for (std::size_t c = 0; c < replay_checkpoints.size(); ++c) {
+        for (const auto& s : r.seeds) {
+            if (s.relative.empty()) continue;
+            const std::size_t at = std::min(replay_checkpoints[c], s.relative.size()) - 1;
+            r.within_95_at[c] += s.relative[at] >= 0.95 - 1e-12 ? 1.0 / n : 0.0;
+        }
+    }
+    return r;
+}
+
+}  // namespace hone

@@ -1,0 +1,99 @@
+// Replay: a strategy run against a recorded complete space, without a GPU. The recorded space
+// (a Kernel Tuner cache, or a hone database of an exhaustive run) is a search_domain whose valid
+// points are the recorded configurations; "evaluating" one looks up its recorded outcome and
+// the time it took to compile and measure.
+#pragma once
+#include <array>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hone/value.hpp"
+#include "search/strategy.hpp"
+
+namespace hone {
+
+class recorded_space final : public search_domain {
+  public:
+    std::string path;
+    std::string format;  // "Kernel Tuner cache" | "hone database"
+    std::string kernel, device, problem;
+    std::string objective = "time";  // what is ranked: time | gbps | gflops
+    std::string unit = "ms";         // of the recorded objective values
+    std::vector<std::string> names;
+    std::vector<std::vector<value>> values;  // per parameter, in coordinate order where numeric
+    std::vector<point> points;               // the recorded configurations
+    std::vector<std::string> keys;
+    // The outcome as strategies see it (smaller is better: time, or throughput negated);
+    // nullopt for a failed configuration.
+    std::vector<std::optional<double>> outcome;
+    std::vector<std::string> status;  // "ok" or the failure's name
+    std::vector<double> cost_s;       // compile + measurement time of the configuration
+    std::size_t optimum = 0;          // position of the best outcome
+
+    // Indexes the points; throws input_error when there is no successful record.
+    void finish();
+    std::optional<std::size_t> find(const point& p) const;
+    // The recorded value of an outcome (time, or throughput as a positive number).
+    double natural(double outcome) const { return outcome < 0 ? -outcome : outcome; }
+    // Performance relative to the optimum: 1 at the optimum, below elsewhere.
+    double relative(double outcome) const;
+
+    std::size_t dims() const override { return names.size(); }
+    uint32_t cardinality(std::size_t dim) const override {
+        return static_cast<uint32_t>(values[dim].size());
+    }
+    double coordinate(std::size_t dim, uint32_t index) const override;
+    bool contains(const point& p) const override { return find(p).has_value(); }
+    std::optional<point> sample(std::mt19937_64& rng) const override;
+    std::optional<uint64_t> count() const override { return points.size(); }
+
+  private:
+    std::unordered_map<uint64_t, std::size_t> index_;
+};
+
+// Reads a Kernel Tuner cache (.json, .json.gz) or a hone database. A database with several run
+// identities needs `identity` (an id prefix, or the position in `hone show` order from 1);
+// without it, the error lists them. Damaged, foreign or empty input is an input_error.
+recorded_space load_recorded_space(const std::string& path, const std::string& identity = "");
+
+struct replay_options {
+    strategy_setup setup;  // name, options, budget (max evaluations); seed = the first seed
+    int seeds = 20;
+    // Points proposed ahead of their outcomes, as the tuner's compile queue asks for them.
+    std::size_t window = 8;
+};
+
+inline constexpr std::array<double, 3> replay_levels = {0.90, 0.95, 1.00};
+
+struct replay_seed {
+    uint64_t seed = 0;
+    std::vector<std::optional<double>> best;  // recorded value of the best so far, per evaluation
+    std::vector<double> relative;             // best so far / optimum, per evaluation (0: none)
+    std::array<std::optional<std::size_t>, 3> evals_to;  // per replay_levels
+    std::array<std::optional<double>, 3> time_to_s;      // simulated time to reach them
+    double simulated_s = 0;                              // of all evaluations
+    std::size_t failures = 0;
+    std::string best_key;
+};
+
+struct replay_result {
+    std::string strategy;  // as resolved (auto names its choice)
+    std::vector<replay_seed> seeds;
+    // Across seeds: median evaluations to each level (nullopt when at least half did not get
+    // there), the share of seeds that did, median simulated time to it.
+    std::array<std::optional<double>, 3> median_evals_to;
+    std::array<double, 3> reached{};
+    std::array<std::optional<double>, 3> median_time_to_s;
+    double median_simulated_s = 0;
+    // Share of seeds within 95% of the optimum after 100, 200, 500 and 1000 evaluations.
+    std::array<double, 4> within_95_at{};
+};
+
+inline constexpr std::array<std::size_t, 4> replay_checkpoints = {100, 200, 500, 1000};
+
+replay_seed replay_once(const recorded_space& space, const replay_options& o, uint64_t seed);
+replay_result replay(const recorded_space& space, const replay_options& o);
+
+}  // namespace hone

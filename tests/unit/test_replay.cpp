@@ -1,0 +1,266 @@
+// Replay of recorded spaces: Kernel Tuner caches and hone databases read as search domains,
+// exact evaluations-to-optimum on constructed cases, the JSON output's shape, and every bad
+// input of `hone replay` (exit 2 with a message, never a crash).
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "hone/error.hpp"
+#include "hone/store.hpp"
+#include "search/replay.hpp"
+#include "temp_dir.hpp"
+
+using namespace hone;
+
+namespace {
+
+// One parameter x in [1, 2, 3, 4] and a second, y, with one value; times in file order.
+std::string cache(const std::string& records) {
+    return R"({"device_name": "GPU", "kernel_name": "k", "problem_size": [64],
+  "tune_params_keys": ["x", "y"], "tune_params": {"x": [1, 2, 3, 4], "y": [7]},
+  "objective": "time", "cache": {)" +
+           records + "}}";
+}
+
+std::string rec(int x, const std::string& time, double compile_ms = 100) {
+    return fmt::format(R"("{0},7": {{"x": {0}, "y": 7, "time": {1}, "compile_time": {2},
+      "verification_time": 0, "benchmark_time": 50}})",
+                       x, time, compile_ms);
+}
+
+const std::string four = cache(rec(1, "4.0") + "," + rec(2, "1.05") + "," +
+                               rec(3, "\"InvalidConfig\"", 0) + "," + rec(4, "1.0"));
+
+replay_options exhaustive(int64_t budget) {
+    replay_options o;
+    o.setup.name = "exhaustive";
+    o.setup.budget = budget;
+    o.seeds = 1;
+    return o;
+}
+
+struct cli_result {
+    int rc = -1;
+    std::string out, err;
+};
+
+cli_result run_cli(const temp_dir& dir, const std::string& args) {
+    const std::string out = dir.file("stdout"), err = dir.file("stderr");
+    const int status = std::system(fmt::format("{} {} >{} 2>{}", HONE_BINARY, args, out, err).c_str());
+    cli_result r;
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::stringstream a, b;
+    a << std::ifstream(out).rdbuf();
+    b << std::ifstream(err).rdbuf();
+    r.out = a.str();
+    r.err = b.str();
+    return r;
+}
+
+run_identity identity(const std::string& kernel) {
+    run_identity id;
+    id.config_path = "k.yaml";
+    id.kernel_name = kernel;
+    id.problem = "N=64";
+    id.device_name = "NVIDIA H100";
+    id.arch = "sm_90";
+    id.tool_version = tool_version();
+    return id;
+}
+
+eval_record hone_record(int block, bool fast, std::optional<double> us) {
+    eval_record r;
+    r.key = fmt::format("BLOCK={},FAST={}", block, fast ? "true" : "false");
+    r.params = {{"BLOCK", int64_t{block}}, {"FAST", fast}};
+    r.st = us ? status::ok : status::compile_error;
+    r.gpu.st = r.st;
+    if (us) r.gpu.time_us.median = *us;
+    r.compile_ms = 500;
+    r.gpu.wall_s = us ? 0.25 : 0;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("replay of a Kernel Tuner cache: exact evaluations to each level") {
+    temp_dir dir;
+    dir.write("four.json", four);
+    const recorded_space space = load_recorded_space(dir.file("four.json"));
+    CHECK(space.points.size() == 4);
+    CHECK(space.format == "Kernel Tuner cache");
+    CHECK(space.keys[space.optimum] == "4,7");
+    CHECK(space.cost_s[0] == doctest::Approx(0.15));
+    CHECK(!space.outcome[2]);
+
+    // Exhaustive follows the file: best so far 4.0, 1.05, 1.05 (a failure), 1.0.
+    const replay_seed s = replay_once(space, exhaustive(10), 1);
+    REQUIRE(s.best.size() == 4);
+    CHECK(*s.best[0] == 4.0);
+    CHECK(*s.best[2] == 1.05);
+    CHECK(*s.best[3] == 1.0);
+    CHECK(s.evals_to[0] == 2u);  // 1.0 / 1.05 = 0.952
+    CHECK(s.evals_to[1] == 2u);
+    CHECK(s.evals_to[2] == 4u);
+    CHECK(s.failures == 1);
+    CHECK(*s.time_to_s[1] == doctest::Approx(0.15 + 0.15));
+    CHECK(s.simulated_s == doctest::Approx(0.15 * 3 + 0.05));
+
+    // Cut short: the optimum is never reached.
+    const replay_seed cut = replay_once(space, exhaustive(3), 1);
+    CHECK(cut.best.size() == 3);
+    CHECK(!cut.evals_to[2]);
+
+    // 1.0 / 1.1 = 0.909: 90% at the second evaluation, 95% only at the fourth.
+    dir.write("slower.json", cache(rec(1, "4.0") + "," + rec(2, "1.1") + "," + rec(3, "2.0") +
+                                   "," + rec(4, "1.0")));
+    const replay_seed t = replay_once(load_recorded_space(dir.file("slower.json")), exhaustive(10), 1);
+    CHECK(t.evals_to[0] == 2u);
+    CHECK(t.evals_to[1] == 4u);
+}
+
+TEST_CASE("replay: medians and shares across seeds") {
+    temp_dir dir;
+    dir.write("four.json", four);
+    const recorded_space space = load_recorded_space(dir.file("four.json"));
+    replay_options o;
+    o.setup.name = "random";
+    o.setup.budget = 4;
+    o.seeds = 7;
+    const replay_result r = replay(space, o);
+    REQUIRE(r.seeds.size() == 7);
+    CHECK(r.reached[2] == doctest::Approx(1.0));  // 4 evaluations cover the space
+    int at_most_two = 0;
+    for (const auto& s : r.seeds) {
+        CHECK(s.best.size() == 4);
+        at_most_two += *s.evals_to[1] <= 2;
+    }
+    // Random search differs between seeds, and the median follows them.
+    CHECK(r.median_evals_to[2].has_value());
+    CHECK(at_most_two > 0);
+    CHECK(at_most_two < 7);
+}
+
+TEST_CASE("replay of a hone database, and one with several runs") {
+    temp_dir dir;
+    const std::string db = dir.file("r.db");
+    {
+        results_store s(db);
+        const int64_t run = s.begin_run(identity("scale"));
+        s.put(run, hone_record(64, false, 10.0));
+        s.put(run, hone_record(128, false, 8.0));
+        s.put(run, hone_record(64, true, std::nullopt));
+        s.put(run, hone_record(128, true, 4.0));
+    }
+    const recorded_space space = load_recorded_space(db);
+    CHECK(space.format == "hone database");
+    CHECK(space.points.size() == 4);
+    CHECK(space.names == std::vector<std::string>{"BLOCK", "FAST"});
+    CHECK(space.keys[space.optimum] == "BLOCK=128,FAST=true");
+    CHECK(space.natural(*space.outcome[space.optimum]) == 4.0);
+    CHECK(space.cost_s[space.optimum] == doctest::Approx(0.75));
+    // The values in order: 64 before 128, false before true.
+    CHECK(space.coordinate(0, 0) == 64);
+    CHECK(space.coordinate(1, 1) == 1);
+    const replay_seed s = replay_once(space, exhaustive(10), 1);
+    CHECK(s.best.size() == 4);
+    CHECK(s.evals_to[2].has_value());
+
+    {
+        results_store st(db);
+        st.put(st.begin_run(identity("other")), hone_record(64, false, 1.0));
+    }
+    try {
+        load_recorded_space(db);
+        FAIL("expected an error");
+    } catch (const input_error& e) {
+        CHECK(std::string(e.what()).find("holds 2 runs") != std::string::npos);
+        CHECK(std::string(e.what()).find("--identity") != std::string::npos);
+    }
+    CHECK(load_recorded_space(db, "1").kernel == "scale");
+    CHECK(load_recorded_space(db, "2").kernel == "other");
+    CHECK_THROWS_AS(load_recorded_space(db, "3"), input_error);
+}
+
+TEST_CASE("hone replay --json: one object with the summary and a seeds array") {
+    temp_dir dir;
+    dir.write("four.json", four);
+    const auto r = run_cli(dir, "replay " + dir.file("four.json") +
+                                    " --strategy exhaustive --seeds 2 --max-evals 3 --json");
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["strategy"] == "exhaustive");
+    CHECK(j["space"]["configurations"] == 4);
+    CHECK(j["space"]["optimum"]["value"] == 1.0);
+    REQUIRE(j["seeds"].size() == 2);
+    const auto& s = j["seeds"][0];
+    CHECK(s["seed"] == 1);
+    CHECK(s["evals_to_90"] == 2);
+    CHECK(s["evals_to_95"] == 2);
+    CHECK(s["evals_to_100"].is_null());
+    CHECK(s["best_so_far"] == nlohmann::json::parse("[4.0, 1.05, 1.05]"));
+    CHECK(j["seeds"][1]["seed"] == 2);
+    CHECK(j["summary"]["reached_95"] == 1.0);
+    CHECK(j["summary"]["reached_100"] == 0.0);
+    CHECK(j["summary"]["median_evals_to_95"] == 2.0);
+    CHECK(j["summary"]["median_evals_to_100"].is_null());
+
+    // A failed first evaluation: null before any success.
+    dir.write("fail_first.json", cache(rec(1, "\"RuntimeFailedConfig\"") + "," + rec(2, "2.0")));
+    const auto f = run_cli(dir, "replay " + dir.file("fail_first.json") +
+                                    " --strategy exhaustive --seeds 1 --json");
+    REQUIRE(f.rc == 0);
+    const auto jf = nlohmann::json::parse(f.out);
+    CHECK(jf["seeds"][0]["best_so_far"] == nlohmann::json::parse("[null, 2.0]"));
+
+    const auto text = run_cli(dir, "replay " + dir.file("four.json") + " --strategy genetic --seeds 3");
+    CHECK(text.rc == 0);
+    CHECK(text.out.find("seeds within 95%") != std::string::npos);
+}
+
+TEST_CASE("hone replay refuses bad input with exit code 2 and says why") {
+    temp_dir dir;
+    dir.write("four.json", four);
+    const std::string ok = dir.file("four.json");
+    dir.write("damaged.json", four.substr(0, four.size() / 2));
+    dir.write("all_failed.json", cache(rec(1, "\"CompilationFailedConfig\"") + "," +
+                                       rec(2, "\"InvalidConfig\"")));
+    dir.write("garbage.bin", "\x01\x02 not json");
+    dir.write("foreign.json", R"({"results": []})");
+    dir.write("bad.db", std::string("SQLite format 3\0", 16) + std::string(200, 'x'));
+    {
+        results_store s(dir.file("two.db"));
+        s.put(s.begin_run(identity("a")), hone_record(64, false, 1.0));
+        s.put(s.begin_run(identity("b")), hone_record(64, false, 1.0));
+    }
+    const std::pair<std::string, std::string> cases[] = {
+        {ok + " --strategy anealing", "expected one of: auto, exhaustive, random"},
+        {ok + " --strategy genetic --option popsize=3", "has no option 'popsize'"},
+        {ok + " --strategy genetic --option population=1", "must be in 2 .. 10000"},
+        {ok + " --strategy genetic --option population", "expected NAME=VALUE"},
+        {ok + " --strategy genetic --option population=x", "expected a number"},
+        {ok + " --strategy random --option x=1", "takes no options"},
+        {ok + " --max-evals 0", "at least 1 evaluation"},
+        {ok + " --seeds 0", "at least 1 seed"},
+        {ok + " --window 0", "at least 1"},
+        {ok + " --identity 2", "is a Kernel Tuner cache"},
+        {dir.file("damaged.json"), "damaged.json"},
+        {dir.file("all_failed.json"), "no successful record"},
+        {dir.file("garbage.bin"), "neither a Kernel Tuner cache"},
+        {dir.file("foreign.json"), "not a Kernel Tuner cache"},
+        {dir.file("bad.db"), "bad.db"},
+        {dir.file("two.db"), "pick one with --identity"},
+        {dir.file("two.db") + " --identity 9", "no run '9'"},
+        {dir.file("missing.json"), "missing.json"},
+    };
+    for (const auto& [args, expected] : cases) {
+        CAPTURE(args);
+        const auto r = run_cli(dir, "replay " + args);
+        CHECK(r.rc == 2);
+        CHECK(r.err.find(expected) != std::string::npos);
+        CHECK(r.err.find("internal error") == std::string::npos);
+    }
+}
