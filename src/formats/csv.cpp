@@ -75,8 +75,9 @@ std::string write_csv(const std::vector<const run_records*>& runs) {
                                                    {"stddev_us", &summary::stddev},
                                                    {"min_us", &summary::min},
                                                    {"max_us", &summary::max}}) {
-        cols.push_back({name, [field](const run_records&, const eval_record& r) {
-                            return r.gpu.time_us.n > 0 ? num(r.gpu.time_us.*field) : "";
+        stat f = field;  // clang 14 cannot capture a structured binding
+        cols.push_back({name, [f](const run_records&, const eval_record& r) {
+                            return r.gpu.time_us.n > 0 ? num(r.gpu.time_us.*f) : "";
                         }});
     }
     cols.push_back({"n", [](const run_records&, const eval_record& r) {
