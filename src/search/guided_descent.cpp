@@ -19,11 +19,6 @@ namespace {
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 double normal_pdf(double z) { return 0.3989422804014327 * std::exp(-0.5 * z * z); }
 
-double env(const char* name, double fallback) {
-    const char* v = std::getenv(name);
-    return v ? std::atof(v) : fallback;
-}
-
 class guided_descent final : public search_base {
   public:
     guided_descent(const search_domain& d, const strategy_setup& s) : search_base(d, s), model_(d) {
@@ -33,7 +28,6 @@ class guided_descent final : public search_base {
         patience_ = static_cast<std::size_t>(option("patience"));
         candidates_ = static_cast<std::size_t>(option("candidates"));
         forest_.trees = static_cast<int>(option("trees"));
-        xi_ = env("HONE_GD_XI", 0.01);
     }
 
   private:
@@ -93,11 +87,7 @@ class guided_descent final : public search_base {
             t.at.reset();
             return;
         }
-        if (env("HONE_GD_RANDORDER", 0) != 0) {
-            for (std::size_t i = ranked.size(); i > 1; --i) std::swap(ranked[i - 1], ranked[below(i)]);
-        } else {
-            std::sort(ranked.begin(), ranked.end());
-        }
+        std::sort(ranked.begin(), ranked.end());
         for (std::size_t k = 0; k < ranked.size() && k < step_ && out.size() < n; ++k) {
             if (take(ranked[k].second, out)) t.trials.insert(ranked[k].second);
         }
@@ -105,10 +95,6 @@ class guided_descent final : public search_base {
 
     // A new descent starts at the candidate of highest expected improvement.
     void propose_start(descent& t, std::vector<point>& out) {
-        if (env("HONE_GD_RANDSTART", 0) != 0) {
-            if (auto p = fresh_sample(); p && take(*p, out)) t.start = p;
-            return;
-        }
         point_set cands;
         for (std::size_t i = 0; i < candidates_; ++i) {
             auto p = fresh_sample();

@@ -19,8 +19,6 @@ class portfolio final : public strategy {
         model.options = {{"batch", s.options.count("model_batch") ? s.options.at("model_batch") : 4}};
         walk.name = "annealing";
         walk.options = {{"walkers", s.options.count("walkers") ? s.options.at("walkers") : 2}};
-        if (const char* t = std::getenv("HONE_PF_TEND")) walk.options["t_end"] = std::atof(t);
-        if (const char* t = std::getenv("HONE_PF_TSTART")) walk.options["t_start"] = std::atof(t);
         walk.seed = s.seed ^ 0x5deece66dull;  // the members draw independently
         members_.push_back(make_base(model, d));
         members_.push_back(make_base(walk, d));

@@ -260,8 +260,6 @@ replay_seed replay_once(const recorded_space& space, const replay_options& o, ui
                 out.time_to_s[l] = out.simulated_s;
             }
         }
-        if (std::getenv("HONE_REPLAY_TRACE"))
-            fmt::print(stderr, "{} {} {}\n", seed, space.keys[k], v ? space.relative(*v) : 0.0);
         st->observe(p, v);
     }
     return out;
