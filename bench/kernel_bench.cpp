@@ -30,6 +30,7 @@
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "runtime/select.hpp"
+#include "tune/internal.hpp"
 
 using namespace hone;
 using clk = std::chrono::steady_clock;

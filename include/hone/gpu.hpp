@@ -12,7 +12,7 @@
 
 #include "hone/device_attrs.hpp"
 #include "hone/spec.hpp"
-#include "hone/stats.hpp"
+#include "hone/summary.hpp"
 #include "hone/status.hpp"
 
 namespace hone {

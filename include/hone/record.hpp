@@ -3,7 +3,6 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,10 +65,5 @@ struct eval_record {
 std::string tool_version();  // "0.1.0"
 
 using param_list = std::vector<std::pair<std::string, value>>;
-// Parameters as a JSON object, in order and typed (2 stays an integer, 2.0 a real), so that the
-// store and JSON reports give back exactly the values that were tuned.
-nlohmann::ordered_json params_to_json(const param_list& params);
-// Throws env_error when `j` is not an object of scalars (a damaged or foreign store).
-param_list params_from_json(const nlohmann::ordered_json& j);
 
 }  // namespace hone

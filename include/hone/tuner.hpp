@@ -106,17 +106,4 @@ struct check_result {
 
 check_result check(const spec& s, const check_options& opt);
 
-// Helpers shared by tune and check (src/tune/plan.cpp).
-struct launch_dims {
-    std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
-    uint32_t shared_bytes = 0;
-};
-// Throws input_error for a dimension <= 0 or > 2^31-1 (message names the configuration).
-launch_dims eval_launch(const spec& s, const std::vector<expression>& grid,
-                        const std::vector<expression>& block, const bindings& scope);
-memory_kind eval_memory(const spec& s, const bindings& scope);
-std::vector<kernel_arg> eval_args(const spec& s, const bindings& scope);
-run_plan make_run_plan(const spec& s, const search_space& space);
-run_identity make_identity(const spec& s, const device_info& dev);
-
 }  // namespace hone

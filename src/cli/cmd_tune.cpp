@@ -16,6 +16,7 @@
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "runtime/capture.hpp"
+#include "tune/internal.hpp"
 
 namespace hone::cli {
 namespace {

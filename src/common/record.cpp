@@ -6,6 +6,7 @@
 
 #include "compile/digest.hpp"
 #include "hone/error.hpp"
+#include "common/params_json.hpp"
 
 namespace hone {
 

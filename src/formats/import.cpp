@@ -9,7 +9,7 @@
 
 #include "formats/json_file.hpp"
 #include "formats/t4.hpp"
-#include "hone/stats.hpp"
+#include "measure/stats.hpp"
 
 namespace hone {
 namespace {

@@ -11,7 +11,8 @@
 #include "formats/json_file.hpp"
 #include "formats/json_locate.hpp"
 #include "report/report.hpp"
-#include "hone/stats.hpp"
+#include "measure/stats.hpp"
+#include "common/params_json.hpp"
 
 namespace hone {
 namespace {

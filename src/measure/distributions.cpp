@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "hone/stats.hpp"
+#include "measure/stats.hpp"
 
 namespace hone {
 namespace {

@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "common/clock.hpp"
-#include "hone/stats.hpp"
+#include "measure/stats.hpp"
 #include "measure/session.hpp"
 #include "measure/warm_up.hpp"
 

@@ -1,4 +1,4 @@
-#include "hone/stats.hpp"
+#include "measure/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "hone/stats.hpp"
+#include "measure/stats.hpp"
 
 namespace hone {
 namespace {

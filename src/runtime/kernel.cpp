@@ -30,6 +30,7 @@
 #include "runtime/capture.hpp"
 #include "runtime/log.hpp"
 #include "runtime/select.hpp"
+#include "tune/internal.hpp"
 
 namespace hone {
 namespace {

@@ -9,6 +9,7 @@
 #include "hone/space.hpp"
 #include "hone/tuner.hpp"
 #include "runtime/select.hpp"
+#include "tune/internal.hpp"
 
 namespace hone::runtime {
 namespace {

@@ -16,6 +16,7 @@
 #include "hone/record.hpp"
 #include "report/report.hpp"
 #include "hone/store.hpp"
+#include "common/params_json.hpp"
 
 namespace hone {
 namespace {

@@ -10,6 +10,7 @@
 #include "hone/compile.hpp"
 #include "compile/digest.hpp"
 #include "hone/tuner.hpp"
+#include "tune/internal.hpp"
 
 namespace hone {
 namespace {

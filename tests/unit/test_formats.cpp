@@ -19,10 +19,11 @@
 #include "formats/stored_runs.hpp"
 #include "formats/t4.hpp"
 #include "hone/error.hpp"
-#include "hone/stats.hpp"
+#include "measure/stats.hpp"
 #include "hone/store.hpp"
 #include "store/flat_json.hpp"
 #include "temp_dir.hpp"
+#include "common/params_json.hpp"
 
 using namespace hone;
 using json = nlohmann::json;

@@ -9,6 +9,7 @@
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "temp_dir.hpp"
+#include "tune/internal.hpp"
 
 namespace fs = std::filesystem;
 using namespace hone;

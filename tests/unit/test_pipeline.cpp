@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hone/device_attrs.hpp"
+#include "measure/stats.hpp"
 #include "hone/spec.hpp"
 #include "hone/store.hpp"
 #include "hone/tuner.hpp"

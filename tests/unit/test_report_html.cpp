@@ -9,7 +9,7 @@
 #include <numeric>
 
 #include "report/html_report.hpp"
-#include "hone/stats.hpp"
+#include "measure/stats.hpp"
 #include "report/analysis.hpp"
 #include "report/plots.hpp"
 #include "report/svg.hpp"

@@ -8,6 +8,7 @@
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "temp_dir.hpp"
+#include "tune/internal.hpp"
 
 using namespace hone;
 

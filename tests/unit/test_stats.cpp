@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "hone/stats.hpp"
+#include "measure/stats.hpp"
 #include "measure/distributions.hpp"
 
 using namespace hone;
