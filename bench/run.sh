@@ -103,9 +103,8 @@ for phase in $phases; do
       done
       ;;
     w12)  # issue 12: the previous build ($B/hone_prev) and this one, warm cache, alternated,
-          # 3 runs each, on the 192- and 576-configuration vector_add spaces at 2^16 and 2^24;
-          # this one twice: as it runs (timer auto: CUPTI), and with --timer events, which
-          # times as the previous build does, so that its medians show the warm-up alone
+          # 3 runs each, on the 192- and 576-configuration vector_add spaces at 2^16 and 2^24
+          # (timer auto: events, as the previous build times; W12_CUPTI=1: also --timer cupti)
       [ -x "$B/hone_prev" ] || { echo "w12: no $B/hone_prev"; continue; }
       c=$work/cache-w12
       for n in 65536 16777216; do
@@ -122,10 +121,12 @@ for phase in $phases; do
             [ $sp = 192 ] && cfg=configs/vector_add_192.yaml
             HONE=$B/hone_prev tune w${sp}_${n}_prev_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
             tune w${sp}_${n}_new_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
-            tune w${sp}_${n}_newev_$i $cfg --set N=$n -j $jobs_all --cache-dir $c --timer events
+            if [ -n "${W12_CUPTI:-}" ]; then tune w${sp}_${n}_newcu_$i $cfg --set N=$n -j $jobs_all --cache-dir $c --timer cupti; fi
           done
         done
       done
+      # An exhaustive vector_add database of this build, for `hone replay` (bench/strategies.py).
+      cp "$work/w576_16777216_new_1.db" "$out/vector_add_576_2p24.sqlite" 2>/dev/null
       ;;
     timers)  # CUPTI, events and Nsight Compute on the same configurations
       bash bench/timers.sh "$out"

@@ -133,7 +133,7 @@ def gpu_work(run, key):
     return run["time"].get("gpu_work", {}).get(key)
 
 
-BUILDS = (("prev", "previous"), ("newev", "this, timer events"), ("new", "this, timer auto"))
+BUILDS = (("prev", "previous"), ("new", "this, timer auto (events)"), ("newcu", "this, timer cupti"))
 
 
 def compare(prev, new):
@@ -176,9 +176,9 @@ def w12_tables(out):
             for b, bname in BUILDS[1:]:
                 if builds["prev"] and builds[b]:
                     cmp_rows.append([space, nname, f"{bname} / previous"] + compare(builds["prev"][0], builds[b][0]))
-            if builds["newev"] and builds["new"]:  # the timer's effect alone
-                cmp_rows.append([space, nname, "this: timer auto / timer events"]
-                                + compare(builds["newev"][0], builds["new"][0]))
+            if builds["new"] and builds["newcu"]:  # the timer's effect alone
+                cmp_rows.append([space, nname, "this: timer cupti / timer events"]
+                                + compare(builds["new"][0], builds["newcu"][0]))
             # Stability: each build's best over its runs, and whether each ties with run 1's best.
             for b, bname in BUILDS:
                 rs = builds[b]

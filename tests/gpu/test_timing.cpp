@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "driver/cupti_api.hpp"
 #include "gpu_test_util.hpp"
 #include "report/report.hpp"
 #include "hone/spec.hpp"
@@ -103,14 +104,22 @@ TEST_CASE("every timed result names its timer; timer: events and timer: cupti ar
 
     spec cupti = small_spec("/tmp/hone_gpu_timer_cupti.db");
     cupti.timing.timer = "cupti";
-    if (timer == "cupti") {
+    std::string why_not;
+    if (cu::cupti(why_not)) {  // loadable here (only loaded, not enabled, in this process)
         const tune_result c = tune(cupti, opt);
+        // A configuration whose CUPTI records did not all come (twice) is timed with events,
+        // and says so (bench/RESULTS.md, issue 12): most must be CUPTI's.
+        std::size_t by_cupti = 0;
         for (const auto& rec : c.records) {
             CAPTURE(rec.key);
             CHECK(has_timing(rec.st));
-            CHECK(rec.gpu.timer == "cupti");
+            CHECK((rec.gpu.timer == "cupti" || rec.gpu.timer == "events"));
+            by_cupti += rec.gpu.timer == "cupti";
         }
+        MESSAGE("timer: cupti: ", by_cupti, " of ", c.records.size(), " configurations timed by CUPTI");
+        CHECK(2 * by_cupti > c.records.size());
     } else {
+        MESSAGE("CUPTI cannot be loaded here: ", why_not);
         CHECK_THROWS_AS(tune(cupti, opt), env_error);  // asked for, not there: say so
     }
 }
