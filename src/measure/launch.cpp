@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace hone {
@@ -108,6 +109,25 @@ void spin_kernel::enqueue(const cu::stream& s, uint64_t ns) {
     void* params[] = {&ns};
     cu::check(cu::driver().cuLaunchKernel(fn_, 1, 1, 1, 1, 1, 1, 0, s.get(), params, nullptr),
               "cuLaunchKernel(spin)");
+}
+
+l2_flush::l2_flush(const cu::module& helpers, uint64_t bytes, int sm_count)
+    : fn_(helpers.function("hone_flush_l2")),
+      buffer_((bytes + 15) / 16 * 16, false),
+      sink_(16, false),
+      blocks_(static_cast<unsigned>(std::max(1, sm_count) * 8)) {
+    // Contents do not matter (only read); zeros make the XOR key never match.
+    cu::check(cu::driver().cuMemsetD8Async(buffer_.ptr(), 0, buffer_.bytes(), nullptr), "cuMemsetD8Async");
+    cu::check(cu::driver().cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+}
+
+void l2_flush::enqueue(const cu::stream& s) {
+    CUdeviceptr buf = buffer_.ptr(), sink = sink_.ptr();
+    unsigned long long n = buffer_.bytes() / 16;
+    unsigned key = 0xffffffffu;
+    void* params[] = {&buf, &n, &key, &sink};
+    cu::check(cu::driver().cuLaunchKernel(fn_, blocks_, 1, 1, 256, 1, 1, 0, s.get(), params, nullptr),
+              "cuLaunchKernel(flush)");
 }
 
 }  // namespace hone

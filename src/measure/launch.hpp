@@ -51,4 +51,21 @@ class spin_kernel {
     CUfunction fn_, cycles_fn_;
 };
 
+// Flushes L2 before a sample by reading a buffer of L2's size (hone_flush_l2): the lines it
+// leaves are clean, so the timed kernel pays no write-back of an earlier sample's (or of a
+// memset's) dirty lines, as under Nsight Compute's cache control.
+class l2_flush {
+  public:
+    l2_flush() = default;
+    // bytes: L2's size (rounded up to 16); blocks: enough to keep every SM's loads in flight.
+    l2_flush(const cu::module& helpers, uint64_t bytes, int sm_count);
+    void enqueue(const cu::stream& s);
+    bool ready() const { return buffer_.bytes() > 0; }
+
+  private:
+    CUfunction fn_ = nullptr;
+    cu::device_buffer buffer_, sink_;
+    unsigned blocks_ = 0;
+};
+
 }  // namespace hone

@@ -4,7 +4,7 @@
 // event and the launches: a flushed sample is queued behind its flush; other samples come in
 // rounds that are held on the GPU until all of them are queued (session_timing.cpp), or, where
 // the driver cannot hold a stream, each follows a spin that outlasts its queueing:
-//   single+flush  one launch after a memset over the L2's size: cold caches; with the event
+//   single+flush  one launch after a read of L2's size (clean lines): cold caches; with the event
 //                 timer one sample a round (flushed samples queued behind one another read
 //                 ~0.4 us long), with CUPTI's kernel timestamps rounds as the other modes;
 //   single+spin   warm caches, kernel >= 20 us: one launch, the round's samples back to back

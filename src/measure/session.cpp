@@ -63,7 +63,7 @@ prepare_report in_process_session::prepare(const run_plan& plan) {
     if (!fault_.empty()) throw env_error("the GPU session ended after a fault: " + fault_);
     ctx_.make_current();
     buffers_.clear();  // free the previous plan's memory before measuring what is free
-    flush_ = cu::device_buffer();
+    flush_ = l2_flush();
     staging_ = cu::pinned_buffer();
     plan_ = plan;
     info_.free_mem = free_device_memory();
@@ -74,7 +74,8 @@ prepare_report in_process_session::prepare(const run_plan& plan) {
     for (const auto& b : plan_.buffers) verified += b.verify ? 1 : 0;
     compare_.reserve(verified);
     if (plan_.timing.l2_flush)
-        flush_ = cu::device_buffer(flush_buffer_bytes(info_.attrs.l2_bytes), false);
+        flush_ = l2_flush(helpers_, flush_buffer_bytes(info_.attrs.l2_bytes),
+                          static_cast<int>(info_.attrs.sm_count));
     if (plan_.reference) {
         const auto t0 = steady_clock::now();
         report.reference_us = compute_reference();

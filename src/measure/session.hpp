@@ -82,7 +82,7 @@ class in_process_session final : public gpu_session {
     spin_kernel spin_;
     run_plan plan_;
     std::vector<session_buffer> buffers_;
-    cu::device_buffer flush_;
+    l2_flush flush_;
     gpu_compare compare_;
     cu::pinned_buffer staging_;  // outputs come back through it when the GPU finds a mismatch
     std::string timer_ = "events";                        // what times samples: "cupti" or "events"

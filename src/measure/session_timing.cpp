@@ -107,8 +107,8 @@ void in_process_session::warm_up(kernel_launch& k, warm_up_estimate& e, job_step
 // Queues `count` samples, then waits once. Events bracket each sample; with `cupti` the
 // sample is the launches' own durations from CUPTI's records instead (the events still give the
 // round's span). With events, flushed samples come one a round (see sample()) behind their
-// flush memset, which outlasts the queueing of the events and the launch (~17 us on an H100
-// against ~5 us). Otherwise the round is queued behind a gate, released when all of it is
+// L2 flush (a read of L2's size), which outlasts the queueing of the events and the launch
+// (~17 us on an H100 against ~5 us). Otherwise the round is queued behind a gate, released when all of it is
 // queued, and the samples run back to back after one spin, so that no command is submitted
 // while a sample runs; where the driver has no gate, a spin before each sample covers its
 // queueing (cover_us: the spin's length, updated from how long queueing took). (A gate before a
@@ -121,7 +121,6 @@ round_result in_process_session::take_round(kernel_launch& k, const sample_mode&
         sample_start_.emplace_back();
         sample_stop_.emplace_back();
     }
-    const cu::api& a = cu::driver();
     const bool flush = mode.kind == sample_kind::single_flush;
     const uint64_t since = cupti ? cupti_->now() : 0;
     double queue_s = 0;
@@ -135,8 +134,7 @@ round_result in_process_session::take_round(kernel_launch& k, const sample_mode&
         if (gated) spin_.enqueue(stream_, static_cast<uint64_t>(min_cover_us * 1000.0));
         for (std::size_t i = 0; i < count; ++i) {
             if (flush)
-                cu::check(a.cuMemsetD32Async(flush_.ptr(), 0, flush_.bytes() / 4, stream_.get()),
-                          "cuMemsetD32Async");
+                flush_.enqueue(stream_);
             else if (!gated)  // no gate in this driver
                 spin_.enqueue(stream_, static_cast<uint64_t>(cover_us * 1000.0));
             const auto t0 = steady_clock::now();

@@ -77,3 +77,20 @@ extern "C" __global__ void hone_spin(unsigned long long ns) {
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     } while (now - start < ns);
 }
+
+// Evicts L2 by reading `n` 16-byte words through it (ld.global.cg: cached in L2, not in L1).
+// A memset flush left L2 full of dirty lines that the timed kernel then wrote back (13-31% over
+// Nsight Compute at 4-64 MiB working sets, bench/RESULTS.md); after a read, L2 holds clean lines
+// that cost nothing to evict. `sink` is written only if the words' XOR equals `key`, so the
+// loads cannot be optimised away and, almost always, nothing is written.
+extern "C" __global__ void hone_flush_l2(const uint4* buf, unsigned long long n, unsigned key,
+                                         unsigned* sink) {
+    unsigned acc = 0;
+    const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+    for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+         i < n; i += stride) {
+        const uint4 v = __ldcg(buf + i);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == key) *sink = acc;
+}
