@@ -37,9 +37,13 @@ class bayes_opt final : public search_base {
             }
             return;
         }
-        // Refit when half the batch has come back.
-        if (pending_.size() > batch_ / 2) return;
-        const std::size_t want = std::min(n, batch_ - pending_.size());
+        // A batch of `batch`, or half what the tuner asks for when that is more (16 compile
+        // jobs ask for 36: batches of 4 left 12 of them idle, and the GPU waiting for
+        // compiles, bench/RESULTS.md); refit when half the batch has come back.
+        window_ = std::max(window_, n);
+        const std::size_t batch = std::max(batch_, window_ / 2);
+        if (pending_.size() > batch / 2) return;
+        const std::size_t want = std::min(n, batch - pending_.size());
         fit();
         for (auto& p : best_candidates(want)) take(p, out);
     }
@@ -97,6 +101,7 @@ class bayes_opt final : public search_base {
     random_forest model_;
     forest_options forest_;
     std::size_t initial_ = 20, batch_ = 4, candidates_ = 2000;
+    std::size_t window_ = 0;  // the most proposals asked for at once
     double xi_ = 0.01;
 };
 
