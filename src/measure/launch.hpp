@@ -60,7 +60,6 @@ class l2_flush {
     // bytes: L2's size (rounded up to 16); blocks: enough to keep every SM's loads in flight.
     l2_flush(const cu::module& helpers, uint64_t bytes, int sm_count);
     void enqueue(const cu::stream& s);
-    bool ready() const { return buffer_.bytes() > 0; }
 
   private:
     CUfunction fn_ = nullptr;

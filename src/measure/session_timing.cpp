@@ -104,16 +104,16 @@ void in_process_session::warm_up(kernel_launch& k, warm_up_estimate& e, job_step
     }
 }
 
-// Queues `count` samples, then waits once. Events bracket each sample; with `cupti` the
-// sample is the launches' own durations from CUPTI's records instead (the events still give the
-// round's span). With events, flushed samples come one a round (see sample()) behind their
-// L2 flush (a read of L2's size), which outlasts the queueing of the events and the launch
-// (~17 us on an H100 against ~5 us). Otherwise the round is queued behind a gate, released when all of it is
-// queued, and the samples run back to back after one spin, so that no command is submitted
-// while a sample runs; where the driver has no gate, a spin before each sample covers its
+// Queues `count` samples, then waits once. Events bracket each sample; with `cupti` the sample is
+// the launches' own durations from CUPTI's records instead (the events still give the round's
+// span). With events, flushed samples come one a round (see sample()) behind their L2 flush (a read
+// of L2's size), which outlasts the queueing of the events and the launch (a 50 MB read: >= 15 us
+// on an H100, against ~5 us of queueing). Otherwise the round is queued behind a gate, released
+// when all of it is queued, and the samples run back to back after one spin, so that no command is
+// submitted while a sample runs; where the driver has no gate, a spin before each sample covers its
 // queueing (cover_us: the spin's length, updated from how long queueing took). (A gate before a
-// flushed sample cost ~11 us of host time a sample and moved no percentile:
-// bench/probe_flush.cu.) Appends each sample's time per launch (us) to `out`.
+// flushed sample cost ~11 us of host time a sample and moved no percentile: bench/probe_flush.cu.)
+// Appends each sample's time per launch (us) to `out`.
 round_result in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
                                             std::size_t count, double& cover_us, bool cupti,
                                             std::vector<double>& out) {

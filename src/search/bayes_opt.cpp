@@ -13,9 +13,6 @@
 namespace hone {
 namespace {
 
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
-double normal_pdf(double z) { return 0.3989422804014327 * std::exp(-0.5 * z * z); }
-
 class bayes_opt final : public search_base {
   public:
     bayes_opt(const search_domain& d, const strategy_setup& s) : search_base(d, s), model_(d) {
@@ -82,12 +79,8 @@ class bayes_opt final : public search_base {
         std::vector<std::pair<double, point>> scored;
         scored.reserve(cands.size());
         const double best = *best_;
-        for (const auto& p : cands) {
-            const auto pr = model_.predict(p);
-            const double sd = std::max(pr.stddev, 1e-6);
-            const double z = (best - pr.mean - xi_) / sd;
-            scored.emplace_back(-sd * (z * normal_cdf(z) + normal_pdf(z)), p);
-        }
+        for (const auto& p : cands)
+            scored.emplace_back(neg_expected_improvement(model_.predict(p), best, xi_), p);
         std::sort(scored.begin(), scored.end());
         std::vector<point> out;
         for (std::size_t k = 0; k < scored.size() && out.size() < want; ++k)

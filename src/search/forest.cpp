@@ -23,7 +23,7 @@ std::vector<uint32_t> ranks_of(const std::vector<double>& keys) {
 
 }  // namespace
 
-random_forest::random_forest(const search_domain& d, bool derived) {
+random_forest::random_forest(const search_domain& d) {
     for (std::size_t i = 0; i < d.dims(); ++i) {
         const uint32_t card = d.cardinality(i);
         if (card < 2) continue;
@@ -34,7 +34,7 @@ random_forest::random_forest(const search_domain& d, bool derived) {
             integers = integers && coord[k] >= 1 && coord[k] < 9e15 && coord[k] == std::floor(coord[k]);
         }
         features_.push_back({i, ranks_of(coord)});
-        if (!integers || !derived) continue;
+        if (!integers) continue;
         for (uint32_t k = 0; k < card; ++k)
             twos[k] = __builtin_ctzll(static_cast<unsigned long long>(coord[k]));
         // Only when it orders the values otherwise than their size does.
@@ -134,12 +134,6 @@ double random_forest::eval(const tree& t, const uint32_t* ranks) const {
     return t[at].value;
 }
 
-double random_forest::predict_tree(const point& p, std::size_t tree) const {
-    std::vector<uint32_t> r(features_.size());
-    for (std::size_t f = 0; f < features_.size(); ++f) r[f] = features_[f].rank[p[features_[f].dim]];
-    return eval(trees_[tree], r.data());
-}
-
 random_forest::prediction random_forest::predict(const point& p) const {
     prediction out;
     if (trees_.empty()) return out;
@@ -161,6 +155,14 @@ random_forest::prediction random_forest::predict(const point& p) const {
     out.mean = s / n;
     out.stddev = std::sqrt(std::max(0.0, s2 / n - out.mean * out.mean));
     return out;
+}
+
+double neg_expected_improvement(const random_forest::prediction& p, double best, double xi) {
+    const double sd = std::max(p.stddev, 1e-6);
+    const double z = (best - p.mean - xi) / sd;
+    const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
+    const double pdf = 0.3989422804014327 * std::exp(-0.5 * z * z);
+    return -sd * (z * cdf + pdf);
 }
 
 }  // namespace hone

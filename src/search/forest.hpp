@@ -20,15 +20,13 @@ struct forest_options {
 class random_forest {
   public:
     // Orders each parameter's values by their coordinates (ties by position).
-    explicit random_forest(const search_domain& d, bool derived = true);
+    explicit random_forest(const search_domain& d);
     void fit(const std::vector<point>& x, const std::vector<double>& y, const forest_options& o,
              std::mt19937_64& rng);
     struct prediction {
         double mean = 0, stddev = 0;
     };
     prediction predict(const point& p) const;
-    // One tree's prediction: a sample of the model, for Thompson sampling.
-    double predict_tree(const point& p, std::size_t tree) const;
     std::size_t trees() const { return trees_.size(); }
     bool fitted() const { return !trees_.empty(); }
 
@@ -58,5 +56,9 @@ class random_forest {
     std::vector<std::vector<uint32_t>> xr_;
     std::vector<double> y_;
 };
+
+// Expected improvement over `best` (lower is better, log scale) by a margin `xi`, negated so
+// that the most promising candidate sorts first.
+double neg_expected_improvement(const random_forest::prediction& p, double best, double xi);
 
 }  // namespace hone

@@ -7,7 +7,6 @@
 // spaces have few local optima, and the model spares most of each neighbourhood.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 #include "search/forest.hpp"
 #include "search/search_base.hpp"
@@ -15,9 +14,6 @@
 
 namespace hone {
 namespace {
-
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
-double normal_pdf(double z) { return 0.3989422804014327 * std::exp(-0.5 * z * z); }
 
 class guided_descent final : public search_base {
   public:
@@ -108,10 +104,7 @@ class guided_descent final : public search_base {
         std::optional<point> pick;
         double pick_a = 0;
         for (const auto& p : cands) {
-            const auto pr = model_.predict(p);
-            const double sd = std::max(pr.stddev, 1e-6);
-            const double z = (*best_ - pr.mean - xi_) / sd;
-            const double a = -sd * (z * normal_cdf(z) + normal_pdf(z));
+            const double a = neg_expected_improvement(model_.predict(p), *best_, xi_);
             if (!pick || a < pick_a || (a == pick_a && p < *pick)) pick = p, pick_a = a;
         }
         if (!pick) return;

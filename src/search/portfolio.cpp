@@ -3,7 +3,6 @@
 // blind to the model, keep exploring basins it undervalues (spaces where the fastest
 // configurations differ from what the good ones have in common).
 #include <algorithm>
-#include <cstdlib>
 
 #include "search/search_base.hpp"
 #include "search/strategies.hpp"
