@@ -98,7 +98,7 @@ struct job_result {
     summary time_us;
     std::vector<double> samples_us;
     std::string sample_mode;  // "single+flush", "single+spin", "batch:K"
-    std::string timer;        // what timed the samples: "cupti" (kernel timestamps) or "events"
+    std::string timer;        // what timed the samples: "profiler", "cupti" or "events"
     double gpu_busy_s = 0;    // GPU time of the kernel in warm-up and samples
     // GPU time the warm-up and samples occupied: gpu_busy_s plus what the sample method queues
     // between samples (L2 flushes, spins). Not stored per result; summed per run.
@@ -113,9 +113,9 @@ struct prepare_report {
     double inputs_s = 0;      // generating the inputs' host images
     double upload_s = 0;      // allocating, uploading and copying them into every set
     double reference_s = 0;   // loading, running and keeping the reference
-    std::string timer;        // what will time the samples: "cupti" or "events"
+    std::string timer;        // what will time the samples: "profiler", "cupti" or "events"
     std::string timer_note;   // why timing.timer auto fell back to events ("" when it did not)
-    double timer_s = 0;       // loading and enabling CUPTI
+    double timer_s = 0;       // loading and enabling CUPTI's profiler or activity records
     double clock_s = 0;       // bringing the GPU to its working clock (warm_up.hpp)
     double clock_mhz = 0;     // the SM clock it reached
 };

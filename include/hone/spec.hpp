@@ -116,9 +116,12 @@ struct timing_spec {
     // way the session first brings the GPU to its working clock, and again after it idled.
     std::string warmup = "adaptive";  // adaptive | fixed
     double warmup_ms = 5.0;
-    // What times a sample: "cupti" (kernel start/end timestamps from CUPTI's activity records),
-    // "events" (CUDA events around the launches), "auto" (events; CUPTI only when asked for, see bench/RESULTS.md).
-    std::string timer = "auto";  // auto | cupti | events
+    // What times a sample: "profiler" (each launch's gpu__time_duration from CUPTI's range
+    // profiler, as Nsight Compute reports it), "cupti" (kernel start/end timestamps from CUPTI's
+    // activity records: the kernel on the SMs only), "events" (CUDA events around the launches,
+    // as NVBench), "auto" (events: the profiler's setup and extra samples cost more than a
+    // short kernel's run, bench/RESULTS.md).
+    std::string timer = "auto";  // auto | profiler | cupti | events
     bool l2_flush = true;
     std::string sample_mode = "auto";  // auto | single | batch
     double timeout_s = 10.0;      // watchdog floor for one configuration

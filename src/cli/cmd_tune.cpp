@@ -62,7 +62,7 @@ std::string time_split_text(const tune_result& r) {
         t.wall_s, t.setup_s, t.compile_wait_s, t.gpu_s, other, t.session_start_s,
         t.reference_compile_s, t.prepare_s, p.inputs_s, p.upload_s, p.reference_s, p.timer_s,
         p.clock_mhz, p.clock_s, p.timer.empty() ? "-" : p.timer,
-        p.timer_note.empty() ? "" : " (CUPTI: " + p.timer_note + ")", t.worker_s, g.load_s,
+        p.timer_note.empty() ? "" : " (" + p.timer_note + ")", t.worker_s, g.load_s,
         g.verify_s, g.warmup_s, g.samples_s, g.waits, t.store_s, t.gpu_busy_s, t.gpu_span_s,
         t.compile_cpu_s, r.compiled, r.cache_hits);
 }
@@ -327,14 +327,16 @@ void register_tune(CLI::App& app, std::function<int()>& action) {
         R"(Every configuration is compiled (NVRTC, ahead of the GPU in worker processes, cached),
 run in a supervised worker process (a kernel that faults or hangs costs one configuration),
 checked against the verify reference, and timed until the 95% CI of its median is within
-timing.rel_precision. Samples are the kernel's own start and end timestamps from CUPTI where
-libcupti loads, else CUDA events (timing.timer, --timer). Results are written to the database
+timing.rel_precision. Samples are timed by CUDA events around the launches, or with
+--timer profiler by each launch's gpu__time_duration from CUPTI's range profiler (the figure
+Nsight Compute reports; needs the GPU's counters), or with --timer cupti by CUPTI's kernel
+timestamps (timing.timer). Results are written to the database
 as they finish; running the same command again resumes, skipping what is stored, unless the
 kernel's source, a file it includes, the options or the tools changed: then it measures again
 and says why. Ctrl-C stops cleanly.
 
 Columns of the table: median time of one launch with its 95% confidence interval [low, high];
-n samples; sample = how a sample was taken; timer = what timed it (cupti or events); GB/s and
+n samples; sample = how a sample was taken; timer = what timed it (profiler, cupti or events); GB/s and
 GFLOP/s from metrics.bytes/flops at the median; regs per thread; spill = bytes spilled to
 local memory; smem = static + dynamic shared memory per block; occ = achieved-occupancy bound
 (active warps / max warps per SM); "tie" = CI overlaps the best's. Rows are ranked by
@@ -370,8 +372,9 @@ options). With a strategy other than exhaustive, the progress line counts up to 
     c->add_option("--time-limit", a->time_limit, "Stop after S seconds")->check(CLI::NonNegativeNumber);
     c->add_option("--l2-flush", a->l2_flush, "Override timing.l2_flush")->check(CLI::IsMember({"on", "off"}));
     c->add_option("--timer", a->timer,
-                  "Override timing.timer: auto, cupti (kernel timestamps), events")
-        ->check(CLI::IsMember({"auto", "cupti", "events"}));
+                  "Override timing.timer: auto, profiler (gpu__time_duration, as Nsight "
+                  "Compute), cupti (kernel timestamps), events")
+        ->check(CLI::IsMember({"auto", "profiler", "cupti", "events"}));
     c->add_flag("--fresh", a->fresh, "Forget this run's stored results first");
     c->add_flag("--retry-failed", a->retry_failed, "Re-run configurations that faulted or timed out");
     c->add_flag("--in-process", a->in_process, "GPU work in this process: faster start, but a faulting kernel ends the run");

@@ -34,6 +34,7 @@ struct loaded {
     cupti_functions f;
     bool ok = false;
     std::string why;
+    void* lib = nullptr;
 };
 
 loaded load() {
@@ -50,6 +51,7 @@ loaded load() {
         return l;
     }
     // Never closed: CUPTI keeps threads and callbacks for the life of the process.
+    l.lib = lib;
 #define HONE_CUPTI_RESOLVE(fn)                                                                     \
     l.f.fn = reinterpret_cast<decltype(l.f.fn)>(dlsym(lib, HONE_STRINGIFY(fn)));                   \
     if (!l.f.fn) {                                                                                 \
@@ -63,15 +65,50 @@ loaded load() {
     return l;
 }
 
+const loaded& library() {
+    static const loaded l = load();  // thread-safe, once
+    return l;
+}
+
 }  // namespace
 
 const cupti_functions* cupti(std::string& why) {
-    static const loaded l = load();  // thread-safe, once
+    const loaded& l = library();
     if (!l.ok) {
         why = l.why;
         return nullptr;
     }
     return &l.f;
+}
+
+const profiler_functions* cupti_profiler(std::string& why) {
+    struct resolved {
+        profiler_functions f;
+        std::string why;  // empty when every function resolved
+    };
+    static const resolved p = [] {
+        resolved r;
+        const loaded& l = library();
+        if (!l.ok) {
+            r.why = l.why;
+            return r;
+        }
+#define HONE_CUPTI_RESOLVE(fn)                                                                  \
+    r.f.fn = reinterpret_cast<decltype(r.f.fn)>(dlsym(l.lib, HONE_STRINGIFY(fn)));              \
+    if (!r.f.fn) {                                                                              \
+        r.why = fmt::format("libcupti lacks {} (its range profiler needs CUPTI 12.6 or newer)", \
+                            HONE_STRINGIFY(fn));                                                \
+        return r;                                                                               \
+    }
+        HONE_CUPTI_PROFILER_FUNCTIONS(HONE_CUPTI_RESOLVE)
+#undef HONE_CUPTI_RESOLVE
+        return r;
+    }();
+    if (!p.why.empty()) {
+        why = p.why;
+        return nullptr;
+    }
+    return &p.f;
 }
 
 std::string cupti_error(const cupti_functions& f, CUptiResult r) {

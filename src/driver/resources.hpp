@@ -18,6 +18,7 @@ class primary_context {
     // Contexts are current per thread: call before work on a thread that may be new.
     void make_current() const;
     CUdevice device() const { return dev_; }
+    CUcontext get() const { return ctx_; }
 
   private:
     CUdevice dev_ = 0;

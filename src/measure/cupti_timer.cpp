@@ -82,18 +82,15 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 
 }  // namespace
 
-std::string choose_timer(const std::string& requested, bool cupti_usable,
-                         const std::string& why_not) {
-    // auto means events: CUPTI records went missing on an H100 for a share of the
-    // configurations of larger runs (bench/RESULTS.md), and a run must not mix two timers.
-    if (requested != "cupti") return "events";
-    if (cupti_usable) return "cupti";
-    if (requested == "cupti")
-        throw env_error(
-            fmt::format("timing.timer is cupti, but CUPTI cannot time kernels here: {} "
-                        "(timer: events or auto times with CUDA events)",
-                        why_not));
-    return "events";
+std::string choose_timer(const std::string& requested, bool usable, const std::string& why_not) {
+    // auto is events: on an H100 the profiler costs ~0.23 s a session to set up and, for
+    // kernels of a few us, twice the samples (bench/RESULTS.md, issue 12).
+    if (requested == "events" || requested == "auto") return "events";
+    if (usable) return requested;
+    throw env_error(fmt::format(
+        "timing.timer is {}, but CUPTI's {} cannot time kernels here: {} (timer: events times "
+        "with CUDA events, as auto does)",
+        requested, requested == "cupti" ? "activity records" : "range profiler", why_not));
 }
 
 cupti_timer* cupti_timer::enable(std::string& why) {

@@ -14,10 +14,11 @@
 
 namespace hone {
 
-// Which timer a session uses, from timing.timer and whether CUPTI could be enabled (why_not:
-// why it could not). "auto" falls back to events; "cupti" without CUPTI is an env_error.
-std::string choose_timer(const std::string& requested, bool cupti_usable,
-                         const std::string& why_not);
+// Which timer a session uses, from timing.timer and whether what it asks for could be enabled
+// (usable; why_not: why it could not): "cupti", CUPTI's activity records; "profiler", CUPTI's
+// range profiler (profiler_timer.hpp); "auto" and "events", CUDA events. "cupti" or "profiler"
+// without theirs is an env_error.
+std::string choose_timer(const std::string& requested, bool usable, const std::string& why_not);
 
 class cupti_timer {
   public:

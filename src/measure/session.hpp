@@ -13,6 +13,7 @@
 #include "measure/cupti_timer.hpp"
 #include "measure/gpu_compare.hpp"
 #include "measure/launch.hpp"
+#include "measure/profiler_timer.hpp"
 #include "measure/sample_mode.hpp"
 
 namespace hone {
@@ -37,8 +38,11 @@ struct warm_up_estimate {
 // What one round of samples gave.
 struct round_result {
     double span_ms = 0;         // GPU time from the round's first flush or spin to its end
-    bool timer_failed = false;  // CUPTI did not deliver every launch's record
+    bool timer_failed = false;  // CUPTI did not deliver every launch's record or range
+    std::string why;            // and why, where it says
 };
+
+enum class timer_kind { events, cupti, profiler };
 
 class in_process_session final : public gpu_session {
   public:
@@ -47,7 +51,7 @@ class in_process_session final : public gpu_session {
     prepare_report prepare(const run_plan& plan) override;
     job_result run(const job& j) override;
     bool isolated() const override { return false; }
-    void warm_start() override;  // loads and enables CUPTI, as timer auto and cupti will want
+    void warm_start() override;  // nothing: CUPTI is enabled by the first plan that uses it
 
   private:
     // Setup (session.cpp).
@@ -65,9 +69,11 @@ class in_process_session final : public gpu_session {
     void rewarm_if_idle(job_steps& steps);
     void warm_up(kernel_launch& k, warm_up_estimate& e, job_steps& steps);
     round_result take_round(kernel_launch& k, const sample_mode& mode, std::size_t count,
-                            double& cover_us, bool cupti, std::vector<double>& out);
-    void sample(kernel_launch& k, const sample_mode& mode, const warm_up_estimate& warm, bool cupti,
-                job_result& r);
+                            double& cover_us, timer_kind timer, std::vector<double>& out);
+    round_result take_profiled_round(kernel_launch& k, const sample_mode& mode, std::size_t count,
+                                     std::vector<double>& out);
+    void sample(kernel_launch& k, const sample_mode& mode, const warm_up_estimate& warm,
+                timer_kind timer, job_result& r);
     void measure(kernel_launch& k, const std::string& function, warm_up_estimate warm,
                  job_result& r);
 
@@ -85,8 +91,10 @@ class in_process_session final : public gpu_session {
     l2_flush flush_;
     gpu_compare compare_;
     cu::pinned_buffer staging_;  // outputs come back through it when the GPU finds a mismatch
-    std::string timer_ = "events";                        // what times samples: "cupti" or "events"
-    cupti_timer* cupti_ = nullptr;                        // enabled while timer_ is "cupti"
+    std::string timer_ = "events";  // what times samples: "profiler", "cupti" or "events"
+    cupti_timer* cupti_ = nullptr;  // enabled while timer_ is "cupti"
+    std::unique_ptr<profiler_timer> profiler_;  // enabled by the first plan that may use it
+    std::optional<std::string> profiler_why_;   // why it could not be, once tried
     std::optional<steady_clock::time_point> idle_since_;  // the GPU's last work ended here
     std::string fault_;  // the sticky error that ended this session; empty while usable
 };

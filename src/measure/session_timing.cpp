@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -21,22 +23,36 @@ constexpr int warmup_growth = 64;
 
 void in_process_session::warm_start() {}  // CUPTI is loaded only for a plan that asks for it
 
-// timing.timer against what this process has: CUPTI is loaded and enabled once (by warm_start
-// or the first plan that may use it), and paused while a plan times with events, whose figures
+// timing.timer against what this process has. The range profiler is enabled once, by the first
+// plan that asks for it. CUPTI's activity records are loaded and enabled once,
+// by the first plan that asks for them, and paused while a plan times otherwise: event figures
 // must not include CUPTI's own work at each launch.
 void in_process_session::choose_timer(prepare_report& report) {
     const auto t0 = steady_clock::now();
+    const std::string& asked = plan_.timing.timer;
     std::string why;
-    const bool events = plan_.timing.timer != "cupti";
-    cupti_timer* c = events ? cupti_timer::loaded() : cupti_timer::enable(why);
-    timer_ = hone::choose_timer(plan_.timing.timer, !events && c != nullptr, why);
+    bool usable = false;
+    cupti_timer* c = cupti_timer::loaded();
+    if (asked == "cupti") {
+        c = cupti_timer::enable(why);
+        usable = c != nullptr;
+    } else if (asked == "profiler") {
+        if (!profiler_ && !profiler_why_) {
+            std::string failed;
+            profiler_ = profiler_timer::enable(ctx_.get(), info_.ordinal, failed);
+            if (!profiler_) profiler_why_ = failed;
+        }
+        usable = profiler_ != nullptr;
+        if (!usable) why = *profiler_why_;
+    }
+    timer_ = hone::choose_timer(asked, usable, why);
     cupti_ = timer_ == "cupti" ? c : nullptr;
     if (cupti_)
         cupti_->resume();
     else if (c)
         c->pause();
     report.timer = timer_;
-    if (plan_.timing.timer == "auto") report.timer_note = "timer: auto times with CUDA events";
+    if (asked == "auto") report.timer_note = "timer: auto times with CUDA events";
     report.timer_s = seconds_since(t0);
 }
 
@@ -115,8 +131,10 @@ void in_process_session::warm_up(kernel_launch& k, warm_up_estimate& e, job_step
 // flushed sample cost ~11 us of host time a sample and moved no percentile: bench/probe_flush.cu.)
 // Appends each sample's time per launch (us) to `out`.
 round_result in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
-                                            std::size_t count, double& cover_us, bool cupti,
+                                            std::size_t count, double& cover_us, timer_kind timer,
                                             std::vector<double>& out) {
+    if (timer == timer_kind::profiler) return take_profiled_round(k, mode, count, out);
+    const bool cupti = timer == timer_kind::cupti;
     while (sample_start_.size() < count) {
         sample_start_.emplace_back();
         sample_stop_.emplace_back();
@@ -151,6 +169,7 @@ round_result in_process_session::take_round(kernel_launch& k, const sample_mode&
         const auto d = cupti_->take(since, count * static_cast<std::size_t>(mode.batch));
         if (!d) {
             r.timer_failed = true;
+            r.why = "CUPTI's records of the round did not all come";
             return r;
         }
         const std::vector<double> s = samples_from_durations(*d, mode.batch);
@@ -163,13 +182,55 @@ round_result in_process_session::take_round(kernel_launch& k, const sample_mode&
     return r;
 }
 
+// A round timed by the range profiler: every launch from the round's start to its end is a range
+// of its own, so the round holds no spin and no gate (each range is timed from its own start:
+// the host's queueing between launches does not count). A sample is its kernel launches' mean
+// gpu__time_duration; the flushes' ranges are skipped. Events still give the round's span.
+round_result in_process_session::take_profiled_round(kernel_launch& k, const sample_mode& mode,
+                                                     std::size_t count, std::vector<double>& out) {
+    while (sample_stop_.size() < count) {
+        sample_start_.emplace_back();
+        sample_stop_.emplace_back();
+    }
+    const bool flush = mode.kind == sample_kind::single_flush;
+    const auto per_sample = static_cast<std::size_t>(mode.batch) + (flush ? 1 : 0);
+    round_result r;
+    if (!profiler_->begin(count * per_sample, r.why)) {
+        r.timer_failed = true;
+        return r;
+    }
+    round_.record(stream_);
+    for (std::size_t i = 0; i < count; ++i) {
+        if (flush) flush_.enqueue(stream_);
+        for (int b = 0; b < mode.batch; ++b) k.enqueue(stream_);
+    }
+    sample_stop_[count - 1].record(stream_);
+    r.span_ms = cu::event::elapsed_ms(round_, sample_stop_[count - 1]);  // waits for the round
+    const auto ranges = profiler_->finish(r.why);
+    // Another kernel in the context (an application's, in a tuner embedded in it) would shift
+    // the ranges: a count that does not match fails the round.
+    if (ranges && ranges->size() != count * per_sample)
+        r.why = fmt::format("the profiler gave {} ranges for {} launches", ranges->size(),
+                            count * per_sample);
+    if (!ranges || !r.why.empty()) {
+        r.timer_failed = true;
+        return r;
+    }
+    std::vector<uint64_t> kernel_ns;
+    for (std::size_t i = 0; i < ranges->size(); ++i)
+        if (!flush || i % per_sample != 0) kernel_ns.push_back((*ranges)[i]);
+    const std::vector<double> s = samples_from_durations(kernel_ns, mode.batch);
+    out.insert(out.end(), s.begin(), s.end());
+    return r;
+}
+
 // Rounds of samples until the stopping rule is met. With events, flushed samples are taken one
 // a round: queued behind one another, every one but a round's last read ~0.4 us long on an
 // H100 (bench/probe_flush.cu; bench/RESULTS.md), 10% of a 4 us kernel. CUPTI's kernel
-// timestamps do not see the queueing, so with CUPTI flushed rounds grow as the others do:
-// min_samples, then a quarter more each round (next_round).
+// timestamps and the profiler's ranges do not see the queueing, so with them flushed rounds grow
+// as the others do: min_samples, then a quarter more each round (next_round).
 void in_process_session::sample(kernel_launch& k, const sample_mode& mode,
-                                const warm_up_estimate& warm, bool cupti, job_result& r) {
+                                const warm_up_estimate& warm, timer_kind timer, job_result& r) {
     const timing_spec& t = plan_.timing;
     const auto t0 = steady_clock::now();
     double cover_us = std::max(min_cover_us, 2.0 * mode.batch * warm.host_us_per_launch);
@@ -179,8 +240,10 @@ void in_process_session::sample(kernel_launch& k, const sample_mode& mode,
     const auto min_n = static_cast<std::size_t>(t.min_samples);
     const auto max_n = static_cast<std::size_t>(t.max_samples);
     const relative_ci_criterion criterion(t.rel_precision, min_n, max_n, t.max_time_s, kind);
-    const bool one_a_round = mode.kind == sample_kind::single_flush && !cupti;
-    r.timer = cupti ? "cupti" : "events";
+    const bool one_a_round = mode.kind == sample_kind::single_flush && timer == timer_kind::events;
+    r.timer = timer == timer_kind::profiler ? "profiler"
+              : timer == timer_kind::cupti  ? "cupti"
+                                            : "events";
     r.samples_us.clear();
     double span_ms = warm.busy_ms;  // the first launch and the warm-up's batches
     bool retried = false;
@@ -188,18 +251,20 @@ void in_process_session::sample(kernel_launch& k, const sample_mode& mode,
         std::size_t count = next_round(r.samples_us.size(), min_n, max_n);
         if (one_a_round) count = std::min<std::size_t>(count, 1);
         if (count == 0) break;
-        const round_result round = take_round(k, mode, count, cover_us, cupti, r.samples_us);
+        const round_result round = take_round(k, mode, count, cover_us, timer, r.samples_us);
         span_ms += round.span_ms;
         ++r.steps.waits;
-        // A round whose records did not all come is taken again, once; a second failure and this
-        // configuration starts over with events.
+        // A round whose records or ranges did not all come is taken again, once; a second
+        // failure and this configuration starts over with events.
         if (round.timer_failed && !retried) {
             retried = true;
             continue;
         }
         if (round.timer_failed) {
             r.gpu_span_s += (span_ms - warm.busy_ms) / 1000.0;
-            sample(k, mode, warm, false, r);
+            sample(k, mode, warm, timer_kind::events, r);
+            r.message += fmt::format("{}timed with events: {}", r.message.empty() ? "" : "; ",
+                                     round.why.empty() ? "the timer failed twice" : round.why);
             return;
         }
         if (criterion.done(r.samples_us, seconds_since(t0))) break;
@@ -220,9 +285,11 @@ void in_process_session::measure(kernel_launch& k, const std::string& function,
     step = steady_clock::now();
     const sample_mode mode = choose_sample_mode(plan_.timing, warm.kernel_us);
     r.sample_mode = mode.name();
-    const bool cupti = timer_ == "cupti";
-    if (cupti) cupti_->watch(function);
-    sample(k, mode, warm, cupti, r);
+    const timer_kind timer = timer_ == "profiler" ? timer_kind::profiler
+                             : timer_ == "cupti"  ? timer_kind::cupti
+                                                  : timer_kind::events;
+    if (timer == timer_kind::cupti) cupti_->watch(function);
+    sample(k, mode, warm, timer, r);
     r.steps.samples_s = seconds_since(step);
 }
 

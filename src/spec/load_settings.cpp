@@ -36,7 +36,7 @@ void load_timing(const doc& d, const entry* e, spec& s) {
         if (item.key == "max_time_s") t.max_time_s = read_at_least(d, item, 0, true);
         if (item.key == "warmup") t.warmup = read_choice(d, item.value, {"adaptive", "fixed"});
         if (item.key == "warmup_ms") t.warmup_ms = read_at_least(d, item, 0, false);
-        if (item.key == "timer") t.timer = read_choice(d, item.value, {"auto", "cupti", "events"});
+        if (item.key == "timer") t.timer = read_choice(d, item.value, {"auto", "profiler", "cupti", "events"});
         if (item.key == "l2_flush") t.l2_flush = read_bool(d, item.value);
         if (item.key == "sample_mode") t.sample_mode = read_choice(d, item.value, {"auto", "single", "batch"});
         if (item.key == "timeout_s") t.timeout_s = read_at_least(d, item, 0, true);

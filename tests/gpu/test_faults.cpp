@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "gpu_test_util.hpp"
@@ -12,9 +13,11 @@
 
 using namespace hone;
 
-TEST_CASE("faulting, hanging and wrong kernels cost one configuration each") {
-    spec s = load_spec(source_dir() + "/tests/gpu/faults_all.yaml");
-    s.output = "/tmp/hone_gpu_faults.db";
+namespace {
+
+// Tunes faults_all.yaml with `timer` and checks every configuration's status.
+tune_result check_statuses(spec& s, const std::string& timer) {
+    s.timing.timer = timer;
     std::remove(s.output.c_str());
     tune_options opt;
     opt.use_cache = false;
@@ -44,6 +47,15 @@ TEST_CASE("faulting, hanging and wrong kernels cost one configuration each") {
     const auto best = ranked(r.records, rank_by::time);
     REQUIRE(best.size() == 3);
     CHECK(std::get<int64_t>(best[0]->params.at(0).second) == 0);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("faulting, hanging and wrong kernels cost one configuration each") {
+    spec s = load_spec(source_dir() + "/tests/gpu/faults_all.yaml");
+    s.output = "/tmp/hone_gpu_faults.db";
+    check_statuses(s, "auto");
 
     // A second run resumes: faulted configurations are not run again...
     tune_options again;
@@ -53,4 +65,18 @@ TEST_CASE("faulting, hanging and wrong kernels cost one configuration each") {
     again.retry_failed = true;
     const tune_result retried = tune(s, again);
     CHECK(retried.evaluated == 5);  // modes 1 2 3 5 (runtime_fault) and 4 (timeout)
+}
+
+// The range profiler is enabled in each worker: a worker that faults takes it down with it, and
+// the next one enables it again.
+TEST_CASE("faults cost one configuration each under timer: profiler") {
+    spec s = load_spec(source_dir() + "/tests/gpu/faults_all.yaml");
+    s.output = "/tmp/hone_gpu_faults_profiler.db";
+    const char* expect = std::getenv("HONE_EXPECT_PROFILER");
+    try {
+        check_statuses(s, "profiler");
+    } catch (const env_error& e) {
+        MESSAGE("timer: profiler refused: ", e.what());
+        CHECK_FALSE((expect && std::string(expect) == "1"));
+    }
 }

@@ -176,7 +176,7 @@ TEST_CASE("store: query ranks a run's results by its stored objective") {
     CHECK(top[0].key == "BLOCK=128");
 }
 
-TEST_CASE("CLI: --timer takes auto, cupti or events") {
+TEST_CASE("CLI: --timer takes auto, profiler, cupti or events") {
     // Refused before anything runs: no GPU is needed to see the error.
     const std::string bad = run_hone(
         "tune " HONE_SOURCE_DIR "/configs/vector_add_192.yaml --timer nsight 2>&1; echo rc=$?");

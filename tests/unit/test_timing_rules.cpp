@@ -54,18 +54,22 @@ TEST_CASE("the clock is warm near its peak, or on a plateau") {
     CHECK(clock_settled({1980, 1979, 1981}, 0));
 }
 
-TEST_CASE("timer selection: events when asked or when CUPTI is missing under auto") {
-    CHECK(choose_timer("auto", true, "") == "events");  // CUPTI only when asked for
-    CHECK(choose_timer("auto", false, "libcupti not found") == "events");
+TEST_CASE("timer selection: auto is events; profiler and cupti when asked for and there") {
+    CHECK(choose_timer("auto", true, "") == "events");
+    CHECK(choose_timer("auto", false, "counters restricted") == "events");
     CHECK(choose_timer("cupti", true, "") == "cupti");
+    CHECK(choose_timer("profiler", true, "") == "profiler");
     CHECK(choose_timer("events", true, "") == "events");
     CHECK(choose_timer("events", false, "libcupti not found") == "events");
-    try {
-        choose_timer("cupti", false, "libcupti not found");
-        FAIL("timer cupti without CUPTI did not fail");
-    } catch (const env_error& e) {
-        CHECK(std::string(e.what()).find("libcupti not found") != std::string::npos);
-        CHECK(std::string(e.what()).find("timing.timer") != std::string::npos);
+    for (const char* asked : {"cupti", "profiler"}) {
+        try {
+            choose_timer(asked, false, "libcupti not found");
+            FAIL("timer ", asked, " without CUPTI did not fail");
+        } catch (const env_error& e) {
+            CHECK(std::string(e.what()).find("libcupti not found") != std::string::npos);
+            CHECK(std::string(e.what()).find("timing.timer is " + std::string(asked)) !=
+                  std::string::npos);
+        }
     }
 }
 

@@ -1,0 +1,253 @@
+#include "measure/profiler_timer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <stdexcept>
+
+#include "driver/cupti_api.hpp"
+
+namespace hone {
+namespace {
+
+constexpr const char* metric = "gpu__time_duration.sum";
+constexpr std::size_t min_ranges = 256;  // counter data for 256 ranges of one metric: ~40 KiB
+
+struct failure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Throws `failure` naming the call, with a hint where the cause is known.
+void check(const cu::cupti_functions& f, CUptiResult r, const char* call) {
+    if (r == CUPTI_SUCCESS) return;
+    std::string hint;
+    if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+        r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
+        hint =
+            " (the GPU's counters are restricted to administrators: run as root, or load the "
+            "driver with NVreg_RestrictProfilingToAdminUsers=0)";
+    else if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ||
+             r == CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED)
+        hint = " (another profiler holds CUPTI in this process)";
+    throw failure(fmt::format("{}: {}{}", call, cu::cupti_error(f, r), hint));
+}
+
+// A zeroed parameter struct whose structSize is CUPTI's own <T>_STRUCT_SIZE (the offset of its
+// end, without sizeof's trailing padding: CUPTI refuses a padded size as an invalid parameter).
+#define HONE_PARAMS(T) params<T>(T##_STRUCT_SIZE)
+template <typename P>
+P params(std::size_t size) {
+    P p{};
+    p.structSize = size;
+    return p;
+}
+
+}  // namespace
+
+struct profiler_timer::state {
+    const cu::cupti_functions* f = nullptr;
+    const cu::profiler_functions* p = nullptr;
+    CUpti_Profiler_Host_Object* host = nullptr;
+    CUpti_RangeProfiler_Object* range = nullptr;
+    std::vector<uint8_t> config, data;
+    std::size_t capacity = 0;  // ranges the counter data holds
+    bool started = false;
+
+    void size_data(std::size_t ranges) {
+        auto ds = HONE_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+        ds.pRangeProfilerObject = range;
+        const char* names[] = {metric};
+        ds.pMetricNames = names;
+        ds.numMetrics = 1;
+        ds.maxNumOfRanges = ranges;
+        ds.maxNumRangeTreeNodes = static_cast<uint32_t>(ranges);
+        check(*f, p->cuptiRangeProfilerGetCounterDataSize(&ds),
+              "cuptiRangeProfilerGetCounterDataSize");
+        data.assign(ds.counterDataSize, 0);
+        capacity = ranges;
+    }
+
+    ~state() {
+        if (range) {
+            auto d = HONE_PARAMS(CUpti_RangeProfiler_Disable_Params);
+            d.pRangeProfilerObject = range;
+            p->cuptiRangeProfilerDisable(&d);
+        }
+        if (host) {
+            auto d = HONE_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+            d.pHostObject = host;
+            p->cuptiProfilerHostDeinitialize(&d);
+        }
+    }
+};
+
+profiler_timer::profiler_timer(std::unique_ptr<state> s) : s_(std::move(s)) {}
+profiler_timer::~profiler_timer() = default;
+
+std::unique_ptr<profiler_timer> profiler_timer::enable(CUcontext ctx, int ordinal,
+                                                       std::string& why) {
+    auto s = std::make_unique<state>();
+    s->f = cu::cupti(why);
+    if (!s->f) return nullptr;
+    s->p = cu::cupti_profiler(why);
+    if (!s->p) return nullptr;
+    const cu::cupti_functions& f = *s->f;
+    const cu::profiler_functions& p = *s->p;
+    try {
+        static std::once_flag once;  // once a process; never undone (CUPTI keeps it anyway)
+        static CUptiResult init = CUPTI_SUCCESS;
+        std::call_once(once, [&] {
+            auto ip = HONE_PARAMS(CUpti_Profiler_Initialize_Params);
+            init = p.cuptiProfilerInitialize(&ip);
+        });
+        check(f, init, "cuptiProfilerInitialize");
+
+        auto chip = HONE_PARAMS(CUpti_Device_GetChipName_Params);
+        chip.deviceIndex = static_cast<std::size_t>(ordinal);
+        check(f, p.cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
+        auto avail = HONE_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+        avail.ctx = ctx;
+        check(f, p.cuptiProfilerGetCounterAvailability(&avail),
+              "cuptiProfilerGetCounterAvailability");
+        std::vector<uint8_t> image(avail.counterAvailabilityImageSize);
+        avail.pCounterAvailabilityImage = image.data();
+        check(f, p.cuptiProfilerGetCounterAvailability(&avail),
+              "cuptiProfilerGetCounterAvailability");
+
+        auto hi = HONE_PARAMS(CUpti_Profiler_Host_Initialize_Params);
+        hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+        hi.pChipName = chip.pChipName;
+        hi.pCounterAvailabilityImage = image.data();
+        check(f, p.cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
+        s->host = hi.pHostObject;
+        const char* names[] = {metric};
+        auto add = HONE_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+        add.pHostObject = s->host;
+        add.ppMetricNames = names;
+        add.numMetrics = 1;
+        check(f, p.cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
+        auto cs = HONE_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+        cs.pHostObject = s->host;
+        check(f, p.cuptiProfilerHostGetConfigImageSize(&cs), "cuptiProfilerHostGetConfigImageSize");
+        s->config.resize(cs.configImageSize);
+        auto ci = HONE_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+        ci.pHostObject = s->host;
+        ci.pConfigImage = s->config.data();
+        ci.configImageSize = s->config.size();
+        check(f, p.cuptiProfilerHostGetConfigImage(&ci), "cuptiProfilerHostGetConfigImage");
+        // One pass, or every sample would need its launches replayed.
+        auto np = HONE_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+        np.pConfigImage = s->config.data();
+        np.configImageSize = s->config.size();
+        check(f, p.cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
+        if (np.numOfPasses != 1)
+            throw failure(
+                fmt::format("{} needs {} passes on {}", metric, np.numOfPasses, chip.pChipName));
+
+        auto en = HONE_PARAMS(CUpti_RangeProfiler_Enable_Params);
+        en.ctx = ctx;
+        check(f, p.cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
+        s->range = en.pRangeProfilerObject;
+        s->size_data(min_ranges);
+    } catch (const failure& e) {
+        why = e.what();
+        return nullptr;
+    }
+    return std::unique_ptr<profiler_timer>(new profiler_timer(std::move(s)));
+}
+
+bool profiler_timer::begin(std::size_t ranges, std::string& why) {
+    state& s = *s_;
+    const cu::cupti_functions& f = *s.f;
+    const cu::profiler_functions& p = *s.p;
+    try {
+        if (s.started) {  // a round that threw before its finish()
+            s.started = false;
+            auto sp = HONE_PARAMS(CUpti_RangeProfiler_Stop_Params);
+            sp.pRangeProfilerObject = s.range;
+            check(f, p.cuptiRangeProfilerStop(&sp), "cuptiRangeProfilerStop");
+        }
+        if (ranges > s.capacity) s.size_data(std::max(ranges, 2 * s.capacity));
+        auto init = HONE_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+        init.pRangeProfilerObject = s.range;
+        init.pCounterData = s.data.data();
+        init.counterDataSize = s.data.size();
+        check(f, p.cuptiRangeProfilerCounterDataImageInitialize(&init),
+              "cuptiRangeProfilerCounterDataImageInitialize");
+        auto sc = HONE_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+        sc.pRangeProfilerObject = s.range;
+        sc.pConfig = s.config.data();
+        sc.configSize = s.config.size();
+        sc.pCounterDataImage = s.data.data();
+        sc.counterDataImageSize = s.data.size();
+        sc.range = CUPTI_AutoRange;        // a range a kernel launch
+        sc.replayMode = CUPTI_UserReplay;  // one pass: nothing is replayed
+        sc.maxRangesPerPass = s.capacity;
+        sc.numNestingLevels = 1;
+        sc.minNestingLevel = 1;
+        sc.passIndex = 0;
+        sc.targetNestingLevel = 1;
+        check(f, p.cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
+        auto st = HONE_PARAMS(CUpti_RangeProfiler_Start_Params);
+        st.pRangeProfilerObject = s.range;
+        check(f, p.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
+        s.started = true;
+        return true;
+    } catch (const failure& e) {
+        why = e.what();
+        return false;
+    }
+}
+
+std::optional<std::vector<uint64_t>> profiler_timer::finish(std::string& why) {
+    state& s = *s_;
+    const cu::cupti_functions& f = *s.f;
+    const cu::profiler_functions& p = *s.p;
+    if (!s.started) throw std::logic_error("profiler_timer::finish without begin");
+    s.started = false;
+    try {
+        auto sp = HONE_PARAMS(CUpti_RangeProfiler_Stop_Params);
+        sp.pRangeProfilerObject = s.range;
+        check(f, p.cuptiRangeProfilerStop(&sp), "cuptiRangeProfilerStop");
+        auto dd = HONE_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+        dd.pRangeProfilerObject = s.range;
+        check(f, p.cuptiRangeProfilerDecodeData(&dd), "cuptiRangeProfilerDecodeData");
+        if (dd.numOfRangeDropped) {
+            why = fmt::format("the profiler dropped {} ranges", dd.numOfRangeDropped);
+            return std::nullopt;
+        }
+        auto info = HONE_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+        info.pCounterDataImage = s.data.data();
+        info.counterDataImageSize = s.data.size();
+        check(f, p.cuptiRangeProfilerGetCounterDataInfo(&info),
+              "cuptiRangeProfilerGetCounterDataInfo");
+        std::vector<uint64_t> out;
+        const char* names[] = {metric};
+        for (std::size_t i = 0; i < info.numTotalRanges; ++i) {
+            double ns = 0;
+            auto ev = HONE_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+            ev.pHostObject = s.host;
+            ev.pCounterDataImage = s.data.data();
+            ev.counterDataImageSize = s.data.size();
+            ev.ppMetricNames = names;
+            ev.numMetrics = 1;
+            ev.rangeIndex = i;
+            ev.pMetricValues = &ns;
+            check(f, p.cuptiProfilerHostEvaluateToGpuValues(&ev),
+                  "cuptiProfilerHostEvaluateToGpuValues");
+            if (!(ns > 0)) {
+                why = fmt::format("range {} has no duration", i);
+                return std::nullopt;
+            }
+            out.push_back(static_cast<uint64_t>(std::llround(ns)));
+        }
+        return out;
+    } catch (const failure& e) {
+        why = e.what();
+        return std::nullopt;
+    }
+}
+
+}  // namespace hone

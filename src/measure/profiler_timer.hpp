@@ -1,0 +1,43 @@
+// Kernel durations from CUPTI's range profiler: the hardware counter gpu__time_duration, the
+// figure Nsight Compute reports, one range per kernel launch (auto range, one pass, replayed by
+// nobody). CUPTI's activity records (cupti_timer.hpp) span the kernel's execution on the SMs
+// only and read 0.52-0.77x of Nsight Compute for kernels under ~15 us on an H100; this counter
+// also covers the launch's work in the front end, as Nsight Compute's does (bench/RESULTS.md).
+//
+// The profiler needs the hardware counters: root, or a driver loaded with
+// NVreg_RestrictProfilingToAdminUsers=0, and no other profiler in the process.
+#pragma once
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hone {
+
+class profiler_timer {
+  public:
+    // Enables the range profiler on `ctx` (current on this thread), device `ordinal`; nullptr,
+    // with `why`, when it cannot.
+    static std::unique_ptr<profiler_timer> enable(CUcontext ctx, int ordinal, std::string& why);
+    ~profiler_timer();
+    profiler_timer(const profiler_timer&) = delete;
+    profiler_timer& operator=(const profiler_timer&) = delete;
+
+    // From here every kernel launched in the context is a range, up to `ranges` of them; false,
+    // with `why`, when the profiler would not start.
+    bool begin(std::size_t ranges, std::string& why);
+    // Once the launches since begin() have completed: each range's gpu__time_duration (ns), in
+    // launch order; nullopt, with `why`, when the profiler dropped ranges or failed.
+    std::optional<std::vector<uint64_t>> finish(std::string& why);
+
+  private:
+    struct state;
+    explicit profiler_timer(std::unique_ptr<state> s);
+    std::unique_ptr<state> s_;
+};
+
+}  // namespace hone
