@@ -104,12 +104,13 @@ for phase in $phases; do
       ;;
     w12)  # issue 12: the previous build ($B/hone_prev) and this one, warm cache, alternated,
           # 3 runs each, on the 192- and 576-configuration vector_add spaces at 2^16 and 2^24
-          # (timer auto: events, as the previous build times; W12_CUPTI=1: also --timer cupti)
-      [ -x "$B/hone_prev" ] || { echo "w12: no $B/hone_prev"; continue; }
+          # (timer auto; W12_TIMERS="events cupti": this build also with those timers)
+      prev=""
+      if [ -x "$B/hone_prev" ]; then prev="$B/hone_prev"; else echo "w12: no $B/hone_prev: this build only"; fi
       c=$work/cache-w12
       for n in 65536 16777216; do
         for cfg in configs/vector_add_192.yaml configs/vector_add.yaml; do
-          for h in "$B/hone_prev" "$B/hone"; do  # each build's cache entries, if their keys differ
+          for h in $prev "$B/hone"; do  # each build's cache entries, if their keys differ
             "$h" tune $cfg --set N=$n --dry-run -j $jobs_all --cache-dir $c -q >/dev/null 2>&1
           done
         done
@@ -119,9 +120,11 @@ for phase in $phases; do
           for sp in 192 576; do
             cfg=configs/vector_add.yaml
             [ $sp = 192 ] && cfg=configs/vector_add_192.yaml
-            HONE=$B/hone_prev tune w${sp}_${n}_prev_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
+            [ -n "$prev" ] && HONE=$prev tune w${sp}_${n}_prev_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
             tune w${sp}_${n}_new_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
-            if [ -n "${W12_CUPTI:-}" ]; then tune w${sp}_${n}_newcu_$i $cfg --set N=$n -j $jobs_all --cache-dir $c --timer cupti; fi
+            for t in ${W12_TIMERS:-}; do
+              tune w${sp}_${n}_new${t}_$i $cfg --set N=$n -j $jobs_all --cache-dir $c --timer $t
+            done
           done
         done
       done

@@ -88,7 +88,7 @@ def timers_table(out):
     rows = []
     for label in labels:
         cells = {}
-        for timer in ("cupti", "events"):
+        for timer in ("profiler", "cupti", "events"):
             run = load(out, f"timers_{label}_{timer}")
             r = run["results"][0] if run and run["results"] and run["results"][0]["timing"] else None
             cells[timer] = r
@@ -110,12 +110,14 @@ def timers_table(out):
             x = r["timing"]["median_us"] / n_ncu
             return f"**{x:.3f}**" if abs(x - 1) <= 0.03 else f"{x:.3f}"
 
-        rows.append([label, fmt(cells["cupti"]), fmt(cells["events"]),
+        rows.append([label, fmt(cells["profiler"]), fmt(cells["cupti"]), fmt(cells["events"]),
                      f"{n_ncu:.2f} (n={len(ncu)})" if n_ncu else "-",
-                     ratio(cells["cupti"]), ratio(cells["events"])])
-    table(["kernel, N", "hone timer cupti: median µs [95% CI]", "hone timer events: median µs [95% CI]",
-           "ncu gpu__time_duration: median µs", "cupti / ncu", "events / ncu"], rows,
-          "Kernel duration: CUPTI, events and Nsight Compute (bold: within 3%)")
+                     ratio(cells["profiler"]), ratio(cells["cupti"]), ratio(cells["events"])])
+    table(["kernel, N", "hone timer profiler: median µs [95% CI]",
+           "hone timer cupti: median µs [95% CI]", "hone timer events: median µs [95% CI]",
+           "ncu gpu__time_duration: median µs", "profiler / ncu", "cupti / ncu", "events / ncu"],
+          rows, "Kernel duration: the range profiler, CUPTI records, events and Nsight Compute "
+          "(bold: within 3%)")
 
 
 # ---- This build against the previous one ----
@@ -133,7 +135,8 @@ def gpu_work(run, key):
     return run["time"].get("gpu_work", {}).get(key)
 
 
-BUILDS = (("prev", "previous"), ("new", "this, timer auto (events)"), ("newcu", "this, timer cupti"))
+BUILDS = (("prev", "previous"), ("new", "this, timer auto (events)"), ("newevents", "this, timer events"),
+          ("newcupti", "this, timer cupti"), ("newprofiler", "this, timer profiler"))
 
 
 def compare(prev, new):
@@ -176,9 +179,10 @@ def w12_tables(out):
             for b, bname in BUILDS[1:]:
                 if builds["prev"] and builds[b]:
                     cmp_rows.append([space, nname, f"{bname} / previous"] + compare(builds["prev"][0], builds[b][0]))
-            if builds["new"] and builds["newcu"]:  # the timer's effect alone
-                cmp_rows.append([space, nname, "this: timer cupti / timer events"]
-                                + compare(builds["new"][0], builds["newcu"][0]))
+            for b, bname in BUILDS[2:]:  # the timer's effect alone
+                if builds["new"] and builds[b]:
+                    cmp_rows.append([space, nname, f"{bname} / this, timer auto"]
+                                    + compare(builds["new"][0], builds[b][0]))
             # Stability: each build's best over its runs, and whether each ties with run 1's best.
             for b, bname in BUILDS:
                 rs = builds[b]

@@ -1,0 +1,287 @@
+// Kernel duration three ways on the same launches, to choose the timer that agrees with Nsight
+// Compute's gpu__time_duration for short kernels (issue 12):
+//   probe_profiler profiler   gpu__time_duration.sum from CUPTI's range profiler (the metric ncu
+//                             reports), one range a launch (auto range, user replay, one pass)
+//   probe_profiler userrange  the same metric, a pushed range around each timed launch
+//   probe_profiler plain      the launches alone, for `ncu --kernel-name probe_vadd` to time
+// Each timed launch of probe_vadd follows a read of L2's size (as hone's flush). Prints one line a
+// size: N, launches, median us. PROBE_METRICS (comma-separated, default gpu__time_duration.sum)
+// adds metrics, printed as medians over the timed launches; PROBE_IDLE_MS leaves the GPU idle
+// that long before each flush and launch (as under Nsight Compute, which spends milliseconds
+// between the launches it profiles).
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                   \
+    do {                                                                        \
+        auto r_ = (x);                                                          \
+        if (r_ != 0) {                                                          \
+            fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, (int)r_); \
+            std::exit(1);                                                       \
+        }                                                                       \
+    } while (0)
+
+__global__ void probe_vadd(const float* a, const float* b, float* c, unsigned n) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+__global__ void probe_flush(const float4* p, unsigned long long n, float* sink) {
+    float acc = 0;
+    for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x) {
+        float4 v;
+        asm volatile("ld.global.cg.v4.f32 {%0,%1,%2,%3}, [%4];"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                     : "l"(p + i));
+        acc += v.x + v.y + v.z + v.w;
+    }
+    if (acc == 12345.678f) *sink = acc;
+}
+
+static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct profiler {
+    CUpti_Profiler_Host_Object* host = nullptr;
+    CUpti_RangeProfiler_Object* rp = nullptr;
+    std::vector<uint8_t> config, data;
+    std::vector<std::string> metric_names;
+    std::vector<const char*> metrics;
+    bool user_range = false;
+    size_t capacity = 0;
+
+    void init(CUcontext ctx, int dev, size_t ranges, bool user) {
+        const char* env = std::getenv("PROBE_METRICS");
+        std::string list = env && *env ? env : "gpu__time_duration.sum";
+        for (size_t at = 0; at <= list.size();) {
+            size_t comma = list.find(',', at);
+            if (comma == std::string::npos) comma = list.size();
+            if (comma > at) metric_names.push_back(list.substr(at, comma - at));
+            at = comma + 1;
+        }
+        for (const auto& m : metric_names) metrics.push_back(m.c_str());
+        user_range = user;
+        capacity = ranges;
+        CUpti_Profiler_Initialize_Params ip{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+        CK(cuptiProfilerInitialize(&ip));
+        CUpti_Device_GetChipName_Params cn{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+        cn.deviceIndex = dev;
+        CK(cuptiDeviceGetChipName(&cn));
+        CUpti_Profiler_GetCounterAvailability_Params ca{
+            CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+        ca.ctx = ctx;
+        CK(cuptiProfilerGetCounterAvailability(&ca));
+        std::vector<uint8_t> avail(ca.counterAvailabilityImageSize);
+        ca.pCounterAvailabilityImage = avail.data();
+        CK(cuptiProfilerGetCounterAvailability(&ca));
+        CUpti_Profiler_Host_Initialize_Params hi{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+        hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+        hi.pChipName = cn.pChipName;
+        hi.pCounterAvailabilityImage = avail.data();
+        CK(cuptiProfilerHostInitialize(&hi));
+        host = hi.pHostObject;
+        CUpti_Profiler_Host_ConfigAddMetrics_Params am{
+            CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+        am.pHostObject = host;
+        am.ppMetricNames = metrics.data();
+        am.numMetrics = metrics.size();
+        CK(cuptiProfilerHostConfigAddMetrics(&am));
+        CUpti_Profiler_Host_GetConfigImageSize_Params cs{
+            CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+        cs.pHostObject = host;
+        CK(cuptiProfilerHostGetConfigImageSize(&cs));
+        config.resize(cs.configImageSize);
+        CUpti_Profiler_Host_GetConfigImage_Params gi{
+            CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+        gi.pHostObject = host;
+        gi.pConfigImage = config.data();
+        gi.configImageSize = config.size();
+        CK(cuptiProfilerHostGetConfigImage(&gi));
+        CUpti_Profiler_Host_GetNumOfPasses_Params np{
+            CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+        np.pConfigImage = config.data();
+        np.configImageSize = config.size();
+        CK(cuptiProfilerHostGetNumOfPasses(&np));
+        fprintf(stderr, "chip %s, passes %zu\n", cn.pChipName, np.numOfPasses);
+        CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+        en.ctx = ctx;
+        CK(cuptiRangeProfilerEnable(&en));
+        rp = en.pRangeProfilerObject;
+        CUpti_RangeProfiler_GetCounterDataSize_Params ds{
+            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+        ds.pRangeProfilerObject = rp;
+        ds.pMetricNames = metrics.data();
+        ds.numMetrics = metrics.size();
+        ds.maxNumOfRanges = ranges;
+        ds.maxNumRangeTreeNodes = static_cast<uint32_t>(ranges);
+        CK(cuptiRangeProfilerGetCounterDataSize(&ds));
+        data.resize(ds.counterDataSize);
+        fprintf(stderr, "counter data %zu bytes for %zu ranges, config %zu bytes\n", data.size(),
+                ranges, config.size());
+    }
+
+    void begin() {
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
+            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+        ci.pRangeProfilerObject = rp;
+        ci.pCounterData = data.data();
+        ci.counterDataSize = data.size();
+        CK(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+        CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+        sc.pRangeProfilerObject = rp;
+        sc.pConfig = config.data();
+        sc.configSize = config.size();
+        sc.pCounterDataImage = data.data();
+        sc.counterDataImageSize = data.size();
+        sc.range = user_range ? CUPTI_UserRange : CUPTI_AutoRange;
+        sc.replayMode = CUPTI_UserReplay;
+        sc.maxRangesPerPass = capacity;
+        sc.numNestingLevels = 1;
+        sc.minNestingLevel = 1;
+        sc.passIndex = 0;
+        sc.targetNestingLevel = 1;
+        CK(cuptiRangeProfilerSetConfig(&sc));
+        CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+        st.pRangeProfilerObject = rp;
+        CK(cuptiRangeProfilerStart(&st));
+    }
+    void push() {
+        CUpti_RangeProfiler_PushRange_Params p{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+        p.pRangeProfilerObject = rp;
+        p.pRangeName = "t";
+        CK(cuptiRangeProfilerPushRange(&p));
+    }
+    void pop() {
+        CUpti_RangeProfiler_PopRange_Params p{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+        p.pRangeProfilerObject = rp;
+        CK(cuptiRangeProfilerPopRange(&p));
+    }
+    // Every range's metric values, in range order, with their names.
+    std::vector<std::pair<std::string, std::vector<double>>> end() {
+        CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        sp.pRangeProfilerObject = rp;
+        CK(cuptiRangeProfilerStop(&sp));
+        if (!sp.isAllPassSubmitted) fprintf(stderr, "not all passes submitted\n");
+        CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+        dd.pRangeProfilerObject = rp;
+        CK(cuptiRangeProfilerDecodeData(&dd));
+        if (dd.numOfRangeDropped) fprintf(stderr, "%zu ranges dropped\n", dd.numOfRangeDropped);
+        CUpti_RangeProfiler_GetCounterDataInfo_Params inf{
+            CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+        inf.pCounterDataImage = data.data();
+        inf.counterDataImageSize = data.size();
+        CK(cuptiRangeProfilerGetCounterDataInfo(&inf));
+        std::vector<std::pair<std::string, std::vector<double>>> out;
+        for (size_t i = 0; i < inf.numTotalRanges; ++i) {
+            CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri{
+                CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+            ri.pCounterDataImage = data.data();
+            ri.counterDataImageSize = data.size();
+            ri.rangeIndex = i;
+            ri.rangeDelimiter = "/";
+            CK(cuptiRangeProfilerCounterDataGetRangeInfo(&ri));
+            std::vector<double> v(metrics.size());
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{
+                CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+            ev.pHostObject = host;
+            ev.pCounterDataImage = data.data();
+            ev.counterDataImageSize = data.size();
+            ev.ppMetricNames = metrics.data();
+            ev.numMetrics = metrics.size();
+            ev.rangeIndex = i;
+            ev.pMetricValues = v.data();
+            CK(cuptiProfilerHostEvaluateToGpuValues(&ev));
+            out.emplace_back(ri.rangeName ? ri.rangeName : "?", v);
+        }
+        return out;
+    }
+};
+
+int main(int argc, char** argv) {
+    const std::string mode = argc > 1 ? argv[1] : "plain";
+    const int reps = argc > 2 ? std::atoi(argv[2]) : 30;
+    CK(cudaSetDevice(0));
+    CK(cudaFree(0));
+    CUcontext ctx;
+    CK(cuCtxGetCurrent(&ctx));
+    int l2 = 0;
+    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    float4* fl;
+    float* sink;
+    const unsigned long long fl_n = (unsigned long long)l2 / sizeof(float4);
+    CK(cudaMalloc(&fl, fl_n * sizeof(float4)));
+    CK(cudaMemset(fl, 0, fl_n * sizeof(float4)));
+    CK(cudaMalloc(&sink, 4));
+    profiler p;
+    const bool prof = mode != "plain";
+    if (prof) p.init(ctx, 0, 2 * reps + 2, mode == "userrange");
+    const char* idle_env = std::getenv("PROBE_IDLE_MS");
+    const int idle_ms = idle_env ? std::atoi(idle_env) : 0;
+    for (int e = 14; e <= 28; e += 2) {
+        const unsigned n = 1u << e;
+        float *a, *b, *c;
+        CK(cudaMalloc(&a, n * 4ull));
+        CK(cudaMalloc(&b, n * 4ull));
+        CK(cudaMalloc(&c, n * 4ull));
+        CK(cudaMemset(a, 0, n * 4ull));
+        CK(cudaMemset(b, 0, n * 4ull));
+        const unsigned grid = (n + 255) / 256;
+        for (int w = 0; w < 5; ++w) probe_vadd<<<grid, 256>>>(a, b, c, n);  // warm
+        CK(cudaDeviceSynchronize());
+        std::vector<double> us;
+        cudaEvent_t t0, t1;
+        CK(cudaEventCreate(&t0));
+        CK(cudaEventCreate(&t1));
+        const auto w0 = std::chrono::steady_clock::now();
+        if (prof) p.begin();
+        for (int r = 0; r < reps; ++r) {
+            if (idle_ms > 0) {
+                CK(cudaDeviceSynchronize());
+                std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));
+            }
+            probe_flush<<<264, 512>>>(fl, fl_n, sink);
+            if (prof && p.user_range) p.push();
+            probe_vadd<<<grid, 256>>>(a, b, c, n);
+            if (prof && p.user_range) p.pop();
+        }
+        CK(cudaDeviceSynchronize());
+        std::string names;
+        if (prof) {
+            // Auto ranges alternate flush, probe_vadd (their names are numbers).
+            const auto ranges = p.end();
+            std::vector<std::vector<double>> per_metric(p.metrics.size());
+            for (size_t i = 1; i < ranges.size(); i += 2)
+                for (size_t m = 0; m < p.metrics.size(); ++m)
+                    per_metric[m].push_back(ranges[i].second[m]);
+            us = per_metric[0];
+            for (double& x : us) x /= 1000.0;
+            for (size_t m = 1; m < p.metrics.size(); ++m)
+                names += p.metric_names[m] + "=" + std::to_string(median(per_metric[m])) + " ";
+        }
+        const double wall_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
+        printf("%s N=2^%d launches=%d median_us=%.3f min_us=%.3f ranges_kept=%zu wall_ms=%.2f  %s\n",
+               mode.c_str(), e, reps, median(us), us.empty() ? 0 : *std::min_element(us.begin(), us.end()),
+               us.size(), wall_ms, names.c_str());
+        fflush(stdout);
+        CK(cudaFree(a));
+        CK(cudaFree(b));
+        CK(cudaFree(c));
+    }
+    return 0;
+}
