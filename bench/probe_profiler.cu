@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #define CK(x)                                                                   \
@@ -38,6 +39,14 @@ __global__ void probe_vadd(const float* a, const float* b, float* c, unsigned n)
     if (i < n) c[i] = a[i] + b[i];
 }
 
+__global__ void probe_vadd4(const float4* a, const float4* b, float4* c, unsigned n4) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) {
+        const float4 x = a[i], y = b[i];
+        c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+    }
+}
+
 __global__ void probe_flush(const float4* p, unsigned long long n, float* sink) {
     float acc = 0;
     for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -49,6 +58,21 @@ __global__ void probe_flush(const float4* p, unsigned long long n, float* sink) 
         acc += v.x + v.y + v.z + v.w;
     }
     if (acc == 12345.678f) *sink = acc;
+}
+
+// Straight-line code of ~256 KiB (16,384 dependent FMAs with distinct constants), run on every
+// SM: what the timed kernel left in the SMs' instruction caches is evicted (PROBE_ICACHE=1).
+template <int B>
+__global__ void probe_bigcode(float* sink) {
+    float x = threadIdx.x;
+    x += B;
+#pragma unroll
+    for (int i = 0; i < 1024; ++i) x = fmaf(x, 1.0001f + i * 1e-7f, i * 3e-7f);
+    if (x == 12345.678f) *sink = x;
+}
+template <int... B>
+void launch_bigcode(float* sink, std::integer_sequence<int, B...>) {
+    (probe_bigcode<B><<<132, 128>>>(sink), ...);
 }
 
 static double median(std::vector<double> v) {
@@ -229,9 +253,12 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&sink, 4));
     profiler p;
     const bool prof = mode != "plain";
-    if (prof) p.init(ctx, 0, 2 * reps + 2, mode == "userrange");
     const char* idle_env = std::getenv("PROBE_IDLE_MS");
     const int idle_ms = idle_env ? std::atoi(idle_env) : 0;
+    const bool icache = std::getenv("PROBE_ICACHE") != nullptr;
+    const bool vec4 = std::getenv("PROBE_VEC4") != nullptr;
+    const size_t per_sample = icache ? 18 : 2;  // [16 code kernels,] flush, probe_vadd
+    if (prof) p.init(ctx, 0, per_sample * reps + 2, mode == "userrange");
     for (int e = 14; e <= 28; e += 2) {
         const unsigned n = 1u << e;
         float *a, *b, *c;
@@ -240,8 +267,16 @@ int main(int argc, char** argv) {
         CK(cudaMalloc(&c, n * 4ull));
         CK(cudaMemset(a, 0, n * 4ull));
         CK(cudaMemset(b, 0, n * 4ull));
-        const unsigned grid = (n + 255) / 256;
-        for (int w = 0; w < 5; ++w) probe_vadd<<<grid, 256>>>(a, b, c, n);  // warm
+        const unsigned grid = (n + 255) / 256, grid4 = (n / 4 + 255) / 256;
+        auto timed = [&] {  // PROBE_VEC4: one float4 a thread, as hone's vector_add VEC=4
+            if (vec4)
+                probe_vadd4<<<grid4, 256>>>(reinterpret_cast<const float4*>(a),
+                                            reinterpret_cast<const float4*>(b),
+                                            reinterpret_cast<float4*>(c), n / 4);
+            else
+                probe_vadd<<<grid, 256>>>(a, b, c, n);
+        };
+        for (int w = 0; w < 5; ++w) timed();  // warm
         CK(cudaDeviceSynchronize());
         std::vector<double> us;
         cudaEvent_t t0, t1;
@@ -254,18 +289,19 @@ int main(int argc, char** argv) {
                 CK(cudaDeviceSynchronize());
                 std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));
             }
+            if (icache) launch_bigcode(sink, std::make_integer_sequence<int, 16>{});
             probe_flush<<<264, 512>>>(fl, fl_n, sink);
             if (prof && p.user_range) p.push();
-            probe_vadd<<<grid, 256>>>(a, b, c, n);
+            timed();
             if (prof && p.user_range) p.pop();
         }
         CK(cudaDeviceSynchronize());
         std::string names;
         if (prof) {
-            // Auto ranges alternate flush, probe_vadd (their names are numbers).
+            // Auto ranges: each sample's kernels in launch order, probe_vadd last.
             const auto ranges = p.end();
             std::vector<std::vector<double>> per_metric(p.metrics.size());
-            for (size_t i = 1; i < ranges.size(); i += 2)
+            for (size_t i = per_sample - 1; i < ranges.size(); i += per_sample)
                 for (size_t m = 0; m < p.metrics.size(); ++m)
                     per_metric[m].push_back(ranges[i].second[m]);
             us = per_metric[0];
