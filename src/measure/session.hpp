@@ -84,16 +84,16 @@ class in_process_session final : public gpu_session {
     cu::stream warm_stream_{true};  // the clock's pre-spin, beside the setup's copies
     cu::event start_, stop_, round_;
     std::deque<cu::event> sample_start_, sample_stop_;  // one pair per sample of a round
-    cu::stream_gate gate_;  // holds a round until it is all queued
+    cu::stream_gate gate_;                              // holds a round until it is all queued
     spin_kernel spin_;
     run_plan plan_;
     std::vector<session_buffer> buffers_;
     l2_flush flush_;
     gpu_compare compare_;
-    cu::pinned_buffer staging_;  // outputs come back through it when the GPU finds a mismatch
+    cu::pinned_buffer staging_;     // outputs come back through it when the GPU finds a mismatch
     std::string timer_ = "events";  // what times samples: "profiler", "cupti" or "events"
     cupti_timer* cupti_ = nullptr;  // enabled while timer_ is "cupti"
-    std::unique_ptr<profiler_timer> profiler_;  // enabled by the first plan that may use it
+    std::unique_ptr<profiler_timer> profiler_;  // enabled by the first plan that asks for it
     std::optional<std::string> profiler_why_;   // why it could not be, once tried
     std::optional<steady_clock::time_point> idle_since_;  // the GPU's last work ended here
     std::string fault_;  // the sticky error that ended this session; empty while usable

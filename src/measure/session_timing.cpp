@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "common/clock.hpp"
-#include "measure/stats.hpp"
 #include "measure/session.hpp"
+#include "measure/stats.hpp"
 #include "measure/warm_up.hpp"
 
 namespace hone {
