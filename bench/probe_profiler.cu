@@ -60,6 +60,28 @@ __global__ void probe_flush(const float4* p, unsigned long long n, float* sink) 
     if (acc == 12345.678f) *sink = acc;
 }
 
+// One read in each of `pages` pages `stride` bytes apart, spread over every SM, so that what
+// the timed kernel left in the translation caches is evicted (PROBE_TLB=1).
+__global__ void probe_tlb(const char* p, unsigned long long stride, unsigned pages, float* sink) {
+    float acc = 0;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < pages * 8u;
+         i += gridDim.x * blockDim.x) {
+        const unsigned page = (i * 2654435761u) % pages;  // scattered
+        acc += *reinterpret_cast<const volatile float*>(p + page * stride + (i % 8u) * 4096ull);
+    }
+    if (acc == 12345.678f) *sink = acc;
+}
+
+// 64 KiB of constant memory read by every warp of 2 blocks an SM, so that the constant caches
+// (the kernel's parameters among them) keep nothing of the timed kernel (PROBE_CCACHE=1).
+__constant__ float probe_const[16384];
+__global__ void probe_ccache(float* sink) {
+    float acc = 0;
+    for (unsigned i = (threadIdx.x / 32) * 8; i < 16384; i += 8 * (blockDim.x / 32))
+        acc += probe_const[i];  // warp-uniform: one constant-cache line a warp a step
+    if (acc == 12345.678f) *sink = acc;
+}
+
 // Straight-line code of ~256 KiB (16,384 dependent FMAs with distinct constants), run on every
 // SM: what the timed kernel left in the SMs' instruction caches is evicted (PROBE_ICACHE=1).
 template <int B>
@@ -257,7 +279,21 @@ int main(int argc, char** argv) {
     const int idle_ms = idle_env ? std::atoi(idle_env) : 0;
     const bool icache = std::getenv("PROBE_ICACHE") != nullptr;
     const bool vec4 = std::getenv("PROBE_VEC4") != nullptr;
-    const size_t per_sample = icache ? 18 : 2;  // [16 code kernels,] flush, probe_vadd
+    const bool tlb = std::getenv("PROBE_TLB") != nullptr;
+    // 4 GiB in pages of 2 MiB: 2,048 pages, more than the translation caches hold (i % 8 picks
+    // one of 8 reads 4 KiB apart in each page).
+    // PROBE_TLB_KB: another page size (64 KiB pages: 65,536 of them in the same 4 GiB).
+    const char* tlb_kb = std::getenv("PROBE_TLB_KB");
+    const unsigned long long tlb_stride = (tlb_kb ? std::atoll(tlb_kb) : 2048ull) << 10;
+    const unsigned tlb_pages = static_cast<unsigned>((4ull << 30) / tlb_stride);
+    char* tlb_buf = nullptr;
+    if (tlb) {
+        CK(cudaMalloc(&tlb_buf, tlb_stride * tlb_pages));
+        CK(cudaMemset(tlb_buf, 0, tlb_stride * tlb_pages));
+    }
+    const bool ccache = std::getenv("PROBE_CCACHE") != nullptr;
+    // [16 code,] [tlb,] [constants,] flush, vadd
+    const size_t per_sample = (icache ? 18 : 2) + (tlb ? 1 : 0) + (ccache ? 1 : 0);
     if (prof) p.init(ctx, 0, per_sample * reps + 2, mode == "userrange");
     for (int e = 14; e <= 28; e += 2) {
         const unsigned n = 1u << e;
@@ -290,6 +326,8 @@ int main(int argc, char** argv) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));
             }
             if (icache) launch_bigcode(sink, std::make_integer_sequence<int, 16>{});
+            if (tlb) probe_tlb<<<264, 256>>>(tlb_buf, tlb_stride, tlb_pages, sink);
+            if (ccache) probe_ccache<<<264, 256>>>(sink);
             probe_flush<<<264, 512>>>(fl, fl_n, sink);
             if (prof && p.user_range) p.push();
             timed();
