@@ -76,19 +76,6 @@ class guided_descent final : public search_base {
             t.at.reset();
             return;
         }
-        // Neighbours already observed (by another descent, a start, the initial points) cost
-        // nothing: move to the fastest while it beats the current point.
-        for (bool moved = true; moved;) {
-            moved = false;
-            std::optional<point> to;
-            double to_score = t.score;
-            for (auto& q : neighbours(*t.at, false)) {
-                const auto it = known_.find(q);
-                if (it != known_.end() && it->second && *it->second < to_score)
-                    to = std::move(q), to_score = *it->second;
-            }
-            if (to) t.at = std::move(to), t.score = to_score, t.tried = 0, moved = true;
-        }
         std::vector<std::pair<double, point>> ranked;
         for (auto& q : neighbours(*t.at, false))
             if (!seen(q)) ranked.emplace_back(model_.predict(q).mean, std::move(q));
