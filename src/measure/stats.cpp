@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "measure/distributions.hpp"
@@ -24,6 +25,33 @@ double binomial_half_cdf(std::size_t k, std::size_t n) {
 double median_of_sorted(const std::vector<double>& s) {
     const std::size_t n = s.size();
     return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+// summarize() runs after every sample once min_samples are in (the stopping rule), and its two
+// intervals cost ~60 evaluations of the incomplete beta function (~10 us, as long as a host
+// round trip of a flushed sample): they depend on n alone, so they are computed once per n.
+constexpr double summary_confidence = 0.95;
+constexpr std::size_t cached_sizes = 4096;
+
+struct interval_constants {
+    std::size_t lo = 0, hi = 0;  // 0-based ranks of the median's interval
+    double t = 0;                // Student's t quantile for n - 1 degrees of freedom (n >= 2)
+};
+
+interval_constants compute_constants(std::size_t n) {
+    interval_constants c;
+    median_ci_ranks(n, summary_confidence, c.lo, c.hi);
+    if (n >= 2) c.t = student_t_quantile(n - 1, summary_confidence);
+    return c;
+}
+
+interval_constants constants_for(std::size_t n) {
+    if (n >= cached_sizes) return compute_constants(n);
+    thread_local std::vector<std::optional<interval_constants>> cache;
+    if (cache.size() <= n) cache.resize(n + 1);
+    auto& c = cache[n];
+    if (!c) c = compute_constants(n);
+    return *c;
 }
 
 }  // namespace
@@ -68,16 +96,14 @@ summary summarize(const std::vector<double>& samples) {
     s.max = sorted.back();
     s.median = median_of_sorted(sorted);
     s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(s.n);
-    std::size_t lo = 0, hi = 0;
-    median_ci_ranks(s.n, 0.95, lo, hi);
-    s.ci_low = sorted[lo];
-    s.ci_high = sorted[hi];
+    const interval_constants c = constants_for(s.n);
+    s.ci_low = sorted[c.lo];
+    s.ci_high = sorted[c.hi];
     if (s.n < 2) return s;
     double ss = 0.0;
     for (const double x : sorted) ss += (x - s.mean) * (x - s.mean);
     s.stddev = std::sqrt(ss / static_cast<double>(s.n - 1));
-    s.mean_ci_half =
-        student_t_quantile(s.n - 1, 0.95) * s.stddev / std::sqrt(static_cast<double>(s.n));
+    s.mean_ci_half = c.t * s.stddev / std::sqrt(static_cast<double>(s.n));
     return s;
 }
 

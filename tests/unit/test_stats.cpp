@@ -49,6 +49,25 @@ TEST_CASE("summarize computes the usual statistics") {
     CHECK(summarize({3}).median == 3);
 }
 
+TEST_CASE("summarize's intervals match their formulas at every size, first call and repeated") {
+    // summarize keeps the interval constants of each n; a constant kept under the wrong n
+    // would show here (sizes visited in an order that is neither rising nor falling).
+    for (int pass = 0; pass < 2; ++pass) {
+        for (std::size_t n : {2u, 150u, 7u, 6u, 99u, 100u, 101u, 3u, 5000u, 31u, 1u}) {
+            std::vector<double> v(n);
+            for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>((i * 37) % n);
+            const summary s = summarize(v);
+            std::size_t lo = 0, hi = 0;
+            median_ci_ranks(n, 0.95, lo, hi);
+            CHECK(s.ci_low == static_cast<double>(lo));  // v holds 0..n-1
+            CHECK(s.ci_high == static_cast<double>(hi));
+            if (n >= 2)
+                CHECK(s.mean_ci_half == doctest::Approx(student_t_quantile(n - 1, 0.95) *
+                                                        s.stddev / std::sqrt(double(n))));
+        }
+    }
+}
+
 TEST_CASE("median CI ranks match the exact binomial values") {
     std::size_t lo = 0, hi = 0;
     median_ci_ranks(10, 0.95, lo, hi);  // P(X <= 1) = 11/1024 <= 0.025 < P(X <= 2) = 56/1024
