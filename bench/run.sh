@@ -19,8 +19,9 @@ tune() {  # tune LABEL CONFIG [hone tune options...]   ($HONE: the binary, defau
   shift 2
   local t0=$(date +%s%N)
   "${HONE:-$B/hone}" tune "$cfg" --json --quiet -o "$work/$label.db" "$@" >"$out/$label.json" 2>"$out/$label.err"
-  local rc=$?
-  printf '%-22s rc=%s %8d ms\n' "$label" "$rc" "$(( ($(date +%s%N) - t0) / 1000000 ))"
+  local rc=$? ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  echo "$ms" >"$out/$label.ms"  # the process's wall, start to exit (bench/summarize_measure.py)
+  printf '%-22s rc=%s %8d ms\n' "$label" "$rc" "$ms"
   return $rc
 }
 

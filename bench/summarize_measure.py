@@ -24,9 +24,15 @@ def load(out, label):
     path = os.path.join(out, label + ".json")
     try:
         with open(path) as f:
-            return json.load(f)
+            run = json.load(f)
     except (OSError, json.JSONDecodeError):
         return None
+    try:  # the process's own wall, start to exit (bench/run.sh writes LABEL.ms)
+        with open(os.path.join(out, label + ".ms")) as f:
+            run["process_wall_s"] = int(f.read().strip()) / 1000.0
+    except (OSError, ValueError):
+        pass
+    return run
 
 
 def table(header, rows, title=None):
@@ -131,6 +137,10 @@ def med(values):
     return statistics.median(values) if values else float("nan")
 
 
+def fmt2(x):
+    return "-" if x != x else f"{x:.2f}"  # nan: not measured
+
+
 def gpu_work(run, key):
     return run["time"].get("gpu_work", {}).get(key)
 
@@ -167,6 +177,7 @@ def w12_tables(out):
                 n_samples = med([med([x["timing"]["n"] for x in timed(r)]) for r in rs])
                 setup = rs[0]["time"].get("setup", {})
                 rows.append([space, nname, bname, f"{med([x['wall_s'] for x in t]):.2f}",
+                             fmt2(med([r.get('process_wall_s') for r in rs])),
                              f"{med([x['setup_s'] for x in t]):.2f}",
                              f"{med([x['gpu_s'] for x in t]):.2f}",
                              f"{med([x['gpu_busy_s'] for x in t]):.2f}",
@@ -196,7 +207,7 @@ def w12_tables(out):
                     ties += bool(x and ref and (x["key"] == ref["key"] or overlaps(x, ref)))
                 stab_rows.append([space, nname, bname, f"{len(set(keys))} of {len(keys)}",
                                   f"{ties} of {len(keys)}", "; ".join(keys)])
-    table(["space", "N", "build", "wall s", "setup s", "GPU work s", "GPU busy s", "warm-up s",
+    table(["space", "N", "build", "wall s", "process wall s", "setup s", "GPU work s", "GPU busy s", "warm-up s",
            "samples s", "median samples", "not converged", "timer", "clock MHz / s"], rows,
           "This build against the previous one (warm cache, alternated, median of 3)")
     table(["space", "N", "runs", "config medians: median ratio (p10 .. p90)", "best of the first (µs)",

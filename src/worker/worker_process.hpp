@@ -53,7 +53,7 @@ class worker_process {
     // file, nothing else open, an empty signal mask and default signal actions, this process's
     // environment. Throws env_error when it cannot be started.
     explicit worker_process(const worker_command& cmd);
-    ~worker_process();  // kill()
+    ~worker_process();  // SIGKILL; reaped by a detached thread (abandon())
     worker_process(const worker_process&) = delete;
     worker_process& operator=(const worker_process&) = delete;
 
@@ -77,6 +77,7 @@ class worker_process {
   private:
     std::optional<nlohmann::json> pop_frame();
     worker_exit reap();
+    void abandon();
 
     int pid_ = -1;
     int fd_ = -1;

@@ -344,3 +344,19 @@ TEST_CASE("a worker dies with its supervisor") {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     CHECK(gone());
 }
+
+TEST_CASE("a worker ended by its destructor is reaped, not left a zombie") {
+    int pid = -1;
+    {
+        worker_process w(worker_role_command("compile"));
+        pid = w.pid();
+        REQUIRE(pid > 0);
+        CHECK(fs::exists(fmt::format("/proc/{}", pid)));
+    }  // killed here; a detached thread waits for it
+    // This process is its parent: unreaped, it would stay in /proc as a zombie for ever.
+    // (A liveness bound, not a timing assertion.)
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (fs::exists(fmt::format("/proc/{}", pid)) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    CHECK_FALSE(fs::exists(fmt::format("/proc/{}", pid)));
+}
