@@ -17,7 +17,7 @@ namespace hone {
 
 // Per configuration (timing.warmup: adaptive).
 constexpr double warmup_tolerance = 0.02;        // two batches agree within 2% of the smaller
-constexpr double warmup_batch_target_us = 50.0;  // GPU time of one warm-up batch
+constexpr double warmup_batch_target_us = 20.0;  // GPU time of one warm-up batch
 constexpr int max_warmup_batch = 1 << 14;
 
 // Launches in the next warm-up batch for a kernel estimated at kernel_us: enough for about

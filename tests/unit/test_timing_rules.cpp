@@ -12,9 +12,10 @@
 using namespace hone;
 
 TEST_CASE("warm-up batches last about the target, at least one launch") {
-    CHECK(warmup_batch(4.0) == 13);  // ceil(50 / 4)
-    CHECK(warmup_batch(3.0) == 17);  // ceil(50 / 3)
+    CHECK(warmup_batch(4.0) == 5);  // ceil(20 / 4)
+    CHECK(warmup_batch(3.0) == 7);  // ceil(20 / 3)
     CHECK(warmup_batch(70.0) == 1);
+    CHECK(warmup_batch(19.0) == 2);
     CHECK(warmup_batch(5000.0) == 1);
     CHECK(warmup_batch(0.0) == 1);  // no estimate yet
     CHECK(warmup_batch(-1.0) == 1);
