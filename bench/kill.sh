@@ -7,7 +7,11 @@ out=${1:?usage: bench/kill.sh OUT_DIR}
 B=${HONE_BIN_DIR:-$PWD/.carry}
 db=$(mktemp -u).db
 cfg=configs/vector_add.yaml
-run() { "$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet "$@"; }
+# --no-cache: every run compiles what it measures (576 configurations, a few seconds on the GPU
+# machine), so that the kills below land mid-run however fast the measurement itself is (with a
+# warm cache the whole space takes under a second there).
+nc=--no-cache
+run() { "$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet $nc "$@"; }
 
 left_behind() {  # left_behind DB PID: processes still running with this database on their
   # command line, or workers of tuner PID (`hone-worker ROLE ... --parent PID`)
@@ -21,7 +25,7 @@ left_behind() {  # left_behind DB PID: processes still running with this databas
 # 1. The tuner, three times at different moments; each time the next run resumes. Started
 # directly, not through run(): $! must be the tuner, not a subshell that would die in its place.
 for delay in 1.2 1.4 1.6; do  # each run resumes: short enough that all three land mid-run
-  "$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet >/dev/null 2>&1 &
+  "$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet $nc >/dev/null 2>&1 &
   pid=$!
   sleep $delay
   kill -9 $pid
@@ -32,7 +36,7 @@ for delay in 1.2 1.4 1.6; do  # each run resumes: short enough that all three la
 done
 
 # 2. The GPU worker (the tuner's child that holds the GPU), mid-run: the tuner goes on.
-"$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet --fresh --json >"$out/kill_worker.json" 2>"$out/kill_worker.err" &
+"$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet $nc --fresh --json >"$out/kill_worker.json" 2>"$out/kill_worker.err" &
 pid=$!  # the tuner itself, not a subshell
 sleep 2.5
 children() {  # no procps on the GPU machine: read the parent pid from /proc
@@ -66,13 +70,13 @@ echo "resume: rc=$? $(python3 -c "import json; r=json.load(open('$out/kill_resum
 # ignore it; the tuner abandons the configuration in flight, prints the summary, exits 130).
 db2=$(mktemp -u).db
 if command -v setsid >/dev/null; then
-  setsid "$B/hone" tune $cfg --set N=1048576 -o "$db2" >"$out/sigint.out" 2>"$out/sigint.err" &
+  setsid "$B/hone" tune $cfg --set N=1048576 -o "$db2" $nc >"$out/sigint.out" 2>"$out/sigint.err" &
   pid=$!
   sleep 2.5
   kill -INT -- -$pid
   how="process group"
 else
-  "$B/hone" tune $cfg --set N=1048576 -o "$db2" >"$out/sigint.out" 2>"$out/sigint.err" &
+  "$B/hone" tune $cfg --set N=1048576 -o "$db2" $nc >"$out/sigint.out" 2>"$out/sigint.err" &
   pid=$!
   sleep 2.5
   kill -INT $pid
@@ -82,5 +86,5 @@ wait $pid
 echo "Ctrl-C ($how) after 2.5 s: rc=$? (130 expected)"
 grep -E "^results:|^time:" "$out/sigint.out"
 echo "hone processes left behind for that run: $(left_behind "$db2" $pid)"
-"$B/hone" tune $cfg --set N=1048576 -o "$db2" --quiet --json >"$out/sigint_resume.json" 2>/dev/null
+"$B/hone" tune $cfg --set N=1048576 -o "$db2" --quiet $nc --json >"$out/sigint_resume.json" 2>/dev/null
 echo "resume after Ctrl-C: rc=$? $(python3 -c "import json; r=json.load(open('$out/sigint_resume.json')); print('evaluated', r['evaluated'], 'resumed', r['resumed'], '(576 in all)')")"

@@ -121,9 +121,14 @@ for phase in $phases; do
           for sp in 192 576; do
             cfg=configs/vector_add.yaml
             [ $sp = 192 ] && cfg=configs/vector_add_192.yaml
-            [ -n "$prev" ] && HONE=$prev tune w${sp}_${n}_prev_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
+            # A pause before each run: a tuner exits without waiting for its GPU worker's context
+            # to be released (~0.1 s), which would otherwise overlap the next run's start.
+            gap=${W12_GAP:-0.3}
+            [ -n "$prev" ] && sleep $gap && HONE=$prev tune w${sp}_${n}_prev_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
+            sleep $gap
             tune w${sp}_${n}_new_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
             for t in ${W12_TIMERS:-}; do
+              sleep $gap
               tune w${sp}_${n}_new${t}_$i $cfg --set N=$n -j $jobs_all --cache-dir $c --timer $t
             done
           done
