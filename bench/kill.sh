@@ -17,14 +17,14 @@ left_behind() {  # left_behind DB PID: processes still running with this databas
   # command line, or workers of tuner PID (`hone-worker ROLE ... --parent PID`)
   local n=0 c
   for c in /proc/[0-9]*/cmdline; do
-    tr '\0' ' ' <"$c" 2>/dev/null | grep -qE -- "$1|--parent $2 " && n=$((n + 1))
+    tr '\0' ' ' 2>/dev/null <"$c" | grep -qE -- "$1|--parent $2 " && n=$((n + 1))
   done
   echo $n
 }
 
 # 1. The tuner, three times at different moments; each time the next run resumes. Started
 # directly, not through run(): $! must be the tuner, not a subshell that would die in its place.
-for delay in 1.2 1.4 1.6; do  # each run resumes: short enough that all three land mid-run
+for delay in 0.9 1.0 1.1; do  # each run resumes: short enough that all three land mid-run
   "$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet $nc >/dev/null 2>&1 &
   pid=$!
   sleep $delay
