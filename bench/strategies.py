@@ -29,7 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-HONE_STRATEGIES = ["auto", "random", "annealing", "genetic", "local_search", "diff_evo", "bayes_opt"]
+HONE_STRATEGIES = ["auto", "random", "annealing", "genetic", "local_search", "diff_evo", "bayes_opt",
+                   "guided_descent", "portfolio", "gp_climb"]
 KT_STRATEGIES = ["genetic_algorithm", "diff_evo", "dual_annealing", "bayes_opt"]
 CHECKPOINTS = (100, 200, 1000)
 

@@ -69,6 +69,17 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "neighbours tried without improvement before a descent restarts"},
           {"candidates", 1000, 10, 1000000, true, "random configurations scored for a restart"},
           {"trees", 32, 1, 1000, true, "trees of the forest"}}},
+        {"gp_climb",
+         "random-restart hill climbing (neighbours: one parameter changed, long lists by one "
+         "step) beside a Gaussian process that proposes, in turn for each value of each "
+         "two-valued parameter, the configuration of best expected improvement there",
+         true,
+         {{"batch", 4, 1, 1024, true, "configurations the model proposes per fit"},
+          {"model_from", 10, 0, 100000, true, "evaluations before the model is used"},
+          {"model_until", 300, 0, 100000, true, "evaluations after which only the descents go on"},
+          {"candidates", 1500, 10, 1000000, true, "random configurations scored per fit"},
+          {"cap", 0.3, 0, 1, false,
+           "quantile of the observed log times above which the model sees them all as equal"}}},
         {"portfolio",
          "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
          "exploits, the walkers explore the basins it undervalues",
@@ -109,7 +120,7 @@ std::string strategy_option_error(std::string_view strategy, std::string_view na
                        names);
 }
 
-const char* auto_choice() { return "bayes_opt"; }
+const char* auto_choice() { return "gp_climb"; }
 
 std::string resolve_strategy(std::string_view name, double count) {
     if (name.empty()) return count > auto_threshold ? auto_choice() : "exhaustive";
@@ -135,6 +146,7 @@ std::unique_ptr<strategy> make_strategy(const strategy_setup& s, const search_do
     if (r.name == "diff_evo") return make_diff_evo(r, d);
     if (r.name == "portfolio") return make_portfolio(r, d);
     if (r.name == "guided_descent") return make_guided_descent(r, d);
+    if (r.name == "gp_climb") return make_gp_climb(r, d);
     return make_bayes_opt(r, d);
 }
 

@@ -14,5 +14,6 @@ std::unique_ptr<strategy> make_diff_evo(const strategy_setup& s, const search_do
 std::unique_ptr<strategy> make_bayes_opt(const strategy_setup& s, const search_domain& d);
 std::unique_ptr<strategy> make_portfolio(const strategy_setup& s, const search_domain& d);
 std::unique_ptr<strategy> make_guided_descent(const strategy_setup& s, const search_domain& d);
+std::unique_ptr<strategy> make_gp_climb(const strategy_setup& s, const search_domain& d);
 
 }  // namespace hone

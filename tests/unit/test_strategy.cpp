@@ -115,7 +115,7 @@ std::unique_ptr<strategy> make(const std::string& name, const grid& g, uint64_t 
 }
 
 const std::vector<std::string> adaptive = {"annealing", "genetic", "local_search", "diff_evo",
-                                           "bayes_opt", "auto"};
+                                           "bayes_opt", "gp_climb", "auto"};
 
 grid constrained_grid() {
     // 6 x 6 x 5 x 4 = 720 points, about a third invalid.

@@ -1,0 +1,116 @@
+#include "search/gp.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hone {
+namespace {
+
+double matern52(double r, double length) {
+    const double s = std::sqrt(5.0) * r / length;
+    return (1.0 + s + s * s / 3.0) * std::exp(-s);
+}
+
+double distance(const std::vector<double>& a, const std::vector<double>& b) {
+    double s = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
+    return std::sqrt(s);
+}
+
+// In-place Cholesky of the n x n matrix a (row-major); false when it is not positive definite.
+bool cholesky(std::vector<double>& a, std::size_t n) {
+    for (std::size_t j = 0; j < n; ++j) {
+        double d = a[j * n + j];
+        for (std::size_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 0)) return false;
+        d = std::sqrt(d);
+        a[j * n + j] = d;
+        for (std::size_t i = j + 1; i < n; ++i) {
+            double s = a[i * n + j];
+            for (std::size_t k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / d;
+        }
+        for (std::size_t k = j + 1; k < n; ++k) a[j * n + k] = 0;
+    }
+    return true;
+}
+
+// Solves L z = b (forward) in place.
+void forward(const std::vector<double>& l, std::size_t n, std::vector<double>& b) {
+    for (std::size_t i = 0; i < n; ++i) {
+        double s = b[i];
+        for (std::size_t k = 0; k < i; ++k) s -= l[i * n + k] * b[k];
+        b[i] = s / l[i * n + i];
+    }
+}
+
+// Solves L^T z = b (backward) in place.
+void backward(const std::vector<double>& l, std::size_t n, std::vector<double>& b) {
+    for (std::size_t i = n; i-- > 0;) {
+        double s = b[i];
+        for (std::size_t k = i + 1; k < n; ++k) s -= l[k * n + i] * b[k];
+        b[i] = s / l[i * n + i];
+    }
+}
+
+}  // namespace
+
+void gaussian_process::fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
+                           const std::vector<double>& length_scales, double noise) {
+    const std::size_t n = x.size();
+    x_.clear();
+    if (n == 0) return;
+    std::vector<double> dist(n * n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j <= i; ++j) dist[i * n + j] = dist[j * n + i] = distance(x[i], x[j]);
+    double best_ll = -std::numeric_limits<double>::infinity();
+    for (double length : length_scales) {
+        std::vector<double> k(n * n);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j)
+                k[i * n + j] = matern52(dist[i * n + j], length) + (i == j ? noise + 1e-6 : 0.0);
+        if (!cholesky(k, n)) continue;
+        std::vector<double> a = y;
+        forward(k, n, a);
+        double ll = 0;
+        for (std::size_t i = 0; i < n; ++i) ll -= 0.5 * a[i] * a[i] + std::log(k[i * n + i]);
+        if (ll <= best_ll) continue;
+        best_ll = ll;
+        backward(k, n, a);
+        chol_ = std::move(k);
+        alpha_ = std::move(a);
+        length_ = length;
+    }
+    if (std::isfinite(best_ll)) x_ = x;
+}
+
+double gaussian_process::kernel(const std::vector<double>& a, const std::vector<double>& b) const {
+    return matern52(distance(a, b), length_);
+}
+
+gaussian_process::prediction gaussian_process::predict(const std::vector<double>& x) const {
+    const std::size_t n = x_.size();
+    if (n == 0) return {0.0, 1.0};
+    std::vector<double> k(n);
+    double mean = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        k[i] = kernel(x, x_[i]);
+        mean += k[i] * alpha_[i];
+    }
+    forward(chol_, n, k);
+    double var = 1.0;
+    for (double v : k) var -= v * v;
+    return {mean, std::sqrt(std::max(var, 1e-12))};
+}
+
+double expected_improvement(const gaussian_process::prediction& p, double best) {
+    const double gap = best - p.mean;
+    if (!(p.stddev > 0)) return std::max(gap, 0.0);
+    const double z = gap / p.stddev;
+    const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
+    const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI);
+    return gap * cdf + p.stddev * pdf;
+}
+
+}  // namespace hone

@@ -1,0 +1,33 @@
+// A small Gaussian process for the model-based strategies: zero mean over standardized
+// targets, an isotropic Matern 5/2 kernel on coordinates in [0, 1], its length scale chosen
+// from a short list by marginal likelihood. Exact (Cholesky): meant for a few hundred points.
+#pragma once
+#include <vector>
+
+namespace hone {
+
+class gaussian_process {
+  public:
+    struct prediction {
+        double mean = 0, stddev = 0;
+    };
+    // x: one row of coordinates a point; y: targets (standardized by the caller).
+    void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
+             const std::vector<double>& length_scales, double noise);
+    prediction predict(const std::vector<double>& x) const;
+    // The kernel between two points under the fitted length scale (1 at distance 0).
+    double kernel(const std::vector<double>& a, const std::vector<double>& b) const;
+    bool fitted() const { return !x_.empty(); }
+    double length_scale() const { return length_; }
+
+  private:
+    std::vector<std::vector<double>> x_;
+    std::vector<double> chol_;   // lower triangle, row-major n x n
+    std::vector<double> alpha_;  // K^-1 y
+    double length_ = 0.3;
+};
+
+// Expected improvement below `best` (smaller is better) of a prediction.
+double expected_improvement(const gaussian_process::prediction& p, double best);
+
+}  // namespace hone

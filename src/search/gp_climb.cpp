@@ -1,0 +1,237 @@
+// Hill climbing with a Gaussian process beside it. Random-restart first-improvement descents
+// (neighbours: any other value of a parameter of up to 4 values, the next value up or down of a
+// longer list; tried in random order, observed ones for free) find the optima whose basins are
+// large; before every descent step, while the model is in use, the process proposes as many
+// configurations as the descents have (in batches), each the best expected improvement within
+// one value of one two-valued parameter, the values taken in turn, so that regions that are
+// bad on average still get the model's best guesses. Targets are log times capped at their 30%
+// quantile: the model learns where the fast configurations are, not how slow the slow ones are.
+// Designed on recorded spaces (bench/RESULTS.md, issue 11): descents alone are best where one
+// optimum's basin is large, the model where many optima share the good values.
+#include <algorithm>
+#include <cmath>
+
+#include "search/gp.hpp"
+#include "search/search_base.hpp"
+#include "search/strategies.hpp"
+
+namespace hone {
+namespace {
+
+constexpr std::size_t model_points = 250;  // observations the model is fitted to, at most
+constexpr std::size_t model_best = 100;    // of which the best ones (the rest drawn at random)
+constexpr double failure_margin = 0.5;     // a failure scores this much over the worst (log)
+constexpr double noise = 1e-3;
+const std::vector<double> length_scales = {0.15, 0.3, 0.6, 1.2};
+
+class gp_climb final : public search_base {
+  public:
+    gp_climb(const search_domain& d, const strategy_setup& s) : search_base(d, s) {
+        batch_ = static_cast<std::size_t>(option("batch"));
+        start_ = static_cast<std::size_t>(option("model_from"));
+        until_ = static_cast<std::size_t>(option("model_until"));
+        candidates_ = static_cast<std::size_t>(option("candidates"));
+        cap_ = option("cap");
+        for (std::size_t i = 0; i < d.dims(); ++i)
+            if (d.cardinality(i) == 2) two_valued_.push_back(i);
+    }
+
+  private:
+    void next(std::size_t n, std::vector<point>& out) override {
+        if (trial_) return;  // the descent waits for its step's outcome
+        const std::optional<point> step = descent_step();
+        if (!step) return;
+        if (seen(*step)) {  // in flight for the model: the descent waits for it
+            trial_ = step;
+            return;
+        }
+        const std::size_t evaluated = history_.size() + pending_.size();
+        if (n > 1 && evaluated >= start_ && evaluated < until_ && model_count_ < climb_count_)
+            propose_from_model(n - 1, out);
+        if (take(*step, out)) {
+            trial_ = step;
+            ++climb_count_;
+        }
+    }
+
+    // The descent's next configuration to evaluate: a restart, or the next untried neighbour
+    // (moving for free to an observed better one); nullopt when the space offers none.
+    std::optional<point> descent_step() {
+        for (;;) {
+            if (!at_) {
+                auto p = fresh_sample();
+                if (!p) return std::nullopt;
+                return p;
+            }
+            if (next_ >= order_.size()) {
+                at_.reset();  // a local optimum
+                continue;
+            }
+            point q = order_[next_++];
+            const auto it = known_.find(q);
+            if (it == known_.end()) return q;
+            if (it->second && *it->second < at_score_) move_to(q, *it->second);
+        }
+    }
+
+    void move_to(const point& p, double score) {
+        at_ = p;
+        at_score_ = score;
+        order_ = climb_neighbours(p);
+        std::shuffle(order_.begin(), order_.end(), rng_);
+        next_ = 0;
+    }
+
+    std::vector<point> climb_neighbours(const point& p) const {
+        std::vector<point> out;
+        for (std::size_t i = 0; i < p.size(); ++i) {
+            const uint32_t card = d_.cardinality(i);
+            for (uint32_t k = 0; k < card; ++k) {
+                if (k == p[i] || (card > 4 && k + 1 != p[i] && k != p[i] + 1)) continue;
+                point q = p;
+                q[i] = k;
+                if (d_.contains(q)) out.push_back(std::move(q));
+            }
+        }
+        return out;
+    }
+
+    void learn(const point& p, std::optional<double> score, bool) override {
+        if (!trial_ || *trial_ != p) return;
+        trial_.reset();
+        if (!at_) {
+            if (score) move_to(p, *score);  // a restart that failed restarts again
+        } else if (score && *score < at_score_) {
+            move_to(p, *score);
+        }
+    }
+
+    std::vector<double> coordinates(const point& p) const {
+        std::vector<double> x;
+        for (std::size_t i = 0; i < p.size(); ++i) {
+            const uint32_t card = d_.cardinality(i);
+            if (card > 1) x.push_back(static_cast<double>(p[i]) / (card - 1));
+        }
+        return x;
+    }
+
+    // Up to min(batch, room) configurations of best expected improvement, one stratum each.
+    void propose_from_model(std::size_t room, std::vector<point>& out) {
+        std::vector<const point*> pts;
+        std::vector<double> raw, ok;
+        for (const auto& [p, s] : history_) {
+            pts.push_back(&p);
+            raw.push_back(s ? *s : 0.0);
+            if (s) ok.push_back(*s);
+        }
+        if (ok.size() < 2) return;
+        std::sort(ok.begin(), ok.end());
+        const double fail = ok.back() + failure_margin;
+        const double pos = cap_ * static_cast<double>(ok.size() - 1);
+        const auto lo = static_cast<std::size_t>(pos);
+        const double cap = ok[lo] + (pos - lo) * (ok[std::min(lo + 1, ok.size() - 1)] - ok[lo]);
+        std::vector<double> y(pts.size());
+        for (std::size_t i = 0; i < pts.size(); ++i)
+            y[i] = std::min(history_[i].second ? raw[i] : fail, cap);
+        double mean = 0, var = 0;
+        for (double v : y) mean += v;
+        mean /= static_cast<double>(y.size());
+        for (double v : y) var += (v - mean) * (v - mean);
+        const double sd = var > 0 ? std::sqrt(var / static_cast<double>(y.size())) : 1.0;
+        for (double& v : y) v = (v - mean) / sd;
+
+        // The points the model is fitted to: all, or the best and a random rest.
+        std::vector<std::size_t> use(pts.size());
+        for (std::size_t i = 0; i < use.size(); ++i) use[i] = i;
+        if (use.size() > model_points) {
+            std::sort(use.begin(), use.end(), [&](std::size_t a, std::size_t b) {
+                const double ra = history_[a].second ? raw[a] : fail;
+                const double rb = history_[b].second ? raw[b] : fail;
+                return ra < rb || (ra == rb && a < b);
+            });
+            std::shuffle(use.begin() + model_best, use.end(), rng_);
+            use.resize(model_points);
+        }
+        std::vector<std::vector<double>> x;
+        std::vector<double> t;
+        for (std::size_t i : use) {
+            x.push_back(coordinates(*pts[i]));
+            t.push_back(y[i]);
+        }
+        gp_.fit(x, t, length_scales, noise);
+        if (!gp_.fitted()) return;
+
+        std::vector<point> cands;
+        point_set drawn;
+        for (std::size_t i = 0; i < candidates_; ++i) {
+            auto p = fresh_sample();
+            if (!p) break;
+            if (drawn.insert(*p).second) cands.push_back(std::move(*p));
+        }
+        std::vector<std::vector<double>> cx;
+        std::vector<gaussian_process::prediction> pred;
+        for (const auto& p : cands) {
+            cx.push_back(coordinates(p));
+            pred.push_back(gp_.predict(cx.back()));
+        }
+        std::vector<bool> picked(cands.size(), false);
+        std::vector<std::size_t> picks;
+        const std::size_t want = std::min(batch_, room);
+        for (std::size_t k = 0; k < want; ++k) {
+            std::optional<std::size_t> best;
+            double best_ei = -1;
+            if (!two_valued_.empty()) {
+                if (strata_.empty()) {
+                    for (std::size_t dim : two_valued_)
+                        for (uint32_t v = 0; v < 2; ++v) strata_.emplace_back(dim, v);
+                    std::shuffle(strata_.begin(), strata_.end(), rng_);
+                }
+                const auto [dim, v] = strata_.back();
+                strata_.pop_back();
+                std::optional<double> inc;  // the stratum's best observed target
+                for (std::size_t i = 0; i < pts.size(); ++i)
+                    if ((*pts[i])[dim] == v && (!inc || y[i] < *inc)) inc = y[i];
+                if (!inc)
+                    for (std::size_t c = 0; c < cands.size(); ++c)
+                        if (cands[c][dim] == v && (!inc || pred[c].mean < *inc)) inc = pred[c].mean;
+                for (std::size_t c = 0; c < cands.size(); ++c) {
+                    if (picked[c] || cands[c][dim] != v) continue;
+                    const double ei = expected_improvement(pred[c], *inc);
+                    if (ei > best_ei) best_ei = ei, best = c;
+                }
+            } else {  // no strata: the best overall, each pick damping its surroundings
+                const double inc = *std::min_element(y.begin(), y.end());
+                for (std::size_t c = 0; c < cands.size(); ++c) {
+                    if (picked[c]) continue;
+                    double ei = expected_improvement(pred[c], inc);
+                    for (std::size_t q : picks) ei *= 1.0 - gp_.kernel(cx[c], cx[q]);
+                    if (ei > best_ei) best_ei = ei, best = c;
+                }
+            }
+            if (!best) continue;
+            picked[*best] = true;
+            picks.push_back(*best);
+            if (take(cands[*best], out)) ++model_count_;
+        }
+    }
+
+    gaussian_process gp_;
+    std::vector<std::size_t> two_valued_;
+    std::vector<std::pair<std::size_t, uint32_t>> strata_;  // (parameter, value), in turn
+    std::optional<point> at_;                               // the descent's point (observed)
+    double at_score_ = 0;
+    std::vector<point> order_;  // at_'s neighbours in the order they are tried
+    std::size_t next_ = 0;
+    std::optional<point> trial_;  // the descent's step, waiting for its outcome
+    std::size_t climb_count_ = 0, model_count_ = 0;
+    std::size_t batch_ = 4, start_ = 10, until_ = 300, candidates_ = 1500;
+    double cap_ = 0.3;
+};
+
+}  // namespace
+
+std::unique_ptr<strategy> make_gp_climb(const strategy_setup& s, const search_domain& d) {
+    return std::make_unique<gp_climb>(d, s);
+}
+
+}  // namespace hone
