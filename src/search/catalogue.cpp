@@ -79,7 +79,9 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"model_until", 300, 0, 100000, true, "evaluations after which only the descents go on"},
           {"candidates", 1500, 10, 1000000, true, "random configurations scored per fit"},
           {"cap", 0.3, 0, 1, false,
-           "quantile of the observed log times above which the model sees them all as equal"}}},
+           "quantile of the observed log times above which the model sees them all as equal"},
+          {"descents", 0, 0, 1024, true,
+           "descents at once; 0: one for every 8 configurations the tuner asks for"}}},
         {"portfolio",
          "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
          "exploits, the walkers explore the basins it undervalues",

@@ -63,7 +63,8 @@ void gaussian_process::fit(const std::vector<std::vector<double>>& x, const std:
     if (n == 0) return;
     std::vector<double> dist(n * n);
     for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j <= i; ++j) dist[i * n + j] = dist[j * n + i] = distance(x[i], x[j]);
+        for (std::size_t j = 0; j <= i; ++j)
+            dist[i * n + j] = dist[j * n + i] = distance(x[i], x[j]);
     double best_ll = -std::numeric_limits<double>::infinity();
     for (double length : length_scales) {
         std::vector<double> k(n * n);

@@ -1,13 +1,14 @@
 // Hill climbing with a Gaussian process beside it. Random-restart first-improvement descents
-// (neighbours: any other value of a parameter of up to 4 values, the next value up or down of a
-// longer list; tried in random order, observed ones for free) find the optima whose basins are
-// large; before every descent step, while the model is in use, the process proposes as many
-// configurations as the descents have (in batches), each the best expected improvement within
-// one value of one two-valued parameter, the values taken in turn, so that regions that are
-// bad on average still get the model's best guesses. Targets are log times capped at their 30%
-// quantile: the model learns where the fast configurations are, not how slow the slow ones are.
-// Designed on recorded spaces (bench/RESULTS.md, issue 11): descents alone are best where one
-// optimum's basin is large, the model where many optima share the good values.
+// (one, or one for every 8 configurations the tuner asks for; neighbours: any other value of a
+// parameter of up to 4 values, the next value up or down of a longer list; tried in random
+// order, observed ones for free) find the optima whose basins are large. Before every round of
+// descent steps, while the model is in use, the process proposes as many configurations as the
+// descents have taken (in batches), each the best expected improvement within one value of one
+// two-valued parameter, the values taken in turn, so that regions that are bad on average still
+// get the model's best guesses. Targets are log times capped at their 30% quantile: the model
+// learns where the fast configurations are, not how slow the slow ones are. Designed on
+// recorded spaces (bench/RESULTS.md, issue 11): descents alone are best where one optimum's
+// basin is large, the model where many optima share the good values.
 #include <algorithm>
 #include <cmath>
 
@@ -32,54 +33,80 @@ class gp_climb final : public search_base {
         until_ = static_cast<std::size_t>(option("model_until"));
         candidates_ = static_cast<std::size_t>(option("candidates"));
         cap_ = option("cap");
+        descents_ = static_cast<std::size_t>(option("descents"));
         for (std::size_t i = 0; i < d.dims(); ++i)
             if (d.cardinality(i) == 2) two_valued_.push_back(i);
     }
 
   private:
+    // One descent: a point, its neighbours in the order they are tried, and the step in flight.
+    struct descent {
+        std::optional<point> at;  // observed
+        double score = 0;
+        std::vector<point> order;
+        std::size_t next = 0;
+        std::optional<point> trial;  // waiting for its outcome
+    };
+
     void next(std::size_t n, std::vector<point>& out) override {
-        if (trial_) return;  // the descent waits for its step's outcome
-        const std::optional<point> step = descent_step();
-        if (!step) return;
-        if (seen(*step)) {  // in flight for the model: the descent waits for it
-            trial_ = step;
-            return;
+        // One descent, or one for every 8 configurations the tuner asks for when it asks for
+        // more (16 compile jobs ask for 36): descents one at a time leave the compile pool idle.
+        window_ = std::max(window_, n);
+        const std::size_t want = descents_ > 0 ? descents_ : std::max<std::size_t>(1, window_ / 8);
+        if (climbs_.size() < want) climbs_.resize(want);
+        std::vector<point> steps;
+        std::vector<descent*> stepping;
+        for (auto& c : climbs_) {
+            if (c.trial) continue;
+            const std::optional<point> step = descent_step(c);
+            if (!step) continue;
+            c.trial = step;  // in flight already (for the model or another descent): wait for it
+            if (seen(*step)) continue;
+            steps.push_back(*step);
+            stepping.push_back(&c);
         }
         const std::size_t evaluated = history_.size() + pending_.size();
-        if (n > 1 && evaluated >= start_ && evaluated < until_ && model_count_ < climb_count_)
-            propose_from_model(n - 1, out);
-        if (take(*step, out)) {
-            trial_ = step;
-            ++climb_count_;
+        if (!steps.empty() && n > steps.size() && evaluated >= start_ && evaluated < until_ &&
+            model_count_ < climb_count_)
+            propose_from_model(std::min(n - steps.size(), std::max(batch_, steps.size())), out);
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            if (out.size() < n && take(steps[i], out)) {
+                ++climb_count_;
+            } else if (!seen(steps[i])) {
+                stepping[i]->trial.reset();  // no room: try again at the next call
+                if (stepping[i]->at) --stepping[i]->next;
+            }
         }
     }
 
     // The descent's next configuration to evaluate: a restart, or the next untried neighbour
     // (moving for free to an observed better one); nullopt when the space offers none.
-    std::optional<point> descent_step() {
+    std::optional<point> descent_step(descent& c) {
         for (;;) {
-            if (!at_) {
+            if (!c.at) {
                 auto p = fresh_sample();
                 if (!p) return std::nullopt;
+                c.next = 0;
+                c.order.clear();
                 return p;
             }
-            if (next_ >= order_.size()) {
-                at_.reset();  // a local optimum
+            if (c.next >= c.order.size()) {
+                c.at.reset();  // a local optimum
                 continue;
             }
-            point q = order_[next_++];
+            point q = c.order[c.next++];
             const auto it = known_.find(q);
             if (it == known_.end()) return q;
-            if (it->second && *it->second < at_score_) move_to(q, *it->second);
+            if (it->second && *it->second < c.score) move_to(c, q, *it->second);
         }
     }
 
-    void move_to(const point& p, double score) {
-        at_ = p;
-        at_score_ = score;
-        order_ = climb_neighbours(p);
-        std::shuffle(order_.begin(), order_.end(), rng_);
-        next_ = 0;
+    void move_to(descent& c, const point& p, double score) {
+        c.at = p;
+        c.score = score;
+        c.order = climb_neighbours(p);
+        std::shuffle(c.order.begin(), c.order.end(), rng_);
+        c.next = 0;
     }
 
     std::vector<point> climb_neighbours(const point& p) const {
@@ -97,12 +124,14 @@ class gp_climb final : public search_base {
     }
 
     void learn(const point& p, std::optional<double> score, bool) override {
-        if (!trial_ || *trial_ != p) return;
-        trial_.reset();
-        if (!at_) {
-            if (score) move_to(p, *score);  // a restart that failed restarts again
-        } else if (score && *score < at_score_) {
-            move_to(p, *score);
+        for (auto& c : climbs_) {
+            if (!c.trial || *c.trial != p) continue;
+            c.trial.reset();
+            if (!c.at) {
+                if (score) move_to(c, p, *score);  // a restart that failed restarts again
+            } else if (score && *score < c.score) {
+                move_to(c, p, *score);
+            }
         }
     }
 
@@ -218,13 +247,9 @@ class gp_climb final : public search_base {
     gaussian_process gp_;
     std::vector<std::size_t> two_valued_;
     std::vector<std::pair<std::size_t, uint32_t>> strata_;  // (parameter, value), in turn
-    std::optional<point> at_;                               // the descent's point (observed)
-    double at_score_ = 0;
-    std::vector<point> order_;  // at_'s neighbours in the order they are tried
-    std::size_t next_ = 0;
-    std::optional<point> trial_;  // the descent's step, waiting for its outcome
-    std::size_t climb_count_ = 0, model_count_ = 0;
-    std::size_t batch_ = 4, start_ = 10, until_ = 300, candidates_ = 1500;
+    std::vector<descent> climbs_;
+    std::size_t climb_count_ = 0, model_count_ = 0, window_ = 1;
+    std::size_t batch_ = 4, start_ = 10, until_ = 300, candidates_ = 1500, descents_ = 0;
     double cap_ = 0.3;
 };
 

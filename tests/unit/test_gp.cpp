@@ -31,7 +31,8 @@ TEST_CASE("a fitted Gaussian process interpolates its points and is unsure far f
     CHECK(far.stddev > 0.95);
 }
 
-TEST_CASE("the length scale follows the data: smooth data take a long one, rough data a short one") {
+TEST_CASE(
+    "the length scale follows the data: smooth data take a long one, rough data a short one") {
     std::vector<std::vector<double>> x;
     std::vector<double> smooth, rough;
     for (int i = 0; i < 20; ++i) {
@@ -49,7 +50,7 @@ TEST_CASE("the length scale follows the data: smooth data take a long one, rough
 
 TEST_CASE("expected improvement grows with the predicted gain and with uncertainty") {
     CHECK(expected_improvement({0.0, 0.0}, 1.0) == doctest::Approx(1.0));  // a sure gain
-    CHECK(expected_improvement({2.0, 0.0}, 1.0) == 0.0);                  // a sure loss
+    CHECK(expected_improvement({2.0, 0.0}, 1.0) == 0.0);                   // a sure loss
     CHECK(expected_improvement({0.0, 1.0}, 0.0) == doctest::Approx(1.0 / std::sqrt(2.0 * M_PI)));
     CHECK(expected_improvement({0.0, 1.0}, 1.0) > expected_improvement({0.5, 1.0}, 1.0));
     CHECK(expected_improvement({1.0, 2.0}, 1.0) > expected_improvement({1.0, 1.0}, 1.0));
