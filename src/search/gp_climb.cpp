@@ -24,6 +24,9 @@ constexpr std::size_t model_best = 100;    // of which the best ones (the rest d
 constexpr double failure_margin = 0.5;     // a failure scores this much over the worst (log)
 constexpr double noise = 1e-3;
 const std::vector<double> length_scales = {0.15, 0.3, 0.6, 1.2};
+// A descent's neighbours: any other value of a parameter of up to this many values, the next
+// value up or down of a longer list.
+constexpr uint32_t any_value_up_to = 4;
 
 class gp_climb final : public search_base {
   public:
@@ -104,23 +107,9 @@ class gp_climb final : public search_base {
     void move_to(descent& c, const point& p, double score) {
         c.at = p;
         c.score = score;
-        c.order = climb_neighbours(p);
+        c.order = neighbours(p, true, any_value_up_to);
         std::shuffle(c.order.begin(), c.order.end(), rng_);
         c.next = 0;
-    }
-
-    std::vector<point> climb_neighbours(const point& p) const {
-        std::vector<point> out;
-        for (std::size_t i = 0; i < p.size(); ++i) {
-            const uint32_t card = d_.cardinality(i);
-            for (uint32_t k = 0; k < card; ++k) {
-                if (k == p[i] || (card > 4 && k + 1 != p[i] && k != p[i] + 1)) continue;
-                point q = p;
-                q[i] = k;
-                if (d_.contains(q)) out.push_back(std::move(q));
-            }
-        }
-        return out;
     }
 
     void learn(const point& p, std::optional<double> score, bool) override {
@@ -146,22 +135,21 @@ class gp_climb final : public search_base {
 
     // Up to min(batch, room) configurations of best expected improvement, one stratum each.
     void propose_from_model(std::size_t room, std::vector<point>& out) {
-        std::vector<const point*> pts;
-        std::vector<double> raw, ok;
-        for (const auto& [p, s] : history_) {
-            pts.push_back(&p);
-            raw.push_back(s ? *s : 0.0);
+        std::vector<double> ok;
+        for (const auto& [p, s] : history_)
             if (s) ok.push_back(*s);
-        }
         if (ok.size() < 2) return;
         std::sort(ok.begin(), ok.end());
         const double fail = ok.back() + failure_margin;
         const double pos = cap_ * static_cast<double>(ok.size() - 1);
         const auto lo = static_cast<std::size_t>(pos);
         const double cap = ok[lo] + (pos - lo) * (ok[std::min(lo + 1, ok.size() - 1)] - ok[lo]);
-        std::vector<double> y(pts.size());
-        for (std::size_t i = 0; i < pts.size(); ++i)
-            y[i] = std::min(history_[i].second ? raw[i] : fail, cap);
+        // scored: failures as `fail`; y: the model's targets (capped, standardized).
+        std::vector<double> scored(history_.size()), y(history_.size());
+        for (std::size_t i = 0; i < history_.size(); ++i) {
+            scored[i] = history_[i].second ? *history_[i].second : fail;
+            y[i] = std::min(scored[i], cap);
+        }
         double mean = 0, var = 0;
         for (double v : y) mean += v;
         mean /= static_cast<double>(y.size());
@@ -170,13 +158,11 @@ class gp_climb final : public search_base {
         for (double& v : y) v = (v - mean) / sd;
 
         // The points the model is fitted to: all, or the best and a random rest.
-        std::vector<std::size_t> use(pts.size());
+        std::vector<std::size_t> use(history_.size());
         for (std::size_t i = 0; i < use.size(); ++i) use[i] = i;
         if (use.size() > model_points) {
             std::sort(use.begin(), use.end(), [&](std::size_t a, std::size_t b) {
-                const double ra = history_[a].second ? raw[a] : fail;
-                const double rb = history_[b].second ? raw[b] : fail;
-                return ra < rb || (ra == rb && a < b);
+                return scored[a] < scored[b] || (scored[a] == scored[b] && a < b);
             });
             std::shuffle(use.begin() + model_best, use.end(), rng_);
             use.resize(model_points);
@@ -184,7 +170,7 @@ class gp_climb final : public search_base {
         std::vector<std::vector<double>> x;
         std::vector<double> t;
         for (std::size_t i : use) {
-            x.push_back(coordinates(*pts[i]));
+            x.push_back(coordinates(history_[i].first));
             t.push_back(y[i]);
         }
         gp_.fit(x, t, length_scales, noise);
@@ -218,8 +204,8 @@ class gp_climb final : public search_base {
                 const auto [dim, v] = strata_.back();
                 strata_.pop_back();
                 std::optional<double> inc;  // the stratum's best observed target
-                for (std::size_t i = 0; i < pts.size(); ++i)
-                    if ((*pts[i])[dim] == v && (!inc || y[i] < *inc)) inc = y[i];
+                for (std::size_t i = 0; i < history_.size(); ++i)
+                    if (history_[i].first[dim] == v && (!inc || y[i] < *inc)) inc = y[i];
                 if (!inc)
                     for (std::size_t c = 0; c < cands.size(); ++c)
                         if (cands[c][dim] == v && (!inc || pred[c].mean < *inc)) inc = pred[c].mean;

@@ -20,7 +20,8 @@ double search_base::option(const std::string& name) const {
 
 uint64_t search_base::left() const {
     uint64_t n = budget_ > 0 ? (budget_ > seen_.size() ? budget_ - seen_.size() : 0) : UINT64_MAX;
-    if (const auto c = d_.count()) n = std::min<uint64_t>(n, *c > seen_.size() ? *c - seen_.size() : 0);
+    if (const auto c = d_.count())
+        n = std::min<uint64_t>(n, *c > seen_.size() ? *c - seen_.size() : 0);
     return n;
 }
 
@@ -86,11 +87,14 @@ std::optional<point> search_base::fresh_sample() {
     return std::nullopt;
 }
 
-std::vector<point> search_base::neighbours(const point& p, bool adjacent_only) const {
+std::vector<point> search_base::neighbours(const point& p, bool adjacent_only,
+                                           uint32_t any_value_up_to) const {
     std::vector<point> out;
     for (std::size_t i = 0; i < p.size(); ++i) {
-        for (uint32_t k = 0; k < d_.cardinality(i); ++k) {
-            if (k == p[i] || (adjacent_only && k + 1 != p[i] && k != p[i] + 1)) continue;
+        const uint32_t card = d_.cardinality(i);
+        const bool adjacent = adjacent_only && card > any_value_up_to;
+        for (uint32_t k = 0; k < card; ++k) {
+            if (k == p[i] || (adjacent && k + 1 != p[i] && k != p[i] + 1)) continue;
             point q = p;
             q[i] = k;
             if (d_.contains(q)) out.push_back(std::move(q));

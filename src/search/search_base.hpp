@@ -58,8 +58,10 @@ class search_base : public strategy {
     // A valid point not seen yet, drawn uniformly; nullopt when none is left (or none found).
     std::optional<point> fresh_sample();
     // Valid points that differ from p in one parameter: any other value, or only the values
-    // next to it in its list.
-    std::vector<point> neighbours(const point& p, bool adjacent_only) const;
+    // next to it in its list; with adjacent_only, a parameter of at most any_value_up_to values
+    // still takes any other value.
+    std::vector<point> neighbours(const point& p, bool adjacent_only,
+                                  uint32_t any_value_up_to = 0) const;
     double option(const std::string& name) const;
     uint64_t below(uint64_t n) { return draw_below(rng_, n); }
     double unit() { return draw_unit(rng_); }
@@ -75,7 +77,7 @@ class search_base : public strategy {
     std::map<std::string, double> options_;
     point_map<std::optional<double>> known_;  // observed outcomes (log scores)
     std::vector<std::pair<point, std::optional<double>>> history_;  // in observation order
-    point_set pending_;                                               // proposed, not observed
+    point_set pending_;                                             // proposed, not observed
     std::optional<double> best_, worst_;
     point best_point_;
 
