@@ -335,24 +335,24 @@ worker_reply worker_process::receive(double timeout_s) {
     }
 }
 
-worker_exit worker_process::reap() {
+namespace {
+
+// Waits for the child to end; its wait status.
+int wait_for(pid_t pid) {
     int st = 0;
-    while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
+    return st;
+}
+
+}  // namespace
+
+worker_exit worker_process::reap() {
+    const int st = wait_for(pid_);
     pid_ = -1;
     if (WIFSIGNALED(st)) return {signal_name(WTERMSIG(st))};
     return {fmt::format("exit code {}", WEXITSTATUS(st))};
 }
-
-namespace {
-
-void wait_for(pid_t pid) {
-    int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-}
-
-}  // namespace
 
 // A GPU worker's death releases its CUDA context, ~0.1 s on an H100 (bench/RESULTS.md) that
 // nobody needs to wait for once its results are in. A detached thread reaps it, so that an
@@ -363,7 +363,7 @@ void worker_process::abandon() {
     const pid_t pid = pid_;
     pid_ = -1;
     try {
-        std::thread(wait_for, pid).detach();
+        std::thread([pid] { wait_for(pid); }).detach();
     } catch (const std::system_error&) {
         wait_for(pid);
     }
