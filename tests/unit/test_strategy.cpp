@@ -9,8 +9,8 @@
 #include <functional>
 #include <set>
 
-#include "hone/spec.hpp"
 #include "hone/space.hpp"
+#include "hone/spec.hpp"
 #include "search/strategy.hpp"
 #include "spec_test_util.hpp"
 
@@ -114,7 +114,7 @@ std::unique_ptr<strategy> make(const std::string& name, const grid& g, uint64_t 
     return make_strategy(s, g, [&g](uint64_t i) { return g.all()[i]; });
 }
 
-const std::vector<std::string> adaptive = {"annealing", "genetic", "local_search", "diff_evo",
+const std::vector<std::string> adaptive = {"annealing", "genetic",  "local_search", "diff_evo",
                                            "bayes_opt", "gp_climb", "auto"};
 
 grid constrained_grid() {
@@ -187,7 +187,7 @@ TEST_CASE("adaptive strategies propose several points at a time") {
 
 TEST_CASE("adaptive strategies find the optimum of a small space well before exhausting it") {
     const grid g = constrained_grid();  // 480 valid points
-    const auto f = bowl({4, 1, 3, 2});   // (4,1,3,2): 4+2+2 = 8, not a multiple of 3: valid
+    const auto f = bowl({4, 1, 3, 2});  // (4,1,3,2): 4+2+2 = 8, not a multiple of 3: valid
     REQUIRE(g.contains({4, 1, 3, 2}));
     for (const auto& name : adaptive) {
         CAPTURE(name);
@@ -258,6 +258,12 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
           std::string::npos);
     CHECK(strategy_option_error("random", "x", 3).find("takes no options") != std::string::npos);
     CHECK(strategy_option_error("auto", "x", 3).find("takes no options") != std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "cap", 0.5) == "");
+    CHECK(strategy_option_error("gp_climb", "cap", 1.5).find("must be in 0 .. 1") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "descents", 2.5).find("integer") != std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "decents", 2).find("options are batch, model_from") !=
+          std::string::npos);
     CHECK(resolve_strategy("", 100) == "exhaustive");
     CHECK(resolve_strategy("", auto_threshold + 1) == auto_choice());
     CHECK(resolve_strategy("auto", 10) == auto_choice());
