@@ -22,12 +22,27 @@ left_behind() {  # left_behind DB PID: processes still running with this databas
   echo $n
 }
 
+# The kills land at fractions of one whole run's wall time, timed here first: fixed delays
+# missed on a faster machine (the run had ended before the signal came).
+t0=$(date +%s.%N)
+run --fresh >/dev/null 2>&1
+whole=$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$t0" "$(date +%s.%N)")
+at() { python3 -c "import sys; print(round(float(sys.argv[1]) * float(sys.argv[2]), 2))" "$whole" "$1"; }
+echo "one whole run (no cache, 576 configurations): $(at 1) s"
+rm -f "$db" "$db-wal" "$db-shm"
+ended_first() {  # ended_first PID: the process had already exited when the signal was sent
+  [ -e /proc/$1 ] && ! grep -q '^State:.*Z' /proc/$1/status 2>/dev/null && return 1 || return 0
+}
+
 # 1. The tuner, three times at different moments; each time the next run resumes. Started
 # directly, not through run(): $! must be the tuner, not a subshell that would die in its place.
-for delay in 0.9 1.0 1.1; do  # each run resumes: short enough that all three land mid-run
+# Each run resumes the one before: at 30, 35 and 40% of a whole run all three land mid-run.
+for frac in 0.30 0.35 0.40; do
+  delay=$(at $frac)
   "$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet $nc >/dev/null 2>&1 &
   pid=$!
   sleep $delay
+  if ended_first $pid; then echo "MISSED: the tuner had ended before kill -9 after ${delay} s"; fi
   kill -9 $pid
   wait $pid 2>/dev/null
   sleep 0.2  # its workers get SIGKILL from the kernel (PR_SET_PDEATHSIG)
@@ -38,7 +53,7 @@ done
 # 2. The GPU worker (the tuner's child that holds the GPU), mid-run: the tuner goes on.
 "$B/hone" tune $cfg --set N=1048576 -o "$db" --quiet $nc --fresh --json >"$out/kill_worker.json" 2>"$out/kill_worker.err" &
 pid=$!  # the tuner itself, not a subshell
-sleep 2.5
+sleep "$(at 0.5)"
 children() {  # no procps on the GPU machine: read the parent pid from /proc
   for st in /proc/[0-9]*/stat; do
     read -r cpid _ _ ppid _ <"$st" 2>/dev/null && [ "$ppid" = "$1" ] && echo "$cpid"
@@ -46,8 +61,9 @@ children() {  # no procps on the GPU machine: read the parent pid from /proc
 }
 for child in $(children $pid); do
   # The GPU worker is the one with the CUDA device open.
-  if ls -l /proc/$child/fd 2>/dev/null | grep -q nvidia; then kill -9 $child; echo "killed GPU worker $child"; fi
+  if ls -l /proc/$child/fd 2>/dev/null | grep -q nvidia; then kill -9 $child; echo "killed GPU worker $child after $(at 0.5) s"; killed=1; fi
 done
+[ -n "${killed:-}" ] || echo "MISSED: no GPU worker to kill after $(at 0.5) s (the run had ended?)"
 wait $pid
 echo "tuner after its worker was killed: rc=$?"
 python3 - "$out/kill_worker.json" <<'PY'
@@ -72,18 +88,21 @@ db2=$(mktemp -u).db
 if command -v setsid >/dev/null; then
   setsid "$B/hone" tune $cfg --set N=1048576 -o "$db2" $nc >"$out/sigint.out" 2>"$out/sigint.err" &
   pid=$!
-  sleep 2.5
+  sleep "$(at 0.5)"
+  ended_first $pid && echo "MISSED: the tuner had ended before Ctrl-C"
   kill -INT -- -$pid
   how="process group"
 else
   "$B/hone" tune $cfg --set N=1048576 -o "$db2" $nc >"$out/sigint.out" 2>"$out/sigint.err" &
   pid=$!
-  sleep 2.5
+  sleep "$(at 0.5)"
+  ended_first $pid && echo "MISSED: the tuner had ended before Ctrl-C"
   kill -INT $pid
   how="tuner only (no setsid here)"
 fi
 wait $pid
-echo "Ctrl-C ($how) after 2.5 s: rc=$? (130 expected)"
+rc=$?
+echo "Ctrl-C ($how) after $(at 0.5) s: rc=$rc (130 expected)"
 grep -E "^results:|^time:" "$out/sigint.out"
 echo "hone processes left behind for that run: $(left_behind "$db2" $pid)"
 "$B/hone" tune $cfg --set N=1048576 -o "$db2" --quiet $nc --json >"$out/sigint_resume.json" 2>/dev/null
