@@ -14,14 +14,7 @@
 #include <thread>
 #include <vector>
 
-#define CK(x)                                                                               \
-    do {                                                                                    \
-        cudaError_t e_ = (x);                                                               \
-        if (e_ != cudaSuccess) {                                                            \
-            std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                   \
-        }                                                                                   \
-    } while (0)
+#include "probe_check.hpp"
 
 __global__ void spin_cycles(unsigned long long cycles) {
     const long long start = clock64();

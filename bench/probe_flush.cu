@@ -15,14 +15,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                               \
-    do {                                                                                    \
-        cudaError_t e_ = (x);                                                               \
-        if (e_ != cudaSuccess) {                                                            \
-            std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                   \
-        }                                                                                   \
-    } while (0)
+#include "probe_check.hpp"
 
 __global__ void vadd(const float* a, const float* b, float* c, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;

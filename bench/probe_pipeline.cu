@@ -16,21 +16,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                               \
-    do {                                                                                    \
-        cudaError_t e_ = (x);                                                               \
-        if (e_ != cudaSuccess) {                                                            \
-            std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                   \
-        }                                                                                   \
-    } while (0)
-#define CU(x)                                                        \
-    do {                                                             \
-        if ((x) != CUDA_SUCCESS) {                                   \
-            std::fprintf(stderr, "%s:%d driver error\n", __FILE__, __LINE__); \
-            std::exit(1);                                            \
-        }                                                            \
-    } while (0)
+#include "probe_check.hpp"
 
 __global__ void vadd(const float4* a, const float4* b, float4* c, int n4) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -123,11 +109,12 @@ int main(int argc, char** argv) {
                     case sep::none: break;
                     case sep::event: CK(cudaEventRecord(ev[3 * i + 2], s)); break;
                     case sep::wait_value:
-                        CU(cuStreamWaitValue32(s, reinterpret_cast<CUdeviceptr>(word), 0,
-                                               CU_STREAM_WAIT_VALUE_GEQ));
+                        CHECK_ZERO(cuStreamWaitValue32(s, reinterpret_cast<CUdeviceptr>(word), 0,
+                                                       CU_STREAM_WAIT_VALUE_GEQ));
                         break;
                     case sep::write_value:
-                        CU(cuStreamWriteValue32(s, reinterpret_cast<CUdeviceptr>(word), 0, 0));
+                        CHECK_ZERO(
+                            cuStreamWriteValue32(s, reinterpret_cast<CUdeviceptr>(word), 0, 0));
                         break;
                     case sep::spin1: spin<<<1, 32, 0, s>>>(1000); break;
                     case sep::spin5: spin<<<1, 32, 0, s>>>(5000); break;

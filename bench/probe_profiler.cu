@@ -25,14 +25,7 @@
 #include <utility>
 #include <vector>
 
-#define CK(x)                                                                   \
-    do {                                                                        \
-        auto r_ = (x);                                                          \
-        if (r_ != 0) {                                                          \
-            fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, (int)r_); \
-            std::exit(1);                                                       \
-        }                                                                       \
-    } while (0)
+#include "probe_check.hpp"
 
 __global__ void probe_vadd(const float* a, const float* b, float* c, unsigned n) {
     const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -124,49 +117,49 @@ struct profiler {
         user_range = user;
         capacity = ranges;
         CUpti_Profiler_Initialize_Params ip{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-        CK(cuptiProfilerInitialize(&ip));
+        CHECK_ZERO(cuptiProfilerInitialize(&ip));
         CUpti_Device_GetChipName_Params cn{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
         cn.deviceIndex = dev;
-        CK(cuptiDeviceGetChipName(&cn));
+        CHECK_ZERO(cuptiDeviceGetChipName(&cn));
         CUpti_Profiler_GetCounterAvailability_Params ca{
             CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
         ca.ctx = ctx;
-        CK(cuptiProfilerGetCounterAvailability(&ca));
+        CHECK_ZERO(cuptiProfilerGetCounterAvailability(&ca));
         std::vector<uint8_t> avail(ca.counterAvailabilityImageSize);
         ca.pCounterAvailabilityImage = avail.data();
-        CK(cuptiProfilerGetCounterAvailability(&ca));
+        CHECK_ZERO(cuptiProfilerGetCounterAvailability(&ca));
         CUpti_Profiler_Host_Initialize_Params hi{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
         hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
         hi.pChipName = cn.pChipName;
         hi.pCounterAvailabilityImage = avail.data();
-        CK(cuptiProfilerHostInitialize(&hi));
+        CHECK_ZERO(cuptiProfilerHostInitialize(&hi));
         host = hi.pHostObject;
         CUpti_Profiler_Host_ConfigAddMetrics_Params am{
             CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
         am.pHostObject = host;
         am.ppMetricNames = metrics.data();
         am.numMetrics = metrics.size();
-        CK(cuptiProfilerHostConfigAddMetrics(&am));
+        CHECK_ZERO(cuptiProfilerHostConfigAddMetrics(&am));
         CUpti_Profiler_Host_GetConfigImageSize_Params cs{
             CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
         cs.pHostObject = host;
-        CK(cuptiProfilerHostGetConfigImageSize(&cs));
+        CHECK_ZERO(cuptiProfilerHostGetConfigImageSize(&cs));
         config.resize(cs.configImageSize);
         CUpti_Profiler_Host_GetConfigImage_Params gi{
             CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
         gi.pHostObject = host;
         gi.pConfigImage = config.data();
         gi.configImageSize = config.size();
-        CK(cuptiProfilerHostGetConfigImage(&gi));
+        CHECK_ZERO(cuptiProfilerHostGetConfigImage(&gi));
         CUpti_Profiler_Host_GetNumOfPasses_Params np{
             CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
         np.pConfigImage = config.data();
         np.configImageSize = config.size();
-        CK(cuptiProfilerHostGetNumOfPasses(&np));
+        CHECK_ZERO(cuptiProfilerHostGetNumOfPasses(&np));
         fprintf(stderr, "chip %s, passes %zu\n", cn.pChipName, np.numOfPasses);
         CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
         en.ctx = ctx;
-        CK(cuptiRangeProfilerEnable(&en));
+        CHECK_ZERO(cuptiRangeProfilerEnable(&en));
         rp = en.pRangeProfilerObject;
         CUpti_RangeProfiler_GetCounterDataSize_Params ds{
             CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -175,7 +168,7 @@ struct profiler {
         ds.numMetrics = metrics.size();
         ds.maxNumOfRanges = ranges;
         ds.maxNumRangeTreeNodes = static_cast<uint32_t>(ranges);
-        CK(cuptiRangeProfilerGetCounterDataSize(&ds));
+        CHECK_ZERO(cuptiRangeProfilerGetCounterDataSize(&ds));
         data.resize(ds.counterDataSize);
         fprintf(stderr, "counter data %zu bytes for %zu ranges, config %zu bytes\n", data.size(),
                 ranges, config.size());
@@ -187,7 +180,7 @@ struct profiler {
         ci.pRangeProfilerObject = rp;
         ci.pCounterData = data.data();
         ci.counterDataSize = data.size();
-        CK(cuptiRangeProfilerCounterDataImageInitialize(&ci));
+        CHECK_ZERO(cuptiRangeProfilerCounterDataImageInitialize(&ci));
         CUpti_RangeProfiler_SetConfig_Params sc{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
         sc.pRangeProfilerObject = rp;
         sc.pConfig = config.data();
@@ -201,37 +194,37 @@ struct profiler {
         sc.minNestingLevel = 1;
         sc.passIndex = 0;
         sc.targetNestingLevel = 1;
-        CK(cuptiRangeProfilerSetConfig(&sc));
+        CHECK_ZERO(cuptiRangeProfilerSetConfig(&sc));
         CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
         st.pRangeProfilerObject = rp;
-        CK(cuptiRangeProfilerStart(&st));
+        CHECK_ZERO(cuptiRangeProfilerStart(&st));
     }
     void push() {
         CUpti_RangeProfiler_PushRange_Params p{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
         p.pRangeProfilerObject = rp;
         p.pRangeName = "t";
-        CK(cuptiRangeProfilerPushRange(&p));
+        CHECK_ZERO(cuptiRangeProfilerPushRange(&p));
     }
     void pop() {
         CUpti_RangeProfiler_PopRange_Params p{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
         p.pRangeProfilerObject = rp;
-        CK(cuptiRangeProfilerPopRange(&p));
+        CHECK_ZERO(cuptiRangeProfilerPopRange(&p));
     }
     // Every range's metric values, in range order, with their names.
     std::vector<std::pair<std::string, std::vector<double>>> end() {
         CUpti_RangeProfiler_Stop_Params sp{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         sp.pRangeProfilerObject = rp;
-        CK(cuptiRangeProfilerStop(&sp));
+        CHECK_ZERO(cuptiRangeProfilerStop(&sp));
         if (!sp.isAllPassSubmitted) fprintf(stderr, "not all passes submitted\n");
         CUpti_RangeProfiler_DecodeData_Params dd{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
         dd.pRangeProfilerObject = rp;
-        CK(cuptiRangeProfilerDecodeData(&dd));
+        CHECK_ZERO(cuptiRangeProfilerDecodeData(&dd));
         if (dd.numOfRangeDropped) fprintf(stderr, "%zu ranges dropped\n", dd.numOfRangeDropped);
         CUpti_RangeProfiler_GetCounterDataInfo_Params inf{
             CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
         inf.pCounterDataImage = data.data();
         inf.counterDataImageSize = data.size();
-        CK(cuptiRangeProfilerGetCounterDataInfo(&inf));
+        CHECK_ZERO(cuptiRangeProfilerGetCounterDataInfo(&inf));
         std::vector<std::pair<std::string, std::vector<double>>> out;
         for (size_t i = 0; i < inf.numTotalRanges; ++i) {
             CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri{
@@ -240,7 +233,7 @@ struct profiler {
             ri.counterDataImageSize = data.size();
             ri.rangeIndex = i;
             ri.rangeDelimiter = "/";
-            CK(cuptiRangeProfilerCounterDataGetRangeInfo(&ri));
+            CHECK_ZERO(cuptiRangeProfilerCounterDataGetRangeInfo(&ri));
             std::vector<double> v(metrics.size());
             CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{
                 CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
@@ -251,7 +244,7 @@ struct profiler {
             ev.numMetrics = metrics.size();
             ev.rangeIndex = i;
             ev.pMetricValues = v.data();
-            CK(cuptiProfilerHostEvaluateToGpuValues(&ev));
+            CHECK_ZERO(cuptiProfilerHostEvaluateToGpuValues(&ev));
             out.emplace_back(ri.rangeName ? ri.rangeName : "?", v);
         }
         return out;
@@ -261,18 +254,18 @@ struct profiler {
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "plain";
     const int reps = argc > 2 ? std::atoi(argv[2]) : 30;
-    CK(cudaSetDevice(0));
-    CK(cudaFree(0));
+    CHECK_ZERO(cudaSetDevice(0));
+    CHECK_ZERO(cudaFree(0));
     CUcontext ctx;
-    CK(cuCtxGetCurrent(&ctx));
+    CHECK_ZERO(cuCtxGetCurrent(&ctx));
     int l2 = 0;
-    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    CHECK_ZERO(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
     float4* fl;
     float* sink;
     const unsigned long long fl_n = (unsigned long long)l2 / sizeof(float4);
-    CK(cudaMalloc(&fl, fl_n * sizeof(float4)));
-    CK(cudaMemset(fl, 0, fl_n * sizeof(float4)));
-    CK(cudaMalloc(&sink, 4));
+    CHECK_ZERO(cudaMalloc(&fl, fl_n * sizeof(float4)));
+    CHECK_ZERO(cudaMemset(fl, 0, fl_n * sizeof(float4)));
+    CHECK_ZERO(cudaMalloc(&sink, 4));
     profiler p;
     const bool prof = mode != "plain";
     const char* idle_env = std::getenv("PROBE_IDLE_MS");
@@ -288,8 +281,8 @@ int main(int argc, char** argv) {
     const unsigned tlb_pages = static_cast<unsigned>((4ull << 30) / tlb_stride);
     char* tlb_buf = nullptr;
     if (tlb) {
-        CK(cudaMalloc(&tlb_buf, tlb_stride * tlb_pages));
-        CK(cudaMemset(tlb_buf, 0, tlb_stride * tlb_pages));
+        CHECK_ZERO(cudaMalloc(&tlb_buf, tlb_stride * tlb_pages));
+        CHECK_ZERO(cudaMemset(tlb_buf, 0, tlb_stride * tlb_pages));
     }
     const bool ccache = std::getenv("PROBE_CCACHE") != nullptr;
     // [16 code,] [tlb,] [constants,] flush, vadd
@@ -298,11 +291,11 @@ int main(int argc, char** argv) {
     for (int e = 14; e <= 28; e += 2) {
         const unsigned n = 1u << e;
         float *a, *b, *c;
-        CK(cudaMalloc(&a, n * 4ull));
-        CK(cudaMalloc(&b, n * 4ull));
-        CK(cudaMalloc(&c, n * 4ull));
-        CK(cudaMemset(a, 0, n * 4ull));
-        CK(cudaMemset(b, 0, n * 4ull));
+        CHECK_ZERO(cudaMalloc(&a, n * 4ull));
+        CHECK_ZERO(cudaMalloc(&b, n * 4ull));
+        CHECK_ZERO(cudaMalloc(&c, n * 4ull));
+        CHECK_ZERO(cudaMemset(a, 0, n * 4ull));
+        CHECK_ZERO(cudaMemset(b, 0, n * 4ull));
         const unsigned grid = (n + 255) / 256, grid4 = (n / 4 + 255) / 256;
         auto timed = [&] {  // PROBE_VEC4: one float4 a thread, as hone's vector_add VEC=4
             if (vec4)
@@ -313,16 +306,16 @@ int main(int argc, char** argv) {
                 probe_vadd<<<grid, 256>>>(a, b, c, n);
         };
         for (int w = 0; w < 5; ++w) timed();  // warm
-        CK(cudaDeviceSynchronize());
+        CHECK_ZERO(cudaDeviceSynchronize());
         std::vector<double> us;
         cudaEvent_t t0, t1;
-        CK(cudaEventCreate(&t0));
-        CK(cudaEventCreate(&t1));
+        CHECK_ZERO(cudaEventCreate(&t0));
+        CHECK_ZERO(cudaEventCreate(&t1));
         const auto w0 = std::chrono::steady_clock::now();
         if (prof) p.begin();
         for (int r = 0; r < reps; ++r) {
             if (idle_ms > 0) {
-                CK(cudaDeviceSynchronize());
+                CHECK_ZERO(cudaDeviceSynchronize());
                 std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));
             }
             if (icache) launch_bigcode(sink, std::make_integer_sequence<int, 16>{});
@@ -333,7 +326,7 @@ int main(int argc, char** argv) {
             timed();
             if (prof && p.user_range) p.pop();
         }
-        CK(cudaDeviceSynchronize());
+        CHECK_ZERO(cudaDeviceSynchronize());
         std::string names;
         if (prof) {
             // Auto ranges: each sample's kernels in launch order, probe_vadd last.
@@ -353,9 +346,9 @@ int main(int argc, char** argv) {
                mode.c_str(), e, reps, median(us), us.empty() ? 0 : *std::min_element(us.begin(), us.end()),
                us.size(), wall_ms, names.c_str());
         fflush(stdout);
-        CK(cudaFree(a));
-        CK(cudaFree(b));
-        CK(cudaFree(c));
+        CHECK_ZERO(cudaFree(a));
+        CHECK_ZERO(cudaFree(b));
+        CHECK_ZERO(cudaFree(c));
     }
     return 0;
 }
