@@ -8,7 +8,7 @@
 // size: N, launches, median us. PROBE_METRICS (comma-separated, default gpu__time_duration.sum)
 // adds metrics, printed as medians over the timed launches; PROBE_IDLE_MS leaves the GPU idle
 // that long before each flush and launch (as under Nsight Compute, which spends milliseconds
-// between the launches it profiles).
+// between the launches it profiles); PROBE_GAP_MS idles between the flush and the launch.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti_profiler_host.h>
@@ -270,6 +270,10 @@ int main(int argc, char** argv) {
     const bool prof = mode != "plain";
     const char* idle_env = std::getenv("PROBE_IDLE_MS");
     const int idle_ms = idle_env ? std::atoi(idle_env) : 0;
+    // PROBE_GAP_MS: idle that long between the flush (and evictions) and the timed kernel, so
+    // that the timed kernel, not the flush, meets SMs that have been idle.
+    const char* gap_env = std::getenv("PROBE_GAP_MS");
+    const int gap_ms = gap_env ? std::atoi(gap_env) : 0;
     const bool icache = std::getenv("PROBE_ICACHE") != nullptr;
     const bool vec4 = std::getenv("PROBE_VEC4") != nullptr;
     const bool tlb = std::getenv("PROBE_TLB") != nullptr;
@@ -322,6 +326,10 @@ int main(int argc, char** argv) {
             if (tlb) probe_tlb<<<264, 256>>>(tlb_buf, tlb_stride, tlb_pages, sink);
             if (ccache) probe_ccache<<<264, 256>>>(sink);
             probe_flush<<<264, 512>>>(fl, fl_n, sink);
+            if (gap_ms > 0) {
+                CHECK_ZERO(cudaDeviceSynchronize());
+                std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
+            }
             if (prof && p.user_range) p.push();
             timed();
             if (prof && p.user_range) p.pop();
