@@ -121,15 +121,7 @@ void engine::build_prefixes() {
                 p[d] = v;
                 slots[d] = model_->value_slot(d, v);
                 int pv = pending;
-                bool ok = true;
-                for (uint32_t c : plan_.checks[prefix_depth_]) {
-                    const verdict r = model_->check(c, p, slots.data());
-                    if (r == verdict::fail) {
-                        ok = false;
-                        break;
-                    }
-                    pv += r == verdict::error;
-                }
+                const bool ok = passes(prefix_depth_, p, slots.data(), &pv);
                 if (!ok) continue;
                 next.push_back(prefixes_[i] * card + v);
                 next_pending.push_back(static_cast<uint8_t>(std::min(pv, 255)));
@@ -180,11 +172,7 @@ bool engine::trial(std::mt19937_64& rng, point& p, slot_value* slots,
         p[d] = v;
         slots[d] = model_->value_slot(d, v);
         if (reach) ++(*reach)[l];
-        for (uint32_t c : plan_.checks[l]) {
-            const verdict r = model_->check(c, p, slots);
-            if (r == verdict::fail) return false;
-            pending += r == verdict::error;
-        }
+        if (!passes(l, p, slots, &pending)) return false;
     }
     for (uint32_t d : plan_.free) p[d] = static_cast<uint32_t>(draw_below(rng, model_->card(d)));
     return pending == 0 || model_->admits(p);
@@ -287,15 +275,7 @@ std::optional<std::vector<Code>> engine::enumerate() const {
             slots[d] = model_->value_slot(d, v);
             if (++nodes > lim_.max_nodes) return std::nullopt;
             int pv = pend[l];
-            bool ok = true;
-            for (uint32_t c : plan_.checks[l]) {
-                const verdict r = model_->check(c, p, slots.data());
-                if (r == verdict::fail) {
-                    ok = false;
-                    break;
-                }
-                pv += r == verdict::error;
-            }
+            const bool ok = passes(l, p, slots.data(), &pv);
             if (!ok) {
                 ++idx[l];
                 continue;
@@ -364,15 +344,7 @@ std::optional<point> engine::find(const std::vector<std::optional<uint32_t>>& fi
             p[d] = idx[l];
             slots[d] = model_->value_slot(d, idx[l]);
             int pv = pend[l];
-            bool ok = true;
-            for (uint32_t c : plan_.checks[l]) {
-                const verdict r = model_->check(c, p, slots.data());
-                if (r == verdict::fail) {
-                    ok = false;
-                    break;
-                }
-                pv += r == verdict::error;
-            }
+            const bool ok = passes(l, p, slots.data(), &pv);
             if (ok && l + 1 == levels && leaf(pv)) return p;
             if (!ok || l + 1 == levels) {
                 ++idx[l];

@@ -73,6 +73,16 @@ class engine {
     // false constraint. `reach[l]` counts draws that got to level l.
     bool trial(std::mt19937_64& rng, point& p, slot_value* slots,
                std::vector<uint64_t>* reach) const;
+    // The constraints decided at level l, on p: false at the first that fails; those that
+    // could not be evaluated (reported once the configuration is whole) add to *pending.
+    bool passes(std::size_t l, const point& p, const slot_value* slots, int* pending) const {
+        for (uint32_t c : plan_.checks[l]) {
+            const verdict r = model_->check(c, p, slots);
+            if (r == verdict::fail) return false;
+            *pending += r == verdict::error;
+        }
+        return true;
+    }
 
     engine_limits lim_;
     std::unique_ptr<constraint_model> model_;
