@@ -117,6 +117,24 @@ slot_value to_slot(const value& v, string_table& strings) {
     return s;
 }
 
+namespace {
+
+// An evaluation's result as a slot. Operators and functions never make strings: a string
+// result comes from a constant, already in the table (looked up, not added).
+slot_value result_slot(const value& v, string_table& strings) {
+    if (const auto* s = std::get_if<std::string>(&v)) {
+        const uint32_t* id = strings.find(*s);
+        if (!id) throw std::logic_error("compiled expression: a string that is in no table");
+        slot_value out;
+        out.i = *id;
+        out.kind = slot_value::string;
+        return out;
+    }
+    return to_slot(v, strings);
+}
+
+}  // namespace
+
 value from_slot(const slot_value& s, const string_table& strings) {
     switch (s.kind) {
         case slot_value::integer:
@@ -237,16 +255,7 @@ slot_value compiled_expression::fallback(const slot_value* slots) const {
     bindings scope = fallback_constants_;
     for (std::size_t i = 0; i < fallback_names_.size(); ++i)
         scope[fallback_names_[i]] = from_slot(slots[i], *strings_);
-    const value v = expr_.eval(scope);
-    if (const auto* s = std::get_if<std::string>(&v)) {
-        const uint32_t* id = strings_->find(*s);
-        if (!id) throw std::logic_error("compiled expression: a string that is in no table");
-        slot_value out;
-        out.i = *id;
-        out.kind = slot_value::string;
-        return out;
-    }
-    return to_slot(v, *strings_);
+    return result_slot(expr_.eval(scope), *strings_);
 }
 
 slot_value compiled_expression::eval_slot(const slot_value* slots) const {
@@ -262,18 +271,7 @@ slot_value compiled_expression::eval_slot(const slot_value* slots) const {
     const source_pos& base = expr_.pos();
     auto at = [&](const instr& in) { return site{base, text, *static_cast<const node*>(in.n)}; };
     auto value_of = [&](const slot_value& s) { return from_slot(s, *strings_); };
-    auto slot_of = [&](const value& v) {
-        // Operators and functions never make strings: a string result comes from a constant.
-        if (const auto* s = std::get_if<std::string>(&v)) {
-            const uint32_t* id = strings_->find(*s);
-            if (!id) throw std::logic_error("compiled expression: a string that is in no table");
-            slot_value out;
-            out.i = *id;
-            out.kind = slot_value::string;
-            return out;
-        }
-        return to_slot(v, *strings_);
-    };
+    auto slot_of = [&](const value& v) { return result_slot(v, *strings_); };
     auto truth = [&](const slot_value& v, const instr& in, const char* what) {
         if (v.int_like()) return v.i != 0;
         return expr_detail::truth_of(value_of(v), at(in), what);
