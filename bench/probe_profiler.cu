@@ -68,6 +68,13 @@ __global__ void probe_tlb(const char* p, unsigned long long stride, unsigned pag
 // 64 KiB of constant memory read by every warp of 2 blocks an SM, so that the constant caches
 // (the kernel's parameters among them) keep nothing of the timed kernel (PROBE_CCACHE=1).
 __constant__ float probe_const[16384];
+// One read of each pointer (through L2, not L1): refills the translation caches for the pages
+// read, and little else.
+__global__ void probe_touch(const float* p, const float* q, const float* r, float* sink) {
+    float v = __ldcg(p) + (q ? __ldcg(q) : 0.f) + (r ? __ldcg(r) : 0.f);
+    if (v == 12345.f) *sink = v;
+}
+
 __global__ void probe_ccache(float* sink) {
     float acc = 0;
     for (unsigned i = (threadIdx.x / 32) * 8; i < 16384; i += 8 * (blockDim.x / 32))
@@ -188,7 +195,8 @@ struct profiler {
         sc.pCounterDataImage = data.data();
         sc.counterDataImageSize = data.size();
         sc.range = user_range ? CUPTI_UserRange : CUPTI_AutoRange;
-        sc.replayMode = CUPTI_UserReplay;
+        // PROBE_KREPLAY: CUPTI's kernel replay (as Nsight Compute replays), else user replay.
+        sc.replayMode = std::getenv("PROBE_KREPLAY") ? CUPTI_KernelReplay : CUPTI_UserReplay;
         sc.maxRangesPerPass = capacity;
         sc.numNestingLevels = 1;
         sc.minNestingLevel = 1;
@@ -289,8 +297,40 @@ int main(int argc, char** argv) {
         CHECK_ZERO(cudaMemset(tlb_buf, 0, tlb_stride * tlb_pages));
     }
     const bool ccache = std::getenv("PROBE_CCACHE") != nullptr;
+    // PROBE_UNMAP=before|after: map and unmap 2 MiB of device memory (the VMM API) before or
+    // after the flush, each sample: the driver must invalidate the GPU's translation caches on an
+    // unmap, which no kernel can do (probe_tlb only evicts what a kernel's reads reach).
+    const char* unmap_env = std::getenv("PROBE_UNMAP");
+    const std::string unmap = unmap_env ? unmap_env : "";
+    CUmemGenericAllocationHandle vm_handle{};
+    CUdeviceptr vm_va = 0;
+    size_t vm_size = 0;
+    if (!unmap.empty()) {
+        CUmemAllocationProp prop{};
+        prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        prop.location.id = 0;
+        CHECK_ZERO(cuMemGetAllocationGranularity(&vm_size, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+        CHECK_ZERO(cuMemCreate(&vm_handle, vm_size, &prop, 0));
+        CHECK_ZERO(cuMemAddressReserve(&vm_va, vm_size, 0, 0, 0));
+    }
+    auto map_unmap = [&] {
+        CHECK_ZERO(cudaDeviceSynchronize());
+        CHECK_ZERO(cuMemMap(vm_va, vm_size, 0, vm_handle, 0));
+        CUmemAccessDesc acc{};
+        acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        acc.location.id = 0;
+        acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        CHECK_ZERO(cuMemSetAccess(vm_va, vm_size, &acc, 1));
+        CHECK_ZERO(cuMemUnmap(vm_va, vm_size));
+    };
     // [16 code,] [tlb,] [constants,] flush, vadd
-    const size_t per_sample = (icache ? 18 : 2) + (tlb ? 1 : 0) + (ccache ? 1 : 0);
+    // PROBE_TOUCH=far|abc (after PROBE_UNMAP=after): one read of the flush buffer, or of each of
+    // the timed kernel's buffers, between the invalidation and the timed launch.
+    const char* touch_env = std::getenv("PROBE_TOUCH");
+    const std::string touch = touch_env ? touch_env : "";
+    const size_t per_sample =
+        (icache ? 18 : 2) + (tlb ? 1 : 0) + (ccache ? 1 : 0) + (touch.empty() ? 0 : 1);
     if (prof) p.init(ctx, 0, per_sample * reps + 2, mode == "userrange");
     for (int e = 14; e <= 28; e += 2) {
         const unsigned n = 1u << e;
@@ -325,7 +365,13 @@ int main(int argc, char** argv) {
             if (icache) launch_bigcode(sink, std::make_integer_sequence<int, 16>{});
             if (tlb) probe_tlb<<<264, 256>>>(tlb_buf, tlb_stride, tlb_pages, sink);
             if (ccache) probe_ccache<<<264, 256>>>(sink);
+            if (unmap == "before") map_unmap();
             probe_flush<<<264, 512>>>(fl, fl_n, sink);
+            if (unmap == "after") map_unmap();
+            if (touch == "far")
+                probe_touch<<<1, 1>>>(reinterpret_cast<const float*>(fl + fl_n / 2), nullptr, nullptr, sink);
+            else if (touch == "abc")
+                probe_touch<<<1, 1>>>(a, b, c, sink);
             if (gap_ms > 0) {
                 CHECK_ZERO(cudaDeviceSynchronize());
                 std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
