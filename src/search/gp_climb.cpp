@@ -69,9 +69,13 @@ class gp_climb final : public search_base {
             stepping.push_back(&c);
         }
         const std::size_t evaluated = history_.size() + pending_.size();
-        if (!steps.empty() && n > steps.size() && evaluated >= start_ && evaluated < until_ &&
+        // The model's turn: the room the steps leave, or, asked for fewer than the steps ready
+        // (a window of one), the one slot, the steps waiting for the next call.
+        const std::size_t room =
+            n > steps.size() ? std::min(n - steps.size(), std::max(batch_, steps.size())) : 1;
+        if (!steps.empty() && evaluated >= start_ && evaluated < until_ &&
             model_count_ < climb_count_)
-            propose_from_model(std::min(n - steps.size(), std::max(batch_, steps.size())), out);
+            propose_from_model(room, out);
         for (std::size_t i = 0; i < steps.size(); ++i) {
             if (out.size() < n && take(steps[i], out)) {
                 ++climb_count_;

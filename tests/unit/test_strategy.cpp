@@ -231,6 +231,37 @@ TEST_CASE("strategies steer around a failing region and keep going when everythi
     }
 }
 
+TEST_CASE("gp_climb asked for one configuration at a time still proposes from its model") {
+    // A descent proposes only neighbours (one value one step away) of points it has seen, and on
+    // a bowl it restarts only at the optimum. Any other proposal before the optimum is the
+    // model's: a caller with a window of one (the tuner refills one slot at a time) gets them
+    // too (until the fix, such a caller got none: the descent's step took the one slot).
+    const grid g({16, 16, 16, 16}, [](const point&) { return true; });
+    const auto f = bowl({15, 15, 15, 15});
+    const auto adjacent = [](const point& a, const point& b) {
+        int steps = 0, apart = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const int d = std::abs(static_cast<int>(a[i]) - static_cast<int>(b[i]));
+            apart += d > 0;
+            steps += d;
+        }
+        return apart == 1 && steps == 1;
+    };
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        CAPTURE(seed);
+        auto st = make("gp_climb", g, seed, 1000);
+        const run_result r = drive(*st, g, f, 1, 40);
+        REQUIRE(r.order.size() == 40);
+        int model = 0;  // up to the optimum: no restart before it
+        for (std::size_t i = 1; i < r.order.size() && *f(r.order[i - 1]) > 1.0; ++i) {
+            bool near = false;
+            for (std::size_t j = 0; j < i && !near; ++j) near = adjacent(r.order[i], r.order[j]);
+            model += !near;
+        }
+        CHECK(model >= 3);  // 14, 20 and 17 with the fix; 0 before it
+    }
+}
+
 TEST_CASE("points observed before proposing (resume) are never proposed") {
     const grid g = constrained_grid();
     const auto f = bowl({4, 1, 3, 2});
