@@ -104,7 +104,7 @@ for phase in $phases; do
       done
       ;;
     w12)  # issue 12: the previous build ($B/hone_prev) and this one, warm cache, alternated,
-          # 3 runs each, on the 192- and 576-configuration vector_add spaces at 2^16 and 2^24
+          # 3 runs each (W12_RUNS), on the 192- and 576-configuration vector_add spaces at 2^16 and 2^24
           # (timer auto; W12_TIMERS="events cupti": this build also with those timers)
       prev=""
       if [ -x "$B/hone_prev" ]; then prev="$B/hone_prev"; else echo "w12: no $B/hone_prev: this build only"; fi
@@ -116,7 +116,7 @@ for phase in $phases; do
           done
         done
       done
-      for i in 1 2 3; do
+      for i in $(seq ${W12_RUNS:-3}); do
         for n in 65536 16777216; do
           for sp in 192 576; do
             cfg=configs/vector_add.yaml

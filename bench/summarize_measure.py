@@ -17,7 +17,7 @@ import sys
 
 SPACES = (("192", "configs/vector_add_192.yaml"), ("576", "configs/vector_add.yaml"))
 SIZES = ((65536, "2^16"), (16777216, "2^24"))
-RUNS = (1, 2, 3)
+RUNS = range(1, 21)  # as many as ran (W12_RUNS), up to 20
 
 
 def load(out, label):
@@ -177,8 +177,10 @@ def w12_tables(out):
                 n_samples = med([med([x["timing"]["n"] for x in timed(r)]) for r in rs])
                 setup = rs[0]["time"].get("setup", {})
                 rows.append([space, nname, bname, f"{med([x['wall_s'] for x in t]):.2f}",
+                             str(len(rs)) + ": " + ", ".join(f"{x['wall_s']:.2f}" for x in t),
                              fmt2(med([r.get('process_wall_s') for r in rs])),
                              f"{med([x['setup_s'] for x in t]):.2f}",
+                             f"{med([x.get('setup', {}).get('session_start_s') for x in t]):.3f}",
                              f"{med([x['gpu_s'] for x in t]):.2f}",
                              f"{med([x['gpu_busy_s'] for x in t]):.2f}",
                              f"{med([gpu_work(r, 'warmup_s') for r in rs]):.2f}",
@@ -207,9 +209,9 @@ def w12_tables(out):
                     ties += bool(x and ref and (x["key"] == ref["key"] or overlaps(x, ref)))
                 stab_rows.append([space, nname, bname, f"{len(set(keys))} of {len(keys)}",
                                   f"{ties} of {len(keys)}", "; ".join(keys)])
-    table(["space", "N", "build", "wall s", "process wall s", "setup s", "GPU work s", "GPU busy s", "warm-up s",
-           "samples s", "median samples", "not converged", "timer", "clock MHz / s"], rows,
-          "This build against the previous one (warm cache, alternated, median of 3)")
+    table(["space", "N", "build", "wall s", "runs: wall s", "process wall s", "setup s", "of which session start s",
+           "GPU work s", "GPU busy s", "warm-up s", "samples s", "median samples", "not converged", "timer",
+           "clock MHz / s"], rows, "This build against the previous one (warm cache, alternated, median of the runs)")
     table(["space", "N", "runs", "config medians: median ratio (p10 .. p90)", "best of the first (µs)",
            "best of the second (µs)", "same best or a tie"], cmp_rows)
     table(["space", "N", "build", "distinct bests", "runs whose best is run 1's or ties with it "

@@ -7,6 +7,7 @@
 
 #include <charconv>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -94,6 +95,10 @@ std::vector<worker_role> hone_worker_roles() {
         {"compile", [](int fd, const worker_args&) { serve_compiles(fd); }},
         {"gpu",
          [](int fd, const worker_args& a) {
+             // The session queues everything on one stream, which needs one hardware work
+             // queue; the driver makes 8 by default, and they cost context creation time (H100:
+             // 119 ms with 8, 59 ms with 1; bench/probe_init.sh). A value set by the user stays.
+             ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
              const int ordinal = a.device;
              serve_session(fd, [ordinal] { return make_in_process_session(ordinal); });
          }},
