@@ -6,7 +6,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${PROBE_BIN:-/tmp/probe_init}
 nvcc -O2 -o "$bin" "$here/probe_init.cpp" -lcuda
 variants=("" "CUDA_DEVICE_MAX_CONNECTIONS=1" "CUDA_DEVICE_MAX_CONNECTIONS=2" "CUDA_MODULE_LOADING=EAGER"
-          "PROBE_CTX_FLAGS=4" "CUDA_DEVICE_MAX_CONNECTIONS=1 PROBE_CTX_FLAGS=4")
+          "PROBE_CTX_FLAGS=4" "CUDA_DEVICE_MAX_CONNECTIONS=1 PROBE_CTX_FLAGS=4"
+          "CUDA_SCALE_LAUNCH_QUEUES=0.25x" "CUDA_DEVICE_MAX_CONNECTIONS=1 CUDA_SCALE_LAUNCH_QUEUES=0.25x")
 log=$(mktemp)
 for round in 1 2 3 4 5 6 7; do
   for i in "${!variants[@]}"; do
