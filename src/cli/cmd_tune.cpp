@@ -12,6 +12,7 @@
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
+#include "driver/cuda_api.hpp"
 #include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
@@ -130,6 +131,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
     tune_options opt;
     opt.device = a.device;
     opt.isolated = !a.in_process;
+    if (a.in_process) cu::prefer_one_work_queue();  // this process runs the session
     opt.fresh = a.fresh;
     opt.retry_failed = a.retry_failed;
     opt.jobs = a.jobs;

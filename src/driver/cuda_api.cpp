@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <exception>
 #include <string>
 
@@ -96,6 +97,10 @@ const api& driver() {
     static const loaded l = load();  // thread-safe, once
     if (l.failure) std::rethrow_exception(l.failure);
     return l.functions;
+}
+
+void prefer_one_work_queue() {
+    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
 }
 
 void check(CUresult r, const char* what) {

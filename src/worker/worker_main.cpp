@@ -7,13 +7,13 @@
 
 #include <charconv>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string_view>
 
 #include "compile/compile_worker.hpp"
+#include "driver/cuda_api.hpp"
 #include "hone/gpu.hpp"
 #include "hone/record.hpp"
 #include "worker/serve_session.hpp"
@@ -95,10 +95,7 @@ std::vector<worker_role> hone_worker_roles() {
         {"compile", [](int fd, const worker_args&) { serve_compiles(fd); }},
         {"gpu",
          [](int fd, const worker_args& a) {
-             // The session queues everything on one stream, which needs one hardware work
-             // queue; the driver makes 8 by default, and they cost context creation time (H100:
-             // 119 ms with 8, 59 ms with 1; bench/probe_init.sh). A value set by the user stays.
-             ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
+             cu::prefer_one_work_queue();
              const int ordinal = a.device;
              serve_session(fd, [ordinal] { return make_in_process_session(ordinal); });
          }},

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hone/device_attrs.hpp"
+#include "driver/cuda_api.hpp"
 #include "driver/driver.hpp"
 #include "hone/gpu.hpp"
 #include "hone/status.hpp"
@@ -182,4 +183,21 @@ TEST_CASE("the toolkit's stub libcuda counts as no driver") {
     const std::string cmd = "HONE_EXPECT_STUB=1 LD_LIBRARY_PATH=" + stubs + " '" + self +
                             "' -tc='without a driver*' > /dev/null";
     CHECK(std::system(cmd.c_str()) == 0);
+}
+
+TEST_CASE("hone's own GPU processes ask for one hardware work queue, unless told otherwise") {
+    const char* name = "CUDA_DEVICE_MAX_CONNECTIONS";
+    const char* before = std::getenv(name);
+    const std::string saved = before ? before : "";
+    ::unsetenv(name);
+    cu::prefer_one_work_queue();
+    REQUIRE(std::getenv(name) != nullptr);
+    CHECK(std::string(std::getenv(name)) == "1");
+    ::setenv(name, "4", 1);  // the user's choice stays
+    cu::prefer_one_work_queue();
+    CHECK(std::string(std::getenv(name)) == "4");
+    if (before)
+        ::setenv(name, saved.c_str(), 1);
+    else
+        ::unsetenv(name);
 }
