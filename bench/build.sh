@@ -9,6 +9,7 @@ nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/baselines.cu" -o "
 nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/probe_flush.cu" -o "$out/probe_flush" -lcuda
 nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/probe_clocks.cu" -o "$out/probe_clocks"
 nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/probe_pipeline.cu" -o "$out/probe_pipeline" -lcuda
+nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/probe_init.cpp" -o "$out/probe_init" -lcuda
 cuda_lib=$(dirname "$(command -v nvcc)")/../lib64
 nvcc -arch=sm_90 -O3 -std=c++17 -Xcompiler -Wall "$root/bench/probe_profiler.cu" -o "$out/probe_profiler" \
   -L"$cuda_lib" -lcupti -lcuda

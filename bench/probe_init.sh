@@ -2,13 +2,12 @@
 # CUDA start-up in fresh processes under environment variants (bench/probe_init.cpp); 7 runs
 # each, interleaved. Prints each run's line and each variant's medians.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-bin=${PROBE_BIN:-/tmp/probe_init}
-nvcc -O2 -o "$bin" "$here/probe_init.cpp" -lcuda
+bin=${HONE_BIN_DIR:-.carry}/probe_init  # bench/build.sh .carry (scripts/carry.sh runs it)
 variants=("" "CUDA_DEVICE_MAX_CONNECTIONS=1" "CUDA_DEVICE_MAX_CONNECTIONS=2" "CUDA_MODULE_LOADING=EAGER"
           "PROBE_CTX_FLAGS=4" "CUDA_DEVICE_MAX_CONNECTIONS=1 PROBE_CTX_FLAGS=4"
           "CUDA_SCALE_LAUNCH_QUEUES=0.25x" "CUDA_DEVICE_MAX_CONNECTIONS=1 CUDA_SCALE_LAUNCH_QUEUES=0.25x")
 log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 for round in 1 2 3 4 5 6 7; do
   for i in "${!variants[@]}"; do
     line=$(env ${variants[$i]} "$bin")
