@@ -93,6 +93,7 @@ int run_show(const show_args& a) {
         t.top = a.all ? 0 : a.top;
         t.by = stored_rank_by(id);
         fmt::print("{}\n", best_table(records, t));
+        if (const std::string f = failure_table(records, t); !f.empty()) fmt::print("{}\n", f);
     }
     if (a.json) {
         std::cout << out.dump(2) << "\n";
@@ -134,7 +135,7 @@ Examples:
   hone show configs/vector_add.db --where "VEC=4,status=ok" --json)");
     c->add_option("db", a->db, "Results database")->required();
     c->add_option("--top", a->top, "Rows per run (default 10)");
-    c->add_flag("--all", a->all, "Every ranked row");
+    c->add_flag("--all", a->all, "Every row: every ranked result and every failure");
     c->add_option("--run", a->run, "Only this run: its number or the first characters of its id");
     c->add_flag("--all-runs", a->all_runs, "Superseded runs too, oldest first");
     c->add_option("--where", a->where, "Filter, e.g. \"BLOCK>=256,status=ok\"");

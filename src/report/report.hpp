@@ -42,6 +42,10 @@ struct table_options {
 // newline; "no configuration has a timing\n" when nothing ranks.
 std::string best_table(const std::vector<eval_record>& records, const table_options& opt);
 
+// The records without a timing (failures), in store order: params, status and the first line of
+// the message, at most opt.top rows (0 = all). "" when every record has a timing.
+std::string failure_table(const std::vector<eval_record>& records, const table_options& opt);
+
 // "576 configurations: 560 ok, 8 not_converged, 8 compile_error" (statuses in enum order).
 std::string status_summary(const std::vector<eval_record>& records);
 

@@ -164,4 +164,28 @@ std::string best_table(const std::vector<eval_record>& records, const table_opti
     return out;
 }
 
+std::string failure_table(const std::vector<eval_record>& records, const table_options& opt) {
+    std::vector<const eval_record*> failed;
+    for (const auto& r : records)
+        if (!has_timing(r.st)) failed.push_back(&r);
+    if (failed.empty()) return "";
+    const std::size_t rows = opt.top == 0 ? failed.size() : std::min(opt.top, failed.size());
+    const auto names = names_of(records, opt);
+    std::vector<column> cols;
+    for (const auto& n : names) cols.push_back({n, !is_text_param(*failed.front(), n)});
+    cols.push_back({"status", false});
+    cols.push_back({"message (first line)", false});
+    for (std::size_t i = 0; i < rows; ++i) {
+        const eval_record& r = *failed[i];
+        std::size_t c = 0;
+        for (; c < names.size(); ++c) cols[c].cells.push_back(param_cell(r, cols[c].header));
+        cols[c++].cells.push_back(status_name(r.st));
+        // One line a row: the first line of the message, shortened to keep the table readable.
+        cols[c].cells.push_back(truncate_text(r.message.substr(0, r.message.find('\n')), 100));
+    }
+    std::string out = fmt::format("not ranked (no timing): {}\n", failed.size()) + render(cols);
+    if (rows < failed.size()) out += fmt::format("({} more: --all lists every one)\n", failed.size() - rows);
+    return out;
+}
+
 }  // namespace hone

@@ -145,6 +145,26 @@ TEST_CASE("best table: chosen columns, fallbacks to ptxas, and nothing to rank")
     CHECK(best_table({failed(1, status::timeout)}, {}) == "no configuration has a timing\n");
 }
 
+TEST_CASE("failure table lists the records without a timing, in store order") {
+    auto records = sample_run();
+    records[2].message = "nvrtc: error: expected a ';'\nline two";
+    table_options opt;
+    opt.top = 1;
+    const auto lines = lines_of(failure_table(records, opt));
+    REQUIRE(lines.size() == 5);
+    CHECK(lines[0] == "not ranked (no timing): 2");
+    CHECK(lines[1] == "BLOCK  MEM     status         message (first line)");
+    CHECK(lines[3] == "   16  device  compile_error  nvrtc: error: expected a ';'");
+    CHECK(lines[4] == "(1 more: --all lists every one)");
+    opt.top = 0;
+    const auto all = lines_of(failure_table(records, opt));
+    REQUIRE(all.size() == 5);
+    CHECK(all[4].find("wrong_result") != std::string::npos);
+    records.erase(records.begin() + 4);
+    records.erase(records.begin() + 2);
+    CHECK(failure_table(records, opt).empty());
+}
+
 TEST_CASE("status summary counts in status order") {
     CHECK(status_summary(sample_run()) ==
           "6 configurations: 3 ok, 1 not_converged, 1 compile_error, 1 wrong_result");
