@@ -289,12 +289,14 @@ replay_result replay(const recorded_space& space, const replay_options& o) {
     const double n = static_cast<double>(r.seeds.size());
     for (std::size_t l = 0; l < replay_levels.size(); ++l) {
         std::vector<std::optional<double>> evals, times;
+        std::size_t reached = 0;
         for (const auto& s : r.seeds) {
             evals.push_back(s.evals_to[l] ? std::optional(static_cast<double>(*s.evals_to[l]))
                                           : std::nullopt);
             times.push_back(s.time_to_s[l]);
-            r.reached[l] += s.evals_to[l] ? 1.0 / n : 0.0;
+            reached += s.evals_to[l] ? 1 : 0;
         }
+        r.reached[l] = static_cast<double>(reached) / n;  // counted, then divided: exact shares
         r.median_evals_to[l] = median_of(evals);
         r.median_time_to_s[l] = median_of(times);
     }
@@ -302,11 +304,13 @@ replay_result replay(const recorded_space& space, const replay_options& o) {
     for (const auto& s : r.seeds) sims.push_back(s.simulated_s);
     r.median_simulated_s = median_of(sims).value_or(0);
     for (std::size_t c = 0; c < replay_checkpoints.size(); ++c) {
+        std::size_t within = 0;
         for (const auto& s : r.seeds) {
             if (s.relative.empty()) continue;
             const std::size_t at = std::min(replay_checkpoints[c], s.relative.size()) - 1;
-            r.within_95_at[c] += s.relative[at] >= 0.95 - 1e-12 ? 1.0 / n : 0.0;
+            within += s.relative[at] >= 0.95 - 1e-12 ? 1 : 0;
         }
+        r.within_95_at[c] = static_cast<double>(within) / n;
     }
     return r;
 }

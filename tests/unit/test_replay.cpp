@@ -142,6 +142,13 @@ TEST_CASE("replay: medians and shares across seeds") {
     CHECK(r.median_evals_to[2].has_value());
     CHECK(at_most_two > 0);
     CHECK(at_most_two < 7);
+
+    // Shares are counts over seeds: ten seeds that all get there make exactly 1, not a sum of
+    // ten 0.1s (0.9999999999999999 in the JSON).
+    o.seeds = 10;
+    const replay_result ten = replay(space, o);
+    CHECK(ten.reached[2] == 1.0);
+    CHECK(ten.within_95_at[0] == 1.0);
 }
 
 TEST_CASE("replay of a hone database, and one with several runs") {
@@ -216,6 +223,15 @@ TEST_CASE("hone replay --json: one object with the summary and a seeds array") {
     const auto jf = nlohmann::json::parse(f.out);
     CHECK(jf["seeds"][0]["best_so_far"] == nlohmann::json::parse("[null, 2.0]"));
 
+    // A checkpoint is reported where the budget reached it, or where the budget covered the whole
+    // space before it: 3 evaluations of a 4-configuration space say nothing about 100.
+    CHECK(j["summary"]["within_95_at"].empty());
+    const auto whole = run_cli(dir, "replay " + dir.file("four.json") +
+                                        " --strategy exhaustive --seeds 1 --max-evals 4 --json");
+    REQUIRE(whole.rc == 0);
+    CHECK(nlohmann::json::parse(whole.out)["summary"]["within_95_at"] ==
+          nlohmann::json::parse(R"({"100": 1.0, "200": 1.0, "500": 1.0, "1000": 1.0})"));
+
     const auto text = run_cli(dir, "replay " + dir.file("four.json") + " --strategy genetic --seeds 3");
     CHECK(text.rc == 0);
     CHECK(text.out.find("seeds within 95%") != std::string::npos);
@@ -244,7 +260,8 @@ TEST_CASE("hone replay refuses bad input with exit code 2 and says why") {
         {ok + " --strategy genetic --option population=x", "expected a number"},
         {ok + " --strategy random --option x=1", "takes no options"},
         {ok + " --max-evals 0", "at least 1 evaluation"},
-        {ok + " --seeds 0", "at least 1 seed"},
+        {ok + " --seeds 0", "expected 1 to 100000 seeds, got 0"},
+        {ok + " --seeds 100001", "expected 1 to 100000 seeds, got 100001"},
         {ok + " --window 0", "at least 1"},
         {ok + " --identity 2", "is a Kernel Tuner cache"},
         {dir.file("damaged.json"), "damaged.json"},
