@@ -85,7 +85,8 @@ int run_replay(const replay_args& a) {
     replay_options o;
     o.setup = read_setup(a);
     if (a.seeds < 1 || a.seeds > max_seeds)
-        throw input_error({"--seeds", 0, 0}, fmt::format("expected 1 to {} seeds, got {}", max_seeds, a.seeds));
+        throw input_error({"--seeds", 0, 0},
+                          fmt::format("expected 1 to {} seeds, got {}", max_seeds, a.seeds));
     if (a.window < 1) throw input_error({"--window", 0, 0}, "at least 1");
     o.seeds = a.seeds;
     o.window = static_cast<std::size_t>(a.window);
@@ -122,7 +123,6 @@ int run_replay(const replay_args& a) {
         sum["median_simulated_s"] = r.median_simulated_s;
         nlohmann::ordered_json within = nlohmann::ordered_json::object();
         for (std::size_t c = 0; c < replay_checkpoints.size(); ++c) {
-            // Only where the budget reached the checkpoint (or the space ended before it).
             if (checkpoint_reached(replay_checkpoints[c], a.max_evals, space.points.size()))
                 within[std::to_string(replay_checkpoints[c])] = r.within_95_at[c];
         }

@@ -90,7 +90,9 @@ void print_failures(const std::vector<eval_record>& records, const std::string& 
     for (const auto& rec : records) {
         if (has_timing(rec.st)) continue;
         const int n = shown[rec.st]++;
-        if (n == per_status) fmt::print("  {:<15} ... (hone show {} --where status={} --all)\n", status_name(rec.st), db, status_name(rec.st));
+        if (n == per_status)
+            fmt::print("  {:<15} ... (hone show {} --where status={} --all)\n", status_name(rec.st),
+                       db, status_name(rec.st));
         if (n >= per_status) continue;
         std::string msg = rec.message.substr(0, rec.message.find('\n'));
         if (msg.size() > 100) msg = msg.substr(0, 97) + "...";

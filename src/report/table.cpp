@@ -184,7 +184,8 @@ std::string failure_table(const std::vector<eval_record>& records, const table_o
         cols[c].cells.push_back(truncate_text(r.message.substr(0, r.message.find('\n')), 100));
     }
     std::string out = fmt::format("not ranked (no timing): {}\n", failed.size()) + render(cols);
-    if (rows < failed.size()) out += fmt::format("({} more: --all lists every one)\n", failed.size() - rows);
+    if (rows < failed.size())
+        out += fmt::format("({} more: --all lists every one)\n", failed.size() - rows);
     return out;
 }
 
