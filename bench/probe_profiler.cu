@@ -324,13 +324,40 @@ int main(int argc, char** argv) {
         CHECK_ZERO(cuMemSetAccess(vm_va, vm_size, &acc, 1));
         CHECK_ZERO(cuMemUnmap(vm_va, vm_size));
     };
+    // PROBE_MEMOP=flush|gpu|sys: a stream memory operation between the flush and the timed
+    // launch (CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES, or a memory barrier of GPU or system scope):
+    // operations the driver carries out with the GPU's own cache and ordering methods, which no
+    // kernel can issue. PROBE_PERSIST=1: cuCtxResetPersistingL2Cache after the flush (an L2
+    // operation of the driver's); PROBE_RDMA=1: cuFlushGPUDirectRDMAWrites (the driver's flush
+    // of writes into the GPU's memory).
+    const char* memop_env = std::getenv("PROBE_MEMOP");
+    const std::string memop = memop_env ? memop_env : "";
+    // PROBE_PERSIST=before puts the reset before the flush; PROBE_NOFLUSH=1 leaves the flush out
+    // (does the reset alone leave L2 cold?).
+    const char* persist_env = std::getenv("PROBE_PERSIST");
+    const bool persist = persist_env != nullptr;
+    const bool persist_before = persist && std::string(persist_env) == "before";
+    const bool noflush = std::getenv("PROBE_NOFLUSH") != nullptr;
+    const bool rdma = std::getenv("PROBE_RDMA") != nullptr;
+    auto memory_op = [&] {
+        CUstreamBatchMemOpParams op{};
+        if (memop == "flush") {
+            op.flushRemoteWrites.operation = CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES;
+        } else {
+            op.memoryBarrier.operation = CU_STREAM_MEM_OP_BARRIER;
+            op.memoryBarrier.flags =
+                memop == "sys" ? CU_STREAM_MEMORY_BARRIER_TYPE_SYS : CU_STREAM_MEMORY_BARRIER_TYPE_GPU;
+        }
+        CHECK_ZERO(cuStreamBatchMemOp(nullptr, 1, &op, 0));
+    };
     // [16 code,] [tlb,] [constants,] flush, vadd
-    // PROBE_TOUCH=far|abc (after PROBE_UNMAP=after): one read of the flush buffer, or of each of
-    // the timed kernel's buffers, between the invalidation and the timed launch.
+    // PROBE_TOUCH=far|abc|ab|c (after PROBE_UNMAP=after): one read of the flush buffer, or of
+    // each of the timed kernel's buffers named, between the invalidation and the timed launch.
     const char* touch_env = std::getenv("PROBE_TOUCH");
     const std::string touch = touch_env ? touch_env : "";
     const size_t per_sample =
-        (icache ? 18 : 2) + (tlb ? 1 : 0) + (ccache ? 1 : 0) + (touch.empty() ? 0 : 1);
+        (icache ? 18 : 2) - (noflush ? 1 : 0) + (tlb ? 1 : 0) + (ccache ? 1 : 0) + (touch.empty() ? 0 : 1) +
+        (persist ? 1 : 0);  // cuCtxResetPersistingL2Cache runs on the GPU: a range of its own
     if (prof) p.init(ctx, 0, per_sample * reps + 2, mode == "userrange");
     for (int e = 14; e <= 28; e += 2) {
         const unsigned n = 1u << e;
@@ -366,12 +393,22 @@ int main(int argc, char** argv) {
             if (tlb) probe_tlb<<<264, 256>>>(tlb_buf, tlb_stride, tlb_pages, sink);
             if (ccache) probe_ccache<<<264, 256>>>(sink);
             if (unmap == "before") map_unmap();
-            probe_flush<<<264, 512>>>(fl, fl_n, sink);
+            if (persist_before) CHECK_ZERO(cuCtxResetPersistingL2Cache());
+            if (!noflush) probe_flush<<<264, 512>>>(fl, fl_n, sink);
             if (unmap == "after") map_unmap();
+            if (!memop.empty()) memory_op();
+            if (persist && !persist_before) CHECK_ZERO(cuCtxResetPersistingL2Cache());
+            if (rdma)
+                CHECK_ZERO(cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                                      CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER));
             if (touch == "far")
                 probe_touch<<<1, 1>>>(reinterpret_cast<const float*>(fl + fl_n / 2), nullptr, nullptr, sink);
             else if (touch == "abc")
                 probe_touch<<<1, 1>>>(a, b, c, sink);
+            else if (touch == "ab")  // the inputs' translations warm, the output's cold
+                probe_touch<<<1, 1>>>(a, b, nullptr, sink);
+            else if (touch == "c")
+                probe_touch<<<1, 1>>>(c, nullptr, nullptr, sink);
             if (gap_ms > 0) {
                 CHECK_ZERO(cudaDeviceSynchronize());
                 std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
@@ -385,6 +422,9 @@ int main(int argc, char** argv) {
         if (prof) {
             // Auto ranges: each sample's kernels in launch order, probe_vadd last.
             const auto ranges = p.end();
+            if (std::getenv("PROBE_DUMP"))  // every range of the first two samples
+                for (size_t i = 0; i < std::min(ranges.size(), 2 * per_sample); ++i)
+                    fprintf(stderr, "N=2^%d range %zu: %.3f us\n", e, i, ranges[i].second[0] / 1000);
             std::vector<std::vector<double>> per_metric(p.metrics.size());
             for (size_t i = per_sample - 1; i < ranges.size(); i += per_sample)
                 for (size_t m = 0; m < p.metrics.size(); ++m)

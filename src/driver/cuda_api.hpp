@@ -24,6 +24,7 @@ namespace hone::cu {
     X(cuCtxGetCurrent) \
     X(cuCtxGetDevice) \
     X(cuCtxGetId) \
+    X(cuCtxResetPersistingL2Cache) \
     X(cuMemGetInfo) \
     X(cuMemAlloc) \
     X(cuMemAllocManaged) \

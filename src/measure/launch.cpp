@@ -121,6 +121,10 @@ l2_flush::l2_flush(const cu::module& helpers, uint64_t bytes, int sm_count)
     cu::check(cu::driver().cuStreamSynchronize(nullptr), "cuStreamSynchronize");
 }
 
+void l2_flush::enqueue_driver_reset() {
+    cu::check(cu::driver().cuCtxResetPersistingL2Cache(), "cuCtxResetPersistingL2Cache");
+}
+
 void l2_flush::enqueue(const cu::stream& s) {
     CUdeviceptr buf = buffer_.ptr(), sink = sink_.ptr();
     unsigned long long n = buffer_.bytes() / 16;

@@ -60,6 +60,11 @@ class l2_flush {
     // bytes: L2's size (rounded up to 16); blocks: enough to keep every SM's loads in flight.
     l2_flush(const cu::module& helpers, uint64_t bytes, int sm_count);
     void enqueue(const cu::stream& s);
+    // The driver's own L2 operation (cuCtxResetPersistingL2Cache), after enqueue(): a GPU
+    // operation, ordered here by the GPU worker's one work queue, with a range of its own under
+    // the range profiler. After the read alone, 2-4 us kernels read 5-7% under Nsight Compute's
+    // gpu__time_duration (--cache-control all); after both, within 1.5% (bench/RESULTS.md).
+    static void enqueue_driver_reset();
 
   private:
     CUfunction fn_ = nullptr;
