@@ -90,7 +90,7 @@ def ncu_durations_us(path):
 
 
 def timers_table(out):
-    labels = [f"va_2^{p}" for p in range(14, 30, 2)] + ["sgemm_1024", "sgemm_2048"]
+    labels = [f"va_2^{p}" for p in range(10, 30, 2)] + ["sgemm_1024", "sgemm_2048"]
     rows = []
     for label in labels:
         cells = {}

@@ -3,7 +3,7 @@
 # same configurations, on the GPU machine (bench/RESULTS.md, issue 12):
 #   bench/timers.sh OUT_DIR
 # Configurations: vector_add_flat (configs/vector_add_192.yaml) BLOCK=256, one float4 a thread,
-# at N = 2^14 .. 2^28 by 4x (kernels of ~2 us to ~1 ms), and SGEMM (configs/sgemm.yaml, the
+# at N = 2^10 .. 2^28 by 4x (kernels of ~2 us to ~1 ms), and SGEMM (configs/sgemm.yaml, the
 # best tile of RESULTS.md) at 1024^3 and 2048^3. For each: `hone tune --only KEY` with
 # --timer profiler, cupti and events (supervised worker, L2 flushed before each sample), and
 # ncu's gpu__time_duration.sum over 30 launches of the same kernel in `hone tune --only KEY
@@ -62,7 +62,7 @@ one() {  # one LABEL CONFIG KEY [--set ...]
   tail -3 "$out/timers_${label}_ncu.csv" "$out/timers_${label}_ncu.err" 2>/dev/null | sed 's/^/    /'
 }
 
-for p in 14 16 18 20 22 24 26 28; do
+for p in 10 12 14 16 18 20 22 24 26 28; do
   one "va_2^$p" $va "$va_key" --set N=$((1 << p))
 done
 for n in 1024 2048; do
