@@ -345,8 +345,8 @@ int main(int argc, char** argv) {
             op.flushRemoteWrites.operation = CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES;
         } else {
             op.memoryBarrier.operation = CU_STREAM_MEM_OP_BARRIER;
-            op.memoryBarrier.flags =
-                memop == "sys" ? CU_STREAM_MEMORY_BARRIER_TYPE_SYS : CU_STREAM_MEMORY_BARRIER_TYPE_GPU;
+            op.memoryBarrier.flags = memop == "sys" ? CU_STREAM_MEMORY_BARRIER_TYPE_SYS
+                                                    : CU_STREAM_MEMORY_BARRIER_TYPE_GPU;
         }
         CHECK_ZERO(cuStreamBatchMemOp(nullptr, 1, &op, 0));
     };
@@ -356,7 +356,8 @@ int main(int argc, char** argv) {
     const char* touch_env = std::getenv("PROBE_TOUCH");
     const std::string touch = touch_env ? touch_env : "";
     const size_t per_sample =
-        (icache ? 18 : 2) - (noflush ? 1 : 0) + (tlb ? 1 : 0) + (ccache ? 1 : 0) + (touch.empty() ? 0 : 1) +
+        (icache ? 18 : 2) - (noflush ? 1 : 0) + (tlb ? 1 : 0) + (ccache ? 1 : 0) +
+        (touch.empty() ? 0 : 1) +
         (persist ? 1 : 0);  // cuCtxResetPersistingL2Cache runs on the GPU: a range of its own
     if (prof) p.init(ctx, 0, per_sample * reps + 2, mode == "userrange");
     for (int e = 14; e <= 28; e += 2) {
@@ -399,8 +400,9 @@ int main(int argc, char** argv) {
             if (!memop.empty()) memory_op();
             if (persist && !persist_before) CHECK_ZERO(cuCtxResetPersistingL2Cache());
             if (rdma)
-                CHECK_ZERO(cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
-                                                      CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER));
+                CHECK_ZERO(
+                    cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                               CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER));
             if (touch == "far")
                 probe_touch<<<1, 1>>>(reinterpret_cast<const float*>(fl + fl_n / 2), nullptr, nullptr, sink);
             else if (touch == "abc")
@@ -424,7 +426,8 @@ int main(int argc, char** argv) {
             const auto ranges = p.end();
             if (std::getenv("PROBE_DUMP"))  // every range of the first two samples
                 for (size_t i = 0; i < std::min(ranges.size(), 2 * per_sample); ++i)
-                    fprintf(stderr, "N=2^%d range %zu: %.3f us\n", e, i, ranges[i].second[0] / 1000);
+                    fprintf(stderr, "N=2^%d range %zu: %.3f us\n", e, i,
+                            ranges[i].second[0] / 1000);
             std::vector<std::vector<double>> per_metric(p.metrics.size());
             for (size_t i = per_sample - 1; i < ranges.size(); i += per_sample)
                 for (size_t m = 0; m < p.metrics.size(); ++m)
