@@ -186,9 +186,9 @@ round_result in_process_session::take_round(kernel_launch& k, const sample_mode&
 // of its own, so the round holds no spin and no gate (each range is timed from its own start:
 // the host's queueing between launches does not count). A sample is its kernel launches' mean
 // gpu__time_duration. A flushed sample starts with the read flush and the driver's L2 reset
-// (l2_flush::enqueue_driver_reset); their ranges are skipped. The reset has a range of its own
-// on an H100 (bench/RESULTS.md); where a driver gives it none, a sample has one range less, and
-// both counts are accepted. Events still give the round's span.
+// (l2_flush::enqueue_driver_reset), whose ranges kernel_durations skips. Another kernel in the
+// context (an application's, in a tuner embedded in it) would shift the ranges: a count that
+// does not fit fails the round. Events still give the round's span.
 round_result in_process_session::take_profiled_round(kernel_launch& k, const sample_mode& mode,
                                                      std::size_t count, std::vector<double>& out) {
     while (sample_stop_.size() < count) {
@@ -197,9 +197,8 @@ round_result in_process_session::take_profiled_round(kernel_launch& k, const sam
     }
     const bool flush = mode.kind == sample_kind::single_flush;
     const auto batch = static_cast<std::size_t>(mode.batch);
-    const std::size_t most_per_sample = batch + (flush ? 2 : 0);
     round_result r;
-    if (!profiler_->begin(count * most_per_sample, r.why)) {
+    if (!profiler_->begin(count * (batch + (flush ? 2 : 0)), r.why)) {
         r.timer_failed = true;
         return r;
     }
@@ -214,21 +213,13 @@ round_result in_process_session::take_profiled_round(kernel_launch& k, const sam
     sample_stop_[count - 1].record(stream_);
     r.span_ms = cu::event::elapsed_ms(round_, sample_stop_[count - 1]);  // waits for the round
     const auto ranges = profiler_->finish(r.why);
-    // Another kernel in the context (an application's, in a tuner embedded in it) would shift
-    // the ranges: a count that does not match fails the round.
-    std::size_t per_sample = most_per_sample;
-    if (ranges && flush && ranges->size() == count * (batch + 1)) per_sample = batch + 1;
-    if (ranges && ranges->size() != count * per_sample)
-        r.why = fmt::format("the profiler gave {} ranges for {} launches", ranges->size(),
-                            count * most_per_sample);
-    if (!ranges || !r.why.empty()) {
+    const auto kernel_ns =
+        ranges ? kernel_durations(*ranges, count, batch, flush ? 2 : 0, r.why) : std::nullopt;
+    if (!kernel_ns) {
         r.timer_failed = true;
         return r;
     }
-    std::vector<uint64_t> kernel_ns;
-    for (std::size_t i = 0; i < ranges->size(); ++i)  // each sample's last `batch` ranges
-        if (i % per_sample >= per_sample - batch) kernel_ns.push_back((*ranges)[i]);
-    const std::vector<double> s = samples_from_durations(kernel_ns, mode.batch);
+    const std::vector<double> s = samples_from_durations(*kernel_ns, mode.batch);
     out.insert(out.end(), s.begin(), s.end());
     return r;
 }

@@ -1,7 +1,9 @@
 // The pure rules of the GPU session's timing: how long a configuration warms up, when the
-// clock is warm, which timer times samples, and how CUPTI's kernel durations become samples.
+// clock is warm, which timer times samples, and how CUPTI's kernel durations and the range
+// profiler's ranges become samples.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "hone/error.hpp"
@@ -81,6 +83,27 @@ TEST_CASE("CUPTI durations become samples: each sample the mean of its batch's l
     CHECK(samples_from_durations({}, 3).empty());
     CHECK_THROWS_AS(samples_from_durations({1, 2, 3}, 2), std::logic_error);
     CHECK_THROWS_AS(samples_from_durations({1, 2}, 0), std::logic_error);
+}
+
+TEST_CASE("a profiled round's ranges: each sample's leading flush and reset ranges are skipped") {
+    std::string why;
+    // Two samples of [flush, reset, launch, launch].
+    auto k = kernel_durations({900, 50, 4, 5, 901, 51, 6, 7}, 2, 2, 2, why);
+    REQUIRE(k);
+    CHECK(*k == std::vector<uint64_t>{4, 5, 6, 7});
+    // A driver that gives the reset no range: [flush, launch] a sample.
+    k = kernel_durations({900, 4, 901, 6, 902, 8}, 3, 1, 2, why);
+    REQUIRE(k);
+    CHECK(*k == std::vector<uint64_t>{4, 6, 8});
+    // No flush: every range is a launch.
+    k = kernel_durations({4, 5, 6}, 3, 1, 0, why);
+    REQUIRE(k);
+    CHECK(*k == std::vector<uint64_t>{4, 5, 6});
+    // A foreign kernel's range shifts the count: the round fails, and says so.
+    CHECK_FALSE(kernel_durations({900, 50, 4, 77, 901, 51, 6}, 2, 1, 2, why));
+    CHECK(why == "the profiler gave 7 ranges for 6 launches");
+    CHECK_FALSE(kernel_durations({4, 5, 6, 7}, 3, 1, 0, why));
+    CHECK_FALSE(kernel_durations({}, 1, 1, 2, why));
 }
 
 TEST_CASE("rounds: min_samples first, then a quarter more, never past max_samples") {
