@@ -360,7 +360,10 @@ int main(int argc, char** argv) {
         (touch.empty() ? 0 : 1) +
         (persist ? 1 : 0);  // cuCtxResetPersistingL2Cache runs on the GPU: a range of its own
     if (prof) p.init(ctx, 0, per_sample * reps + 2, mode == "userrange");
-    for (int e = 14; e <= 28; e += 2) {
+    // PROBE_MIN_EXP: the smallest size, 2^PROBE_MIN_EXP floats (default 14; 10 is one block).
+    const char* min_exp_env = std::getenv("PROBE_MIN_EXP");
+    const int min_exp = min_exp_env ? std::atoi(min_exp_env) : 14;
+    for (int e = min_exp; e <= 28; e += 2) {
         const unsigned n = 1u << e;
         float *a, *b, *c;
         CHECK_ZERO(cudaMalloc(&a, n * 4ull));
