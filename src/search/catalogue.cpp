@@ -70,9 +70,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"candidates", 1000, 10, 1000000, true, "random configurations scored for a restart"},
           {"trees", 32, 1, 1000, true, "trees of the forest"}}},
         {"gp_climb",
-         "random-restart hill climbing (neighbours: one parameter changed, long lists by one "
-         "step) beside a Gaussian process that proposes, in turn for each value of each "
-         "two-valued parameter, the configuration of best expected improvement there",
+         "hill climbing (neighbours: one parameter changed, long lists by one step) beside a "
+         "Gaussian process that proposes, in turn for each value of each two-valued parameter, "
+         "the configuration of best expected improvement there; a descent restarts where a "
+         "proposal beat the process's prediction, else at random",
          true,
          {{"batch", 4, 1, 1024, true, "configurations the model proposes per fit"},
           {"model_from", 10, 0, 100000, true, "evaluations before the model is used"},
@@ -81,7 +82,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"cap", 0.3, 0, 1, false,
            "quantile of the observed log times above which the model sees them all as equal"},
           {"descents", 0, 0, 1024, true,
-           "descents at once; 0: one for every 8 configurations the tuner asks for"}}},
+           "descents at once; 0: one for every 8 configurations the tuner asks for"},
+          {"surprise", 1, 0, 100, false,
+           "a model proposal this many standard deviations better than predicted is where the "
+           "next descent starts; 0: descents restart at random"}}},
         {"portfolio",
          "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
          "exploits, the walkers explore the basins it undervalues",
