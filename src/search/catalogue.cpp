@@ -85,7 +85,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "descents at once; 0: one for every 8 configurations the tuner asks for"},
           {"surprise", 1, 0, 100, false,
            "a model proposal this many standard deviations better than predicted is where the "
-           "next descent starts; 0: descents restart at random"}}},
+           "next descent starts; 0: descents restart at random"},
+          {"surprise_near", 1, 0, 100, true,
+           "such a proposal within this many parameter changes of a point a descent has stood "
+           "at is passed over"}}},
         {"portfolio",
          "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
          "exploits, the walkers explore the basins it undervalues",

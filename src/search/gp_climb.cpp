@@ -2,8 +2,8 @@
 // every 8 configurations the tuner asks for; neighbours: any other value of a parameter of up to
 // 4 values, the next value up or down of a longer list; tried in random order, observed ones for
 // free) find the optima whose basins are large. A descent restarts at the latest model proposal
-// that came out much better than the process predicted (a region it does not understand yet),
-// else at random. Before every round of
+// that came out much better than the process predicted (a region it does not understand yet)
+// and is not next to a point a descent has stood at, else at random. Before every round of
 // descent steps, while the model is in use, the process proposes as many configurations as the
 // descents have taken (in batches), each the best expected improvement within one value of one
 // two-valued parameter, the values taken in turn, so that regions that are bad on average still
@@ -41,6 +41,7 @@ class gp_climb final : public search_base {
         cap_ = option("cap");
         descents_ = static_cast<std::size_t>(option("descents"));
         surprise_ = option("surprise");
+        near_ = static_cast<std::size_t>(option("surprise_near"));
         for (std::size_t i = 0; i < d.dims(); ++i)
             if (d.cardinality(i) == 2) two_valued_.push_back(i);
     }
@@ -97,6 +98,7 @@ class gp_climb final : public search_base {
             if (!c.at && !surprises_.empty()) {
                 const point q = surprises_.back();
                 surprises_.pop_back();
+                if (near_stood(q)) continue;  // a descent has been there: nothing new
                 const auto it = known_.find(q);
                 if (it != known_.end() && it->second) move_to(c, q, *it->second);
                 continue;
@@ -119,7 +121,19 @@ class gp_climb final : public search_base {
         }
     }
 
+    // Whether `q` is within surprise_near parameter changes of a point a descent stood at.
+    bool near_stood(const point& q) const {
+        if (near_ == 0) return false;
+        for (const auto& st : stood_) {
+            std::size_t apart = 0;
+            for (std::size_t i = 0; i < q.size() && apart <= near_; ++i) apart += q[i] != st[i];
+            if (apart <= near_) return true;
+        }
+        return false;
+    }
+
     void move_to(descent& c, const point& p, double score) {
+        stood_.push_back(p);
         c.at = p;
         c.score = score;
         c.order = neighbours(p, true, any_value_up_to);
@@ -262,7 +276,9 @@ class gp_climb final : public search_base {
     std::vector<std::pair<std::size_t, uint32_t>> strata_;  // (parameter, value), in turn
     std::vector<descent> climbs_;
     point_map<std::array<double, 4>> predicted_;  // model proposals: mean, sd, targets' mean, sd
-    std::vector<point> surprises_;                // where descents restart, the latest last
+    std::vector<point> surprises_;
+    std::vector<point> stood_;  // every point a descent has stood at
+    std::size_t near_ = 1;                // where descents restart, the latest last
     std::size_t climb_count_ = 0, model_count_ = 0, window_ = 1;
     std::size_t batch_ = 4, start_ = 10, until_ = 300, candidates_ = 1500, descents_ = 0;
     double cap_ = 0.3, surprise_ = 1;

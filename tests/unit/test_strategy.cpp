@@ -296,6 +296,9 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
     CHECK(strategy_option_error("gp_climb", "surprise", 2.5) == "");
     CHECK(strategy_option_error("gp_climb", "surprise", -1).find("must be in 0 ..") !=
           std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "surprise_near", 2) == "");
+    CHECK(strategy_option_error("gp_climb", "surprise_near", 1.5).find("integer") !=
+          std::string::npos);
     CHECK(strategy_option_error("gp_climb", "decents", 2).find("options are batch, model_from") !=
           std::string::npos);
     CHECK(resolve_strategy("", 100) == "exhaustive");
