@@ -276,9 +276,9 @@ class gp_climb final : public search_base {
     std::vector<std::pair<std::size_t, uint32_t>> strata_;  // (parameter, value), in turn
     std::vector<descent> climbs_;
     point_map<std::array<double, 4>> predicted_;  // model proposals: mean, sd, targets' mean, sd
-    std::vector<point> surprises_;  // where descents restart, the latest last
-    std::vector<point> stood_;      // every point a descent has stood at
-    std::size_t near_ = 1;          // surprise_near
+    std::vector<point> surprises_;                // where descents restart, the latest last
+    std::vector<point> stood_;                    // every point a descent has stood at
+    std::size_t near_ = 1;                        // surprise_near
     std::size_t climb_count_ = 0, model_count_ = 0, window_ = 1;
     std::size_t batch_ = 4, start_ = 10, until_ = 300, candidates_ = 1500, descents_ = 0;
     double cap_ = 0.3, surprise_ = 1;
