@@ -199,20 +199,4 @@ std::vector<double> samples_from_durations(const std::vector<uint64_t>& duration
     return out;
 }
 
-std::optional<std::vector<uint64_t>> kernel_durations(const std::vector<uint64_t>& ranges_ns,
-                                                      std::size_t count, std::size_t batch,
-                                                      std::size_t lead, std::string& why) {
-    std::size_t per_sample = lead + batch;
-    if (lead > 0 && ranges_ns.size() == count * (per_sample - 1)) --per_sample;
-    if (batch == 0 || ranges_ns.size() != count * per_sample) {
-        why = fmt::format("the profiler gave {} ranges for {} launches", ranges_ns.size(),
-                          count * (lead + batch));
-        return std::nullopt;
-    }
-    std::vector<uint64_t> out;
-    for (std::size_t i = 0; i < ranges_ns.size(); ++i)  // each sample's last `batch` ranges
-        if (i % per_sample >= per_sample - batch) out.push_back(ranges_ns[i]);
-    return out;
-}
-
 }  // namespace hone

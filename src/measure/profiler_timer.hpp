@@ -40,4 +40,13 @@ class profiler_timer {
     std::unique_ptr<state> s_;
 };
 
+// The kernel launches' durations among a profiled round's ranges: `count` samples, each `lead`
+// ranges that are not the kernel's (the flush and the driver's L2 reset) followed by `batch`
+// launches. A driver may give the reset no range, so samples of lead - 1 such ranges are
+// accepted too. nullopt, with `why`, when the count fits neither (another kernel in the
+// context, say).
+std::optional<std::vector<uint64_t>> kernel_durations(const std::vector<uint64_t>& ranges_ns,
+                                                      std::size_t count, std::size_t batch,
+                                                      std::size_t lead, std::string& why);
+
 }  // namespace hone

@@ -8,6 +8,7 @@
 
 #include "hone/error.hpp"
 #include "measure/cupti_timer.hpp"
+#include "measure/profiler_timer.hpp"
 #include "measure/sample_mode.hpp"
 #include "measure/warm_up.hpp"
 
