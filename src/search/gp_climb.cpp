@@ -148,7 +148,7 @@ class gp_climb final : public search_base {
         if (const auto it = predicted_.find(p); it != predicted_.end()) {
             const auto [mean, sd, y_mean, y_sd] = it->second;
             predicted_.erase(it);
-            if (score && surprise_ > 0 && (mean - (*score - y_mean) / y_sd) > surprise_ * sd)
+            if (score && (mean - (*score - y_mean) / y_sd) > surprise_ * sd)
                 surprises_.push_back(p);
         }
         for (auto& c : climbs_) {
@@ -266,7 +266,8 @@ class gp_climb final : public search_base {
             picks.push_back(*best);
             if (take(cands[*best], out)) {
                 ++model_count_;
-                predicted_[cands[*best]] = {pred[*best].mean, pred[*best].stddev, mean, sd};
+                if (surprise_ > 0)
+                    predicted_[cands[*best]] = {pred[*best].mean, pred[*best].stddev, mean, sd};
             }
         }
     }
