@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "measure/distributions.hpp"
+
 namespace hone {
 namespace {
 
@@ -112,6 +114,32 @@ double expected_improvement(const gaussian_process::prediction& p, double best) 
     const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
     const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI);
     return gap * cdf + p.stddev * pdf;
+}
+
+std::vector<double> normal_scores(const std::vector<double>& scores, double cap) {
+    std::vector<double> sorted = scores;
+    std::sort(sorted.begin(), sorted.end());
+    const double n = static_cast<double>(scores.size());
+    const double top = cap < 1 ? normal_quantile(cap) : std::numeric_limits<double>::infinity();
+    std::vector<double> out;
+    out.reserve(scores.size());
+    for (double s : scores) {
+        // Ties share their mid-rank: equal scores get equal targets.
+        const auto lo = std::lower_bound(sorted.begin(), sorted.end(), s) - sorted.begin();
+        const auto hi = std::upper_bound(sorted.begin(), sorted.end(), s) - sorted.begin();
+        const double rank = 0.5 * static_cast<double>(lo + hi - 1);
+        out.push_back(std::min(normal_quantile((rank + 0.5) / n), top));
+    }
+    return out;
+}
+
+double score_at_normal(const std::vector<double>& sorted, double z) {
+    const double pos =
+        0.5 * std::erfc(-z / std::sqrt(2.0)) * static_cast<double>(sorted.size()) - 0.5;
+    if (pos <= 0) return sorted[0] + pos * (sorted[1] - sorted[0]);
+    const auto k = static_cast<std::size_t>(pos);
+    if (k + 1 >= sorted.size()) return sorted.back();
+    return sorted[k] + (pos - static_cast<double>(k)) * (sorted[k + 1] - sorted[k]);
 }
 
 }  // namespace hone

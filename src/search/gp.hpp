@@ -30,4 +30,14 @@ class gaussian_process {
 // Expected improvement below `best` (smaller is better) of a prediction.
 double expected_improvement(const gaussian_process::prediction& p, double best);
 
+// Targets for the model from scores (smaller is better): each score's mid-rank among them as a
+// normal score, quantile (rank + 1/2) / n, and none above the normal quantile of `cap`. Ranks
+// make the model's task the same on every space, whatever the spread of times; the cap keeps
+// it from spending its fit on how slow the slow configurations are.
+std::vector<double> normal_scores(const std::vector<double>& scores, double cap);
+
+// The score at normal score z among `sorted` scores (ascending, two at least): the inverse of
+// normal_scores without the cap, interpolated between ranks and extrapolated below the first.
+double score_at_normal(const std::vector<double>& sorted, double z);
+
 }  // namespace hone

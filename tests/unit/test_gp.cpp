@@ -2,6 +2,7 @@
 // from it, picks the length scale the data favour, and expected improvement behaves.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "search/gp.hpp"
@@ -54,4 +55,33 @@ TEST_CASE("expected improvement grows with the predicted gain and with uncertain
     CHECK(expected_improvement({0.0, 1.0}, 0.0) == doctest::Approx(1.0 / std::sqrt(2.0 * M_PI)));
     CHECK(expected_improvement({0.0, 1.0}, 1.0) > expected_improvement({0.5, 1.0}, 1.0));
     CHECK(expected_improvement({1.0, 2.0}, 1.0) > expected_improvement({1.0, 1.0}, 1.0));
+}
+
+TEST_CASE(
+    "normal scores: ranks as normal quantiles, ties shared, capped; score_at_normal inverts") {
+    const std::vector<double> scores = {3.0, 1.0, 2.0, 2.0, 10.0, 5.0, 4.0, 7.0};
+    const auto z = normal_scores(scores, 1.0);
+    REQUIRE(z.size() == scores.size());
+    // 1.0 is the smallest of 8: rank 0, quantile 1/16; the two 2.0 share ranks 1 and 2.
+    CHECK(z[1] == doctest::Approx(-1.5341).epsilon(1e-4));
+    CHECK(z[2] == z[3]);
+    CHECK(z[2] == doctest::Approx(-0.6745).epsilon(1e-4));  // quantile 2/8
+    CHECK(z[4] == doctest::Approx(1.5341).epsilon(1e-4));   // the largest: 15/16
+    // Order-preserving, and the spread of the scores (10.0 is far out) does not matter.
+    CHECK(z[0] < z[6]);
+    CHECK(z[6] < z[5]);
+    CHECK(z[5] < z[7]);
+    CHECK(z[7] < z[4]);
+    const auto capped = normal_scores(scores, 0.5);
+    for (std::size_t i = 0; i < scores.size(); ++i) CHECK(capped[i] == std::min(z[i], 0.0));
+    // The inverse: each distinct score back from its normal score, and between two ranks the
+    // interpolated score.
+    std::vector<double> sorted = scores;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(score_at_normal(sorted, z[1]) == doctest::Approx(1.0));
+    CHECK(score_at_normal(sorted, z[6]) == doctest::Approx(4.0));
+    CHECK(score_at_normal(sorted, z[4]) == doctest::Approx(10.0));
+    CHECK(score_at_normal(sorted, 0.0) == doctest::Approx(3.5));  // the median
+    CHECK(score_at_normal(sorted, -3.0) < 1.0);                   // below all: extrapolated
+    CHECK(score_at_normal(sorted, 3.0) == 10.0);                  // above all: the largest
 }
