@@ -79,16 +79,20 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"model_from", 10, 0, 100000, true, "evaluations before the model is used"},
           {"model_until", 300, 0, 100000, true, "evaluations after which only the descents go on"},
           {"candidates", 1500, 10, 1000000, true, "random configurations scored per fit"},
-          {"cap", 0.3, 0, 1, false,
-           "quantile of the observed log times above which the model sees them all as equal"},
+          {"cap", 0.6, 0.05, 1, false,
+           "quantile of the observed times above which the model sees them all as equal (its "
+           "targets are their ranks as normal scores)"},
           {"descents", 0, 0, 1024, true,
-           "descents at once; 0: one for every 8 configurations the tuner asks for"},
+           "descents at once; 0: two, or one for every 8 configurations the tuner asks for"},
           {"surprise", 1, 0, 100, false,
            "a model proposal this many standard deviations better than predicted is where the "
            "next descent starts; 0: descents restart at random"},
           {"surprise_near", 1, 0, 100, true,
            "such a proposal within this many parameter changes of a point a descent has stood "
-           "at is passed over"}}},
+           "at is passed over"},
+          {"aligned", 0.9, 0, 1, false,
+           "share of random draws (descent restarts, the model's candidates) made among "
+           "configurations whose integer parameters of over two values are all powers of two"}}},
         {"portfolio",
          "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
          "exploits, the walkers explore the basins it undervalues",
@@ -125,11 +129,12 @@ std::string strategy_option_error(std::string_view strategy, std::string_view na
     std::string names;
     for (const auto& o : info->options) names += (names.empty() ? "" : ", ") + o.name;
     if (names.empty()) return fmt::format("strategy {} takes no options", strategy);
-    return fmt::format("strategy {} has no option '{}': its options are {}", strategy, name,
-                       names);
+    return fmt::format("strategy {} has no option '{}': its options are {}", strategy, name, names);
 }
 
-const char* auto_choice() { return "gp_climb"; }
+const char* auto_choice() {
+    return "gp_climb";
+}
 
 std::string resolve_strategy(std::string_view name, double count) {
     if (name.empty()) return count > auto_threshold ? auto_choice() : "exhaustive";

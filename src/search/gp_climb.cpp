@@ -1,4 +1,4 @@
-// Hill climbing with a Gaussian process beside it. First-improvement descents (one, or one for
+// Hill climbing with a Gaussian process beside it. First-improvement descents (two, or one for
 // every 8 configurations the tuner asks for; neighbours: any other value of a parameter of up to
 // 4 values, the next value up or down of a longer list; tried in random order, observed ones for
 // free) find the optima whose basins are large. A descent restarts at the latest model proposal
@@ -7,10 +7,14 @@
 // descent steps, while the model is in use, the process proposes as many configurations as the
 // descents have taken (in batches), each the best expected improvement within one value of one
 // two-valued parameter, the values taken in turn, so that regions that are bad on average still
-// get the model's best guesses. Targets are log times capped at their 30% quantile: the model
-// learns where the fast configurations are, not how slow the slow ones are. Designed on
-// recorded spaces (bench/RESULTS.md, issue 11): descents alone are best where one optimum's
-// basin is large, the model where many optima share the good values.
+// get the model's best guesses. Targets are ranks as normal scores, capped at the 60% quantile:
+// the model learns where the fast configurations are, the same way on every space, not how slow
+// the slow ones are. Random draws (restarts, the candidates the process scores) are mostly
+// (`aligned`) configurations whose integer parameters are powers of two, where GPU kernels are
+// usually fastest and which long lists of values (every multiple of 16) leave rare; the rest
+// stay uniform, so unaligned optima are still found. Designed on recorded spaces
+// (bench/RESULTS.md, issue 11): descents alone are best where one optimum's basin is large, the
+// model where many optima share the good values.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -42,8 +46,22 @@ class gp_climb final : public search_base {
         descents_ = static_cast<std::size_t>(option("descents"));
         surprise_ = option("surprise");
         near_ = static_cast<std::size_t>(option("surprise_near"));
-        for (std::size_t i = 0; i < d.dims(); ++i)
-            if (d.cardinality(i) == 2) two_valued_.push_back(i);
+        aligned_share_ = option("aligned");
+        power_of_two_.resize(d.dims());
+        for (std::size_t i = 0; i < d.dims(); ++i) {
+            const uint32_t card = d.cardinality(i);
+            if (card == 2) two_valued_.push_back(i);
+            if (card <= 2) continue;
+            std::vector<bool> flags(card);
+            bool integers = true;
+            for (uint32_t v = 0; v < card && integers; ++v) {
+                const double c = d.coordinate(i, v);
+                integers = c >= 1 && c < 1e15 && c == std::floor(c);
+                const auto n = static_cast<uint64_t>(integers ? c : 0);
+                flags[v] = integers && (n & (n - 1)) == 0;
+            }
+            if (integers) power_of_two_[i] = std::move(flags);
+        }
     }
 
   private:
@@ -57,10 +75,11 @@ class gp_climb final : public search_base {
     };
 
     void next(std::size_t n, std::vector<point>& out) override {
-        // One descent, or one for every 8 configurations the tuner asks for when it asks for
-        // more (16 compile jobs ask for 36): descents one at a time leave the compile pool idle.
+        // Two descents, or one for every 8 configurations the tuner asks for when it asks for
+        // more (16 compile jobs ask for 36): fewer leave the compile pool idle, more are too
+        // shallow by 200 evaluations (bench/RESULTS.md, issue 11).
         window_ = std::max(window_, n);
-        const std::size_t want = descents_ > 0 ? descents_ : std::max<std::size_t>(1, window_ / 8);
+        const std::size_t want = descents_ > 0 ? descents_ : std::max<std::size_t>(2, window_ / 8);
         if (climbs_.size() < want) climbs_.resize(want);
         std::vector<point> steps;
         std::vector<descent*> stepping;
@@ -104,7 +123,7 @@ class gp_climb final : public search_base {
                 continue;
             }
             if (!c.at) {
-                auto p = fresh_sample();
+                auto p = aligned_sample();
                 if (!p) return std::nullopt;
                 c.next = 0;
                 c.order.clear();
@@ -146,10 +165,9 @@ class gp_climb final : public search_base {
         // descent starts there (on convolution A4000 and W6600, the model's near misses of an
         // optimum it cannot see from afar; bench/RESULTS.md, issue 11).
         if (const auto it = predicted_.find(p); it != predicted_.end()) {
-            const auto [mean, sd, y_mean, y_sd] = it->second;
+            const double threshold = it->second;
             predicted_.erase(it);
-            if (score && (mean - (*score - y_mean) / y_sd) > surprise_ * sd)
-                surprises_.push_back(p);
+            if (score && *score < threshold) surprises_.push_back(p);
         }
         for (auto& c : climbs_) {
             if (!c.trial || *c.trial != p) continue;
@@ -160,6 +178,22 @@ class gp_climb final : public search_base {
                 move_to(c, p, *score);
             }
         }
+    }
+
+    // A random valid configuration, aligned (see aligned()) with chance `aligned`, where
+    // aligned ones can be found in 100 draws.
+    std::optional<point> aligned_sample() {
+        auto p = fresh_sample();
+        if (p && aligned_share_ > 0 && unit() < aligned_share_)
+            for (int k = 0; k < 100 && p && !aligned(*p); ++k) p = fresh_sample();
+        return p;
+    }
+
+    // Every parameter of more than two positive integer values at a power of two.
+    bool aligned(const point& p) const {
+        for (std::size_t i = 0; i < p.size(); ++i)
+            if (!power_of_two_[i].empty() && !power_of_two_[i][p[i]]) return false;
+        return true;
     }
 
     std::vector<double> coordinates(const point& p) const {
@@ -173,27 +207,26 @@ class gp_climb final : public search_base {
 
     // Up to min(batch, room) configurations of best expected improvement, one stratum each.
     void propose_from_model(std::size_t room, std::vector<point>& out) {
-        std::vector<double> ok;
+        double worst = 0;
+        std::size_t successes = 0;
         for (const auto& [p, s] : history_)
-            if (s) ok.push_back(*s);
-        if (ok.size() < 2) return;
-        std::sort(ok.begin(), ok.end());
-        const double fail = ok.back() + failure_margin;
-        const double pos = cap_ * static_cast<double>(ok.size() - 1);
-        const auto lo = static_cast<std::size_t>(pos);
-        const double cap = ok[lo] + (pos - lo) * (ok[std::min(lo + 1, ok.size() - 1)] - ok[lo]);
-        // scored: failures as `fail`; y: the model's targets (capped, standardized).
-        std::vector<double> scored(history_.size()), y(history_.size());
-        for (std::size_t i = 0; i < history_.size(); ++i) {
-            scored[i] = history_[i].second ? *history_[i].second : fail;
-            y[i] = std::min(scored[i], cap);
-        }
+            if (s) worst = successes++ ? std::max(worst, *s) : *s;
+        if (successes < 2) return;
+        // scored: failures a margin over the worst; y: the model's targets (standardized).
+        std::vector<double> scored(history_.size());
+        for (std::size_t i = 0; i < history_.size(); ++i)
+            scored[i] = history_[i].second ? *history_[i].second : worst + failure_margin;
+        std::vector<double> y = normal_scores(scored, cap_);
         double mean = 0, var = 0;
         for (double v : y) mean += v;
         mean /= static_cast<double>(y.size());
         for (double v : y) var += (v - mean) * (v - mean);
         const double sd = var > 0 ? std::sqrt(var / static_cast<double>(y.size())) : 1.0;
         for (double& v : y) v = (v - mean) / sd;
+        std::vector<double> sorted = scored;
+        std::sort(sorted.begin(), sorted.end());
+        // The score a proposal must beat to be a surprise, from its standardized target.
+        auto score_at = [&](double t) { return score_at_normal(sorted, t * sd + mean); };
 
         // The points the model is fitted to: all, or the best and a random rest.
         std::vector<std::size_t> use(history_.size());
@@ -216,8 +249,14 @@ class gp_climb final : public search_base {
 
         std::vector<point> cands;
         point_set drawn;
+        // Draws spent looking for aligned candidates, at most 10 a candidate in all: where they
+        // are rare, the pool stays mostly uniform rather than costly to draw.
+        std::size_t redraws = 10 * candidates_;
         for (std::size_t i = 0; i < candidates_; ++i) {
             auto p = fresh_sample();
+            if (p && aligned_share_ > 0 && unit() < aligned_share_)
+                for (int k = 0; k < 100 && redraws > 0 && p && !aligned(*p); ++k, --redraws)
+                    p = fresh_sample();
             if (!p) break;
             if (drawn.insert(*p).second) cands.push_back(std::move(*p));
         }
@@ -267,22 +306,24 @@ class gp_climb final : public search_base {
             if (take(cands[*best], out)) {
                 ++model_count_;
                 if (surprise_ > 0)
-                    predicted_[cands[*best]] = {pred[*best].mean, pred[*best].stddev, mean, sd};
+                    predicted_[cands[*best]] =
+                        score_at(pred[*best].mean - surprise_ * pred[*best].stddev);
             }
         }
     }
 
     gaussian_process gp_;
     std::vector<std::size_t> two_valued_;
+    std::vector<std::vector<bool>> power_of_two_;  // per value; empty: not a list of integers
     std::vector<std::pair<std::size_t, uint32_t>> strata_;  // (parameter, value), in turn
     std::vector<descent> climbs_;
-    point_map<std::array<double, 4>> predicted_;  // model proposals: mean, sd, targets' mean, sd
-    std::vector<point> surprises_;                // where descents restart, the latest last
-    std::vector<point> stood_;                    // every point a descent has stood at
-    std::size_t near_ = 1;                        // surprise_near
+    point_map<double> predicted_;   // model proposals: the score under which one is a surprise
+    std::vector<point> surprises_;  // where descents restart, the latest last
+    std::vector<point> stood_;      // every point a descent has stood at
+    std::size_t near_ = 1;          // surprise_near
     std::size_t climb_count_ = 0, model_count_ = 0, window_ = 1;
     std::size_t batch_ = 4, start_ = 10, until_ = 300, candidates_ = 1500, descents_ = 0;
-    double cap_ = 0.3, surprise_ = 1;
+    double cap_ = 0.6, surprise_ = 1, aligned_share_ = 0.9;
 };
 
 }  // namespace

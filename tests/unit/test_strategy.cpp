@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "hone/space.hpp"
@@ -37,7 +38,13 @@ class grid final : public search_domain {
     }
     std::size_t dims() const override { return cards_.size(); }
     uint32_t cardinality(std::size_t d) const override { return cards_[d]; }
-    double coordinate(std::size_t, uint32_t i) const override { return std::pow(2.0, i); }
+    double coordinate(std::size_t d, uint32_t i) const override {
+        return coordinates_ ? coordinates_(d, i) : std::pow(2.0, i);
+    }
+    // The parameter values (default: 1, 2, 4, ...).
+    void set_coordinates(std::function<double(std::size_t, uint32_t)> c) {
+        coordinates_ = std::move(c);
+    }
     bool contains(const point& p) const override {
         if (p.size() != cards_.size()) return false;
         for (std::size_t i = 0; i < p.size(); ++i)
@@ -55,6 +62,7 @@ class grid final : public search_domain {
     std::vector<uint32_t> cards_;
     std::function<bool(const point&)> valid_;
     std::vector<point> all_;
+    std::function<double(std::size_t, uint32_t)> coordinates_;
 };
 
 using objective_fn = std::function<std::optional<double>(const point&)>;
@@ -106,11 +114,12 @@ run_result drive(strategy& st, const grid& g, const objective_fn& f, std::size_t
 }
 
 std::unique_ptr<strategy> make(const std::string& name, const grid& g, uint64_t seed,
-                               int64_t budget) {
+                               int64_t budget, std::map<std::string, double> options = {}) {
     strategy_setup s;
     s.name = name;
     s.seed = seed;
     s.budget = budget;
+    s.options = std::move(options);
     return make_strategy(s, g, [&g](uint64_t i) { return g.all()[i]; });
 }
 
@@ -262,6 +271,31 @@ TEST_CASE("gp_climb asked for one configuration at a time still proposes from it
     }
 }
 
+TEST_CASE("gp_climb's random draws favour powers of two as much as `aligned` asks") {
+    // Values 1 .. 12 in each of three parameters: a point has all three at a power of two
+    // (1, 2, 4, 8) in 1 of 27 draws. On a flat objective descents stop at once and restart at
+    // random, and the model has nothing to prefer: proposals are the random draws' mix.
+    grid g({12, 12, 12}, [](const point&) { return true; });
+    g.set_coordinates([](std::size_t, uint32_t i) { return i + 1.0; });
+    const objective_fn flat = [](const point&) -> std::optional<double> { return 1.0; };
+    const auto aligned = [](const point& p) {
+        for (uint32_t v : p)
+            if (((v + 1) & v) != 0) return false;
+        return true;
+    };
+    const auto count = [&](double share) {
+        int n = 0;
+        for (uint64_t seed = 1; seed <= 3; ++seed) {
+            auto st = make("gp_climb", g, seed, 1000, {{"aligned", share}});
+            for (const auto& p : drive(*st, g, flat, 8, 200).order) n += aligned(p);
+        }
+        return n;
+    };
+    const int none = count(0), most = count(0.9);
+    CHECK(none < 600 / 10);  // about 1 in 27, plus descents' steps onto aligned neighbours
+    CHECK(most > 2 * none);  // 34 and 110 when written
+}
+
 TEST_CASE("points observed before proposing (resume) are never proposed") {
     const grid g = constrained_grid();
     const auto f = bowl({4, 1, 3, 2});
@@ -290,7 +324,12 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
     CHECK(strategy_option_error("random", "x", 3).find("takes no options") != std::string::npos);
     CHECK(strategy_option_error("auto", "x", 3).find("takes no options") != std::string::npos);
     CHECK(strategy_option_error("gp_climb", "cap", 0.5) == "");
-    CHECK(strategy_option_error("gp_climb", "cap", 1.5).find("must be in 0 .. 1") !=
+    CHECK(strategy_option_error("gp_climb", "cap", 1.5).find("must be in 0.05 .. 1") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "cap", 0).find("must be in 0.05 .. 1") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "aligned", 0) == "");
+    CHECK(strategy_option_error("gp_climb", "aligned", 1.2).find("must be in 0 .. 1") !=
           std::string::npos);
     CHECK(strategy_option_error("gp_climb", "descents", 2.5).find("integer") != std::string::npos);
     CHECK(strategy_option_error("gp_climb", "surprise", 2.5) == "");
