@@ -77,7 +77,9 @@ const std::vector<strategy_info>& strategy_catalogue() {
          true,
          {{"batch", 4, 1, 1024, true, "configurations the model proposes per fit"},
           {"model_from", 10, 0, 100000, true, "evaluations before the model is used"},
-          {"model_until", 300, 0, 100000, true, "evaluations after which only the descents go on"},
+          {"model_until", 300, 0, 100000, true,
+           "evaluations after which only the descents go on (escaping local optima by two "
+           "changes)"},
           {"candidates", 1500, 10, 1000000, true, "random configurations scored per fit"},
           {"cap", 0.6, 0.05, 1, false,
            "quantile of the observed times above which the model sees them all as equal (its "
