@@ -18,7 +18,6 @@
 // (bench/RESULTS.md, issue 11): descents alone are best where one optimum's basin is large, the
 // model where many optima share the good values.
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "search/gp.hpp"
@@ -195,30 +194,26 @@ class gp_climb final : public search_base {
     }
 
     // A random valid configuration, aligned (see aligned()) with chance `aligned`, where
-    // aligned ones can be found in 100 draws.
-    std::optional<point> aligned_sample() {
+    // aligned ones can be found in 100 draws (and, given `redraws`, in the redraws left there,
+    // each spent).
+    std::optional<point> aligned_sample(std::size_t* redraws = nullptr) {
         auto p = fresh_sample();
         if (p && aligned_share_ > 0 && unit() < aligned_share_)
-            for (int k = 0; k < 100 && p && !aligned(*p); ++k) p = fresh_sample();
+            for (int k = 0; k < 100 && (!redraws || *redraws > 0) && p && !aligned(*p); ++k) {
+                if (redraws) --*redraws;
+                p = fresh_sample();
+            }
         return p;
     }
 
     // The valid, unseen points two parameter changes (each a descent's step, valid alone or
     // not) from `p`, those the process predicts fastest first (in random order without a fit).
     std::vector<point> two_changes(const point& p) {
-        const auto steps = [&](std::size_t i) {
-            std::vector<uint32_t> to;
-            const uint32_t card = d_.cardinality(i);
-            for (uint32_t v = 0; v < card; ++v)
-                if (v != p[i] && (card <= any_value_up_to || v + 1 == p[i] || v == p[i] + 1))
-                    to.push_back(v);
-            return to;
-        };
         std::vector<point> out;
         for (std::size_t i = 0; i < p.size(); ++i)
-            for (uint32_t a : steps(i))
+            for (uint32_t a : moves(p, i, true, any_value_up_to))
                 for (std::size_t j = i + 1; j < p.size(); ++j)
-                    for (uint32_t b : steps(j)) {
+                    for (uint32_t b : moves(p, j, true, any_value_up_to)) {
                         point r = p;
                         r[i] = a;
                         r[j] = b;
@@ -302,10 +297,7 @@ class gp_climb final : public search_base {
         // are rare, the pool stays mostly uniform rather than costly to draw.
         std::size_t redraws = 10 * candidates_;
         for (std::size_t i = 0; i < candidates_; ++i) {
-            auto p = fresh_sample();
-            if (p && aligned_share_ > 0 && unit() < aligned_share_)
-                for (int k = 0; k < 100 && redraws > 0 && p && !aligned(*p); ++k, --redraws)
-                    p = fresh_sample();
+            auto p = aligned_sample(&redraws);
             if (!p) break;
             if (drawn.insert(*p).second) cands.push_back(std::move(*p));
         }

@@ -90,16 +90,22 @@ std::optional<point> search_base::fresh_sample() {
 std::vector<point> search_base::neighbours(const point& p, bool adjacent_only,
                                            uint32_t any_value_up_to) const {
     std::vector<point> out;
-    for (std::size_t i = 0; i < p.size(); ++i) {
-        const uint32_t card = d_.cardinality(i);
-        const bool adjacent = adjacent_only && card > any_value_up_to;
-        for (uint32_t k = 0; k < card; ++k) {
-            if (k == p[i] || (adjacent && k + 1 != p[i] && k != p[i] + 1)) continue;
+    for (std::size_t i = 0; i < p.size(); ++i)
+        for (uint32_t k : moves(p, i, adjacent_only, any_value_up_to)) {
             point q = p;
             q[i] = k;
             if (d_.contains(q)) out.push_back(std::move(q));
         }
-    }
+    return out;
+}
+
+std::vector<uint32_t> search_base::moves(const point& p, std::size_t i, bool adjacent_only,
+                                         uint32_t any_value_up_to) const {
+    const uint32_t card = d_.cardinality(i);
+    const bool adjacent = adjacent_only && card > any_value_up_to;
+    std::vector<uint32_t> out;
+    for (uint32_t k = 0; k < card; ++k)
+        if (k != p[i] && (!adjacent || k + 1 == p[i] || k == p[i] + 1)) out.push_back(k);
     return out;
 }
 

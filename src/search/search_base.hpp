@@ -62,6 +62,9 @@ class search_base : public strategy {
     // still takes any other value.
     std::vector<point> neighbours(const point& p, bool adjacent_only,
                                   uint32_t any_value_up_to = 0) const;
+    // The values parameter i of p can move to in such a neighbour (valid or not), in order.
+    std::vector<uint32_t> moves(const point& p, std::size_t i, bool adjacent_only,
+                                uint32_t any_value_up_to = 0) const;
     double option(const std::string& name) const;
     uint64_t below(uint64_t n) { return draw_below(rng_, n); }
     double unit() { return draw_unit(rng_); }
