@@ -1,5 +1,6 @@
 #include "search/domain.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace hone {
@@ -17,6 +18,16 @@ uint64_t encode(const search_domain& d, const point& p) {
     uint64_t code = 0;
     for (std::size_t i = 0; i < p.size(); ++i) code = code * d.cardinality(i) + p[i];
     return code;
+}
+
+std::optional<std::vector<uint64_t>> integer_values(const search_domain& d, std::size_t dim) {
+    std::vector<uint64_t> out(d.cardinality(dim));
+    for (uint32_t k = 0; k < out.size(); ++k) {
+        const double c = d.coordinate(dim, k);
+        if (!(c >= 1 && c < 9e15 && c == std::floor(c))) return std::nullopt;
+        out[k] = static_cast<uint64_t>(c);
+    }
+    return out;
 }
 
 point decode(const search_domain& d, uint64_t code) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "search/domain.hpp"
 #include "search/rng.hpp"
 
 namespace hone {
@@ -28,15 +29,11 @@ random_forest::random_forest(const search_domain& d) {
         const uint32_t card = d.cardinality(i);
         if (card < 2) continue;
         std::vector<double> coord(card), twos(card);
-        bool integers = true;
-        for (uint32_t k = 0; k < card; ++k) {
-            coord[k] = d.coordinate(i, k);
-            integers = integers && coord[k] >= 1 && coord[k] < 9e15 && coord[k] == std::floor(coord[k]);
-        }
+        for (uint32_t k = 0; k < card; ++k) coord[k] = d.coordinate(i, k);
         features_.push_back({i, ranks_of(coord)});
+        const auto integers = integer_values(d, i);
         if (!integers) continue;
-        for (uint32_t k = 0; k < card; ++k)
-            twos[k] = __builtin_ctzll(static_cast<unsigned long long>(coord[k]));
+        for (uint32_t k = 0; k < card; ++k) twos[k] = __builtin_ctzll((*integers)[k]);
         // Only when it orders the values otherwise than their size does.
         auto r = ranks_of(twos);
         if (r != features_.back().rank && *std::max_element(r.begin(), r.end()) > 0)

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "search/domain.hpp"
 #include "search/gp.hpp"
 #include "search/search_base.hpp"
 #include "search/strategies.hpp"
@@ -53,15 +54,9 @@ class gp_climb final : public search_base {
             const uint32_t card = d.cardinality(i);
             if (card == 2) two_valued_.push_back(i);
             if (card <= 2) continue;
-            std::vector<bool> flags(card);
-            bool integers = true;
-            for (uint32_t v = 0; v < card && integers; ++v) {
-                const double c = d.coordinate(i, v);
-                integers = c >= 1 && c < 1e15 && c == std::floor(c);
-                const auto n = static_cast<uint64_t>(integers ? c : 0);
-                flags[v] = integers && (n & (n - 1)) == 0;
-            }
-            if (integers) power_of_two_[i] = std::move(flags);
+            const auto integers = integer_values(d, i);
+            if (!integers) continue;
+            for (uint64_t n : *integers) power_of_two_[i].push_back((n & (n - 1)) == 0);
         }
     }
 

@@ -12,6 +12,7 @@
 
 #include "hone/space.hpp"
 #include "hone/spec.hpp"
+#include "search/domain.hpp"
 #include "search/strategy.hpp"
 #include "spec_test_util.hpp"
 
@@ -132,6 +133,21 @@ grid constrained_grid() {
 }
 
 }  // namespace
+
+TEST_CASE("integer_values: a parameter's values as positive integers, or none") {
+    grid g({3, 3, 3, 3}, [](const point&) { return true; });
+    g.set_coordinates([](std::size_t d, uint32_t i) {
+        // 16, 32, 48; not whole; 0 is not positive; too large to be exact.
+        const double values[] = {16.0 * (i + 1), i + 0.5, double(i), 1e16 + i};
+        return values[d];
+    });
+    const auto ints = integer_values(g, 0);
+    REQUIRE(ints);
+    CHECK(*ints == std::vector<uint64_t>{16, 32, 48});
+    CHECK(!integer_values(g, 1));
+    CHECK(!integer_values(g, 2));
+    CHECK(!integer_values(g, 3));
+}
 
 TEST_CASE("every strategy proposes valid points, none twice, within its budget") {
     const grid g = constrained_grid();
