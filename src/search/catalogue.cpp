@@ -94,7 +94,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "at is passed over"},
           {"aligned", 0.9, 0, 1, false,
            "share of random draws (descent restarts, the model's candidates) made among "
-           "configurations whose integer parameters of over two values are all powers of two"}}},
+           "configurations whose integer parameters of over two values are all powers of two"},
+          {"rule_out", 4, 0, 1e6, false,
+           "a descent passes over a neighbour that sets a parameter to a value which made every "
+           "configuration seen moved to it by one change this many times slower; 0: never"}}},
         {"portfolio",
          "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
          "exploits, the walkers explore the basins it undervalues",

@@ -14,7 +14,12 @@
 // usually fastest and which long lists of values (every multiple of 16) leave rare; the rest
 // stay uniform, so unaligned optima are still found. Once the model is done (`model_until`), a
 // descent at a local optimum first tries the best point's two-change neighbours, once for each
-// best point, before it restarts. Designed on recorded spaces
+// best point, before it restarts. A descent passes over a neighbour that sets a parameter to a
+// value which, every time a configuration was seen moved to it by one change, made it
+// `rule_out` times slower or more: in failing seeds on convolution W6600 about half the
+// descents' evaluations came out 1.5 times slower than the descent's point or more, a budget
+// that a value known to be bad need not spend again.
+// Designed on recorded spaces
 // (bench/RESULTS.md, issue 11): descents alone are best where one optimum's basin is large, the
 // model where many optima share the good values.
 #include <algorithm>
@@ -49,6 +54,11 @@ class gp_climb final : public search_base {
         surprise_ = option("surprise");
         near_ = static_cast<std::size_t>(option("surprise_near"));
         aligned_share_ = option("aligned");
+        if (const double r = option("rule_out"); r > 0) {
+            rule_out_ = std::log(r);
+            moves_to_.resize(d.dims());
+            for (std::size_t i = 0; i < d.dims(); ++i) moves_to_[i].resize(d.cardinality(i));
+        }
         power_of_two_.resize(d.dims());
         for (std::size_t i = 0; i < d.dims(); ++i) {
             const uint32_t card = d.cardinality(i);
@@ -143,6 +153,7 @@ class gp_climb final : public search_base {
             }
             point q = c.order[c.next++];
             const auto it = known_.find(q);
+            if (it == known_.end() && ruled_out(*c.at, q)) continue;
             if (it == known_.end()) return q;
             if (it->second && *it->second < c.score) move_to(c, q, *it->second);
         }
@@ -159,6 +170,38 @@ class gp_climb final : public search_base {
         return false;
     }
 
+    // Whether `to`, one change from `from`, sets a parameter to a value that made every
+    // configuration seen moved to it by one change `rule_out` times slower (once seen at least).
+    bool ruled_out(const point& from, const point& to) const {
+        if (moves_to_.empty()) return false;
+        std::optional<std::size_t> changed;
+        for (std::size_t i = 0; i < to.size(); ++i) {
+            if (to[i] == from[i]) continue;
+            if (changed) return false;  // two changes (an escape): not ruled out
+            changed = i;
+        }
+        if (!changed) return false;
+        const move_record& m = moves_to_[*changed][to[*changed]];
+        return m.seen > 0 && m.slower == m.seen;
+    }
+
+    // Records the moves between p and its observed one-change neighbours, both ways.
+    void note_moves(const point& p, double score) {
+        for (const point& r : neighbours(p, true, any_value_up_to)) {
+            const auto it = known_.find(r);
+            if (it == known_.end() || !it->second) continue;
+            std::size_t i = 0;
+            while (p[i] == r[i]) ++i;
+            const double gain = score - *it->second;  // r -> p, log time
+            move_record& to_p = moves_to_[i][p[i]];
+            ++to_p.seen;
+            to_p.slower += gain >= rule_out_;
+            move_record& to_r = moves_to_[i][r[i]];
+            ++to_r.seen;
+            to_r.slower += -gain >= rule_out_;
+        }
+    }
+
     void move_to(descent& c, const point& p, double score) {
         stood_.push_back(p);
         c.at = p;
@@ -169,6 +212,7 @@ class gp_climb final : public search_base {
     }
 
     void learn(const point& p, std::optional<double> score, bool) override {
+        if (score && !moves_to_.empty()) note_moves(p, *score);
         // A model proposal `surprise` standard deviations better than predicted: the next
         // descent starts there (on convolution A4000 and W6600, the model's near misses of an
         // optimum it cannot see from afar; bench/RESULTS.md, issue 11).
@@ -348,6 +392,11 @@ class gp_climb final : public search_base {
         }
     }
 
+    struct move_record {
+        uint32_t seen = 0, slower = 0;  // one-change moves to a value; those rule_out slower
+    };
+    std::vector<std::vector<move_record>> moves_to_;  // [parameter][value]; empty: rule_out 0
+    double rule_out_ = 0;                             // log of the option
     gaussian_process gp_;
     std::vector<std::size_t> two_valued_;
     std::vector<std::vector<bool>> power_of_two_;  // per value; empty: not a list of integers
