@@ -97,7 +97,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "configurations whose integer parameters of over two values are all powers of two"},
           {"rule_out", 4, 0, 1e6, false,
            "a descent passes over a neighbour that sets a parameter to a value which made every "
-           "configuration seen moved to it by one change this many times slower; 0: never"}}},
+           "configuration seen moved to it by one change this many times slower; 0: never"},
+          {"model_order", 1, 0, 1, true,
+           "1: a descent tries its neighbours fastest first as the model predicts (random "
+           "before its first fit); 0: in random order"}}},
         {"portfolio",
          "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
          "exploits, the walkers explore the basins it undervalues",

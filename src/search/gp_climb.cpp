@@ -18,7 +18,9 @@
 // value which, every time a configuration was seen moved to it by one change, made it
 // `rule_out` times slower or more: in failing seeds on convolution W6600 about half the
 // descents' evaluations came out 1.5 times slower than the descent's point or more, a budget
-// that a value known to be bad need not spend again.
+// that a value known to be bad need not spend again. It tries the rest in the order of the
+// process's predicted times (`model_order`; random before the first fit), which gains only
+// together with `rule_out` (bench/RESULTS.md).
 // Designed on recorded spaces
 // (bench/RESULTS.md, issue 11): descents alone are best where one optimum's basin is large, the
 // model where many optima share the good values.
@@ -54,6 +56,7 @@ class gp_climb final : public search_base {
         surprise_ = option("surprise");
         near_ = static_cast<std::size_t>(option("surprise_near"));
         aligned_share_ = option("aligned");
+        model_order_ = option("model_order") > 0;
         if (const double r = option("rule_out"); r > 0) {
             rule_out_ = std::log(r);
             moves_to_.resize(d.dims());
@@ -208,6 +211,16 @@ class gp_climb final : public search_base {
         c.score = score;
         c.order = neighbours(p, true, any_value_up_to);
         std::shuffle(c.order.begin(), c.order.end(), rng_);
+        if (model_order_ && gp_.fitted()) {  // the process's fastest first, ties at random
+            std::vector<std::pair<double, std::size_t>> by;
+            for (std::size_t i = 0; i < c.order.size(); ++i)
+                by.emplace_back(gp_.predict(coordinates(c.order[i])).mean, i);
+            std::stable_sort(by.begin(), by.end(),
+                             [](const auto& a, const auto& b) { return a.first < b.first; });
+            std::vector<point> sorted;
+            for (const auto& [m, i] : by) sorted.push_back(std::move(c.order[i]));
+            c.order = std::move(sorted);
+        }
         c.next = 0;
     }
 
@@ -397,6 +410,7 @@ class gp_climb final : public search_base {
     };
     std::vector<std::vector<move_record>> moves_to_;  // [parameter][value]; empty: rule_out 0
     double rule_out_ = 0;                             // log of the option
+    bool model_order_ = true;
     gaussian_process gp_;
     std::vector<std::size_t> two_valued_;
     std::vector<std::vector<bool>> power_of_two_;  // per value; empty: not a list of integers
