@@ -20,10 +20,9 @@
 // descents' evaluations came out 1.5 times slower than the descent's point or more, a budget
 // that a value known to be bad need not spend again. It tries the rest in the order of the
 // process's predicted times (`model_order`; random before the first fit), which gains only
-// together with `rule_out` (bench/RESULTS.md).
-// Designed on recorded spaces
-// (bench/RESULTS.md, issue 11): descents alone are best where one optimum's basin is large, the
-// model where many optima share the good values.
+// together with `rule_out` (bench/RESULTS.md). Designed on recorded spaces (bench/RESULTS.md,
+// issue 11): descents alone are best where one optimum's basin is large, the model where many
+// optima share the good values.
 #include <algorithm>
 #include <cmath>
 
@@ -211,17 +210,22 @@ class gp_climb final : public search_base {
         c.score = score;
         c.order = neighbours(p, true, any_value_up_to);
         std::shuffle(c.order.begin(), c.order.end(), rng_);
-        if (model_order_ && gp_.fitted()) {  // the process's fastest first, ties at random
-            std::vector<std::pair<double, std::size_t>> by;
-            for (std::size_t i = 0; i < c.order.size(); ++i)
-                by.emplace_back(gp_.predict(coordinates(c.order[i])).mean, i);
-            std::stable_sort(by.begin(), by.end(),
-                             [](const auto& a, const auto& b) { return a.first < b.first; });
-            std::vector<point> sorted;
-            for (const auto& [m, i] : by) sorted.push_back(std::move(c.order[i]));
-            c.order = std::move(sorted);
-        }
+        if (model_order_) fastest_first(c.order);  // ties keep the random order
         c.next = 0;
+    }
+
+    // Sorts `points` by the process's predicted time, fastest first, stably; as they are
+    // without a fit.
+    void fastest_first(std::vector<point>& points) const {
+        if (!gp_.fitted()) return;
+        std::vector<std::pair<double, std::size_t>> by;
+        for (std::size_t i = 0; i < points.size(); ++i)
+            by.emplace_back(gp_.predict(coordinates(points[i])).mean, i);
+        std::stable_sort(by.begin(), by.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::vector<point> sorted;
+        for (const auto& [m, i] : by) sorted.push_back(std::move(points[i]));
+        points = std::move(sorted);
     }
 
     void learn(const point& p, std::optional<double> score, bool) override {
@@ -272,16 +276,7 @@ class gp_climb final : public search_base {
                         if (d_.contains(r) && !seen(r)) out.push_back(std::move(r));
                     }
         std::shuffle(out.begin(), out.end(), rng_);
-        if (gp_.fitted()) {
-            std::vector<std::pair<double, std::size_t>> by;
-            for (std::size_t i = 0; i < out.size(); ++i)
-                by.emplace_back(gp_.predict(coordinates(out[i])).mean, i);
-            std::stable_sort(by.begin(), by.end(),
-                             [](const auto& a, const auto& b) { return a.first < b.first; });
-            std::vector<point> sorted;
-            for (const auto& [m, i] : by) sorted.push_back(out[i]);
-            out = std::move(sorted);
-        }
+        fastest_first(out);
         return out;
     }
 

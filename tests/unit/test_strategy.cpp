@@ -425,6 +425,14 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
     CHECK(strategy_option_error("gp_climb", "surprise", 2.5) == "");
     CHECK(strategy_option_error("gp_climb", "surprise", -1).find("must be in 0 ..") !=
           std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "rule_out", 0) == "");
+    CHECK(strategy_option_error("gp_climb", "rule_out", -1).find("must be in 0 ..") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "model_order", 0) == "");
+    CHECK(strategy_option_error("gp_climb", "model_order", 0.5).find("integer") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "model_order", 2).find("must be in 0 .. 1") !=
+          std::string::npos);
     CHECK(strategy_option_error("gp_climb", "surprise_near", 2) == "");
     CHECK(strategy_option_error("gp_climb", "surprise_near", 1.5).find("integer") !=
           std::string::npos);
