@@ -11,24 +11,25 @@ in turn, against that stratum's best, as gp_climb does. `--pairs W` adds, for ev
 parameters of three values or more, W times the difference of their scaled positions as a
 coordinate (for lists of powers of two, a log ratio: tile per thread and the like). Prints the
 seeds within 95% of the optimum after `--budget` evaluations and the median evaluations to 95%.
+SPACE: a Kernel Tuner cache (.json or .json.gz) or a hone database of an exhaustive run, read
+as bench/kt_simulate.py reads them.
 
     bench/gp_search.py ../shared/spaces/gemm_RTX_2080_Ti.json.gz --seed 1 --seeds 60 --strata
 
 Needs NumPy and SciPy (pip install numpy scipy).
 """
 import argparse
-import gzip
-import json
 import math
 
 import numpy as np
 from scipy.linalg import solve_triangular
-from scipy.stats import norm
+from scipy.stats import norm, rankdata
+
+from kt_simulate import load_cache
 
 
 def load(path):
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        d = json.load(f)
+    d = load_cache(path, None)
     tp = d["tune_params"]
     names = [k for k in tp if len(tp[k]) > 1]
     x, t = [], []
@@ -57,9 +58,9 @@ def distance(a, b):
 
 
 def targets(scores, cap):
-    n = len(scores)
-    rank = np.argsort(np.argsort(scores, kind="stable"), kind="stable")
-    y = np.minimum(norm.ppf((rank + 0.5) / n), norm.ppf(cap))
+    # Mid-ranks for ties, as hone's normal_scores.
+    rank = rankdata(scores) - 1
+    y = np.minimum(norm.ppf((rank + 0.5) / len(scores)), norm.ppf(cap))
     return (y - y.mean()) / (y.std() or 1)
 
 
