@@ -17,15 +17,14 @@ value up or down of a longer list):
 """
 import argparse
 import collections
-import gzip
-import json
 import math
 import random
 
+from kt_simulate import load_cache
+
 
 def load(path):
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        d = json.load(f)
+    d = load_cache(path, None)
     keys = d["tune_params_keys"]
     values = [[str(v) for v in d["tune_params"][k]] for k in keys]
     integer = [all(isinstance(v, int) for v in d["tune_params"][k]) for k in keys]
