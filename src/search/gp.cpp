@@ -56,6 +56,20 @@ void backward(const std::vector<double>& l, std::size_t n, std::vector<double>& 
     }
 }
 
+// Each value's mid-rank (0-based) among `v`.
+std::vector<double> mid_ranks(const std::vector<double>& v) {
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<double> out;
+    out.reserve(v.size());
+    for (double x : v) {
+        const auto lo = std::lower_bound(sorted.begin(), sorted.end(), x) - sorted.begin();
+        const auto hi = std::upper_bound(sorted.begin(), sorted.end(), x) - sorted.begin();
+        out.push_back(0.5 * static_cast<double>(lo + hi - 1));
+    }
+    return out;
+}
+
 }  // namespace
 
 void gaussian_process::fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
@@ -117,20 +131,27 @@ double expected_improvement(const gaussian_process::prediction& p, double best) 
 }
 
 std::vector<double> normal_scores(const std::vector<double>& scores, double cap) {
-    std::vector<double> sorted = scores;
-    std::sort(sorted.begin(), sorted.end());
     const double n = static_cast<double>(scores.size());
     const double top = cap < 1 ? normal_quantile(cap) : std::numeric_limits<double>::infinity();
     std::vector<double> out;
     out.reserve(scores.size());
-    for (double s : scores) {
-        // Ties share their mid-rank: equal scores get equal targets.
-        const auto lo = std::lower_bound(sorted.begin(), sorted.end(), s) - sorted.begin();
-        const auto hi = std::upper_bound(sorted.begin(), sorted.end(), s) - sorted.begin();
-        const double rank = 0.5 * static_cast<double>(lo + hi - 1);
+    // Ties share their mid-rank: equal scores get equal targets.
+    for (double rank : mid_ranks(scores))
         out.push_back(std::min(normal_quantile((rank + 0.5) / n), top));
-    }
     return out;
+}
+
+double rank_correlation(const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() != b.size() || a.size() < 3) return 0;
+    const std::vector<double> ra = mid_ranks(a), rb = mid_ranks(b);
+    const double mean = 0.5 * static_cast<double>(a.size() - 1);
+    double sab = 0, saa = 0, sbb = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        sab += (ra[i] - mean) * (rb[i] - mean);
+        saa += (ra[i] - mean) * (ra[i] - mean);
+        sbb += (rb[i] - mean) * (rb[i] - mean);
+    }
+    return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
 }
 
 double score_at_normal(const std::vector<double>& sorted, double z) {

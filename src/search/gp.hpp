@@ -36,6 +36,10 @@ double expected_improvement(const gaussian_process::prediction& p, double best);
 // it from spending its fit on how slow the slow configurations are.
 std::vector<double> normal_scores(const std::vector<double>& scores, double cap);
 
+// Spearman's rank correlation of two equally long lists (mid-ranks for ties): how well one
+// orders the other, whatever their scales. 0 for fewer than 3 pairs or a constant list.
+double rank_correlation(const std::vector<double>& a, const std::vector<double>& b);
+
 // The score at normal score z among `sorted` scores (ascending, two at least): the inverse of
 // normal_scores without the cap, interpolated between ranks and extrapolated below the first.
 double score_at_normal(const std::vector<double>& sorted, double z);

@@ -85,3 +85,17 @@ TEST_CASE(
     CHECK(score_at_normal(sorted, -3.0) < 1.0);                   // below all: extrapolated
     CHECK(score_at_normal(sorted, 3.0) == 10.0);                  // above all: the largest
 }
+
+TEST_CASE("rank correlation: orders, not scales; ties share mid-ranks") {
+    const std::vector<double> a = {1, 2, 3, 4, 5, 6};
+    CHECK(rank_correlation(a, {10, 20, 30, 40, 50, 60}) == doctest::Approx(1.0));
+    CHECK(rank_correlation(a, {1, 4, 9, 16, 1000, 1e6}) == doctest::Approx(1.0));  // monotone
+    CHECK(rank_correlation(a, {6, 5, 4, 3, 2, 1}) == doctest::Approx(-1.0));
+    // One swap of neighbours among 6: 1 - 6 * 2 / (6 * 35).
+    CHECK(rank_correlation(a, {2, 1, 3, 4, 5, 6}) == doctest::Approx(1.0 - 12.0 / 210.0));
+    // Ties: {1, 1, 2} ranks 0.5, 0.5, 2 against 0, 1, 2: Pearson of the ranks, sqrt(3) / 2.
+    CHECK(rank_correlation({1, 2, 3}, {1, 1, 2}) == doctest::Approx(std::sqrt(3.0) / 2.0));
+    CHECK(rank_correlation(a, {7, 7, 7, 7, 7, 7}) == 0.0);  // a constant orders nothing
+    CHECK(rank_correlation({1, 2}, {1, 2}) == 0.0);         // too few to rank
+    CHECK(rank_correlation({1, 2, 3}, {1, 2}) == 0.0);      // lengths differ
+}
