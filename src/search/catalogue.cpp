@@ -72,15 +72,16 @@ const std::vector<strategy_info>& strategy_catalogue() {
         {"gp_climb",
          "hill climbing (neighbours: one parameter changed, long lists by one step) beside a "
          "Gaussian process that proposes, in turn for each value of each two-valued parameter, "
-         "the configuration of best expected improvement there; a descent restarts where a "
-         "proposal beat the process's prediction, else at random",
+         "the configuration of best expected improvement there, taking more of the proposals "
+         "the better it predicts; a descent restarts where a proposal beat the process's "
+         "prediction, else at random",
          true,
          {{"batch", 4, 1, 1024, true, "configurations the model proposes per fit"},
           {"model_from", 10, 0, 100000, true, "evaluations before the model is used"},
           {"model_until", 300, 0, 100000, true,
            "evaluations after which only the descents go on (escaping local optima by two "
            "changes)"},
-          {"candidates", 1500, 10, 1000000, true, "random configurations scored per fit"},
+          {"candidates", 300, 10, 1000000, true, "random configurations scored per fit"},
           {"cap", 0.6, 0.05, 1, false,
            "quantile of the observed times above which the model sees them all as equal (its "
            "targets are their ranks as normal scores)"},
@@ -100,7 +101,16 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "configuration seen moved to it by one change this many times slower; 0: never"},
           {"model_order", 1, 0, 1, true,
            "1: a descent tries its neighbours fastest first as the model predicts (random "
-           "before its first fit); 0: in random order"}}},
+           "before its first fit); 0: in random order"},
+          {"share_max", 30, 1, 1000, false,
+           "model proposals per descent step when the model predicts well (skill_high); one "
+           "while it predicts no better than skill_low; 1: always one"},
+          {"skill_low", 0.2, -1, 1, false,
+           "the model's skill (rank correlation of its predictions with the outcomes of the "
+           "latest 60 proposals) up to which it takes one proposal per descent step"},
+          {"skill_high", 0.4, -1, 1, false,
+           "the skill from which it takes share_max proposals per descent step (linear "
+           "between)"}}},
         {"portfolio",
          "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
          "exploits, the walkers explore the basins it undervalues",

@@ -20,9 +20,13 @@
 // descents' evaluations came out 1.5 times slower than the descent's point or more, a budget
 // that a value known to be bad need not spend again. It tries the rest in the order of the
 // process's predicted times (`model_order`; random before the first fit), which gains only
-// together with `rule_out` (bench/RESULTS.md). Designed on recorded spaces (bench/RESULTS.md,
-// issue 11): descents alone are best where one optimum's basin is large, the model where many
-// optima share the good values.
+// together with `rule_out` (bench/RESULTS.md). The model's share of the proposals follows its
+// skill, the rank correlation of its predictions with the outcomes (`skill_low`, `skill_high`,
+// `share_max`): where it predicts well it proposes up to 30 configurations per descent step,
+// without waiting for the descents, and scores 300 random candidates a fit (more pick outliers
+// of the process's fit). Designed on recorded spaces (bench/RESULTS.md, issue 11): descents
+// alone are best where one optimum's basin is large, the model where many optima share the
+// good values.
 #include <algorithm>
 #include <cmath>
 
@@ -42,6 +46,9 @@ const std::vector<double> length_scales = {0.15, 0.3, 0.6, 1.2};
 // A descent's neighbours: any other value of a parameter of up to this many values, the next
 // value up or down of a longer list.
 constexpr uint32_t any_value_up_to = 4;
+// The skill is measured over the latest proposals, once there are enough to rank.
+constexpr std::size_t skill_window = 60;
+constexpr std::size_t skill_min = 10;
 
 class gp_climb final : public search_base {
   public:
@@ -56,6 +63,9 @@ class gp_climb final : public search_base {
         near_ = static_cast<std::size_t>(option("surprise_near"));
         aligned_share_ = option("aligned");
         model_order_ = option("model_order") > 0;
+        share_max_ = option("share_max");
+        skill_low_ = option("skill_low");
+        skill_high_ = option("skill_high");
         if (const double r = option("rule_out"); r > 0) {
             rule_out_ = std::log(r);
             moves_to_.resize(d.dims());
@@ -101,15 +111,23 @@ class gp_climb final : public search_base {
             stepping.push_back(&c);
         }
         const std::size_t evaluated = history_.size() + pending_.size();
+        const bool model_on = evaluated >= start_ && evaluated < until_;
+        const double share = model_share();
         // The model's turn: the room the steps leave, or, asked for fewer than the steps ready
-        // (a window of one), the one slot, the steps waiting for the next call.
+        // (a window of one), the one slot, the steps waiting for the next call. With a share
+        // over one it does not wait for a descent's step either.
+        const auto wanted = static_cast<std::size_t>(std::ceil(share * steps.size()));
         const std::size_t room =
-            n > steps.size() ? std::min(n - steps.size(), std::max(batch_, steps.size())) : 1;
-        if (!steps.empty() && evaluated >= start_ && evaluated < until_ &&
-            model_count_ < climb_count_)
+            n > steps.size() ? std::min(n - steps.size(), std::max(batch_, wanted)) : 1;
+        if (model_on && !steps.empty() && model_count_ < share * climb_count_)
             propose_from_model(room, out);
+        else if (model_on && steps.empty() && share > 1 &&
+                 model_count_ < share * (climb_count_ + 1))
+            propose_from_model(n, out);
         for (std::size_t i = 0; i < steps.size(); ++i) {
             if (out.size() < n && take(steps[i], out)) {
+                if (gp_.fitted())
+                    predicted_mean_[steps[i]] = gp_.predict(coordinates(steps[i])).mean;
                 ++climb_count_;
             } else if (!seen(steps[i])) {
                 stepping[i]->trial.reset();  // no room: try again at the next call
@@ -228,7 +246,33 @@ class gp_climb final : public search_base {
         points = std::move(sorted);
     }
 
+    // The process's skill: the rank correlation of its predicted means (when each was proposed,
+    // model pick or descent step) with the outcomes, over the latest `skill_window`.
+    double skill() const {
+        if (outcomes_.size() < skill_min) return 0;
+        const std::size_t from =
+            outcomes_.size() > skill_window ? outcomes_.size() - skill_window : 0;
+        const std::vector<double> m(predicted_means_.begin() + from, predicted_means_.end());
+        const std::vector<double> o(outcomes_.begin() + from, outcomes_.end());
+        return rank_correlation(m, o);
+    }
+
+    // Model proposals per descent step: one while the process predicts no better than chance
+    // (skill up to skill_low: convolution W6600, whose optimum only descents find), rising to
+    // share_max at skill_high (GEMM 2080 Ti, whose seeds succeed through the model's picks).
+    double model_share() const {
+        if (share_max_ <= 1) return 1;
+        const double r = skill();
+        if (r <= skill_low_) return 1;
+        if (r >= skill_high_) return share_max_;
+        return 1 + (share_max_ - 1) * (r - skill_low_) / (skill_high_ - skill_low_);
+    }
+
     void learn(const point& p, std::optional<double> score, bool) override {
+        if (const auto it = predicted_mean_.find(p); it != predicted_mean_.end()) {
+            if (score) predicted_means_.push_back(it->second), outcomes_.push_back(*score);
+            predicted_mean_.erase(it);
+        }
         if (score && !moves_to_.empty()) note_moves(p, *score);
         // A model proposal `surprise` standard deviations better than predicted: the next
         // descent starts there (on convolution A4000 and W6600, the model's near misses of an
@@ -392,6 +436,7 @@ class gp_climb final : public search_base {
             picked[*best] = true;
             picks.push_back(*best);
             if (take(cands[*best], out)) {
+                predicted_mean_[cands[*best]] = pred[*best].mean;
                 ++model_count_;
                 if (surprise_ > 0)
                     predicted_[cands[*best]] =
@@ -405,6 +450,9 @@ class gp_climb final : public search_base {
     };
     std::vector<std::vector<move_record>> moves_to_;  // [parameter][value]; empty: rule_out 0
     double rule_out_ = 0;                             // log of the option
+    point_map<double> predicted_mean_;  // proposals in flight: the process's mean for them
+    std::vector<double> predicted_means_, outcomes_;  // for skill(), in observation order
+    double share_max_ = 30, skill_low_ = 0.2, skill_high_ = 0.4;
     bool model_order_ = true;
     gaussian_process gp_;
     std::vector<std::size_t> two_valued_;
@@ -417,7 +465,7 @@ class gp_climb final : public search_base {
     std::vector<point> stood_;  // every point a descent has stood at
     std::size_t near_ = 1;      // surprise_near
     std::size_t climb_count_ = 0, model_count_ = 0, window_ = 1;
-    std::size_t batch_ = 4, start_ = 10, until_ = 300, candidates_ = 1500, descents_ = 0;
+    std::size_t batch_ = 4, start_ = 10, until_ = 300, candidates_ = 300, descents_ = 0;
     double cap_ = 0.6, surprise_ = 1, aligned_share_ = 0.9;
 };
 
