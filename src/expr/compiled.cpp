@@ -28,6 +28,13 @@ void visit_names(const node& n, const std::function<void(const node&)>& f) {
     for (const auto& k : n.kids) visit_names(*k, f);
 }
 
+// Adds every string literal of the tree to the table.
+void intern_literals(const node& n, string_table& strings) {
+    if (const auto* s = std::get_if<std::string>(&n.literal); s && n.kind == node_kind::literal)
+        strings.intern(*s);
+    for (const auto& k : n.kids) intern_literals(*k, strings);
+}
+
 bool uses_only(const node& n, const bindings& constants) {
     bool only = true;
     visit_names(n, [&](const node& x) { only = only && constants.count(x.name) > 0; });
@@ -164,6 +171,12 @@ compiled_expression::compiled_expression(const expression& e,
     if (use_fallback_) {
         fallback_constants_ = constants;
         fallback_names_ = slot_names;
+        // The tree evaluator's string results are literals or constants (slots' strings are in
+        // the table already): added now, so that fallback() finds them without writing to the
+        // table while it evaluates (a fuzzed `0 ? Q : "text"` found them missing).
+        intern_literals(*e.root_, strings);
+        for (const auto& [name, v] : constants)
+            if (const auto* str = std::get_if<std::string>(&v)) strings.intern(*str);
         return;
     }
     fallback_constants_ = constants;  // for folding; cleared below. Slots hide constants.

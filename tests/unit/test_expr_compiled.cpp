@@ -286,4 +286,12 @@ TEST_CASE("compiled expressions: slots hide nothing they should not, and unknown
                                       strings);
     CHECK_THROWS_WITH_AS(unknown.eval(slots), "t.yaml:3:14: unknown name 'Q' (known: A, N)",
                          input_error);
+    // Falling back, a string literal or constant can still be the result (until the fix, a
+    // logic_error: the string was in no table).
+    const compiled_expression literal(expression::parse("A > 5 ? Q : 'text'", at), {"A"},
+                                      {{"N", int64_t{5}}}, strings);
+    CHECK(literal.eval(slots) == value(std::string("text")));
+    const compiled_expression constant(expression::parse("A > 5 ? Q : MEM", at), {"A"},
+                                       {{"MEM", std::string("managed")}}, strings);
+    CHECK(constant.eval(slots) == value(std::string("managed")));
 }
