@@ -23,21 +23,9 @@ const int fn_max = expr_detail::find_function("max");
 const int fn_ceil_div = expr_detail::find_function("ceil_div");
 const int fn_is_pow2 = expr_detail::find_function("is_pow2");
 
-void visit_names(const node& n, const std::function<void(const node&)>& f) {
-    if (n.kind == node_kind::name) f(n);
-    for (const auto& k : n.kids) visit_names(*k, f);
-}
-
-// Adds every string literal of the tree to the table.
-void intern_literals(const node& n, string_table& strings) {
-    if (const auto* s = std::get_if<std::string>(&n.literal); s && n.kind == node_kind::literal)
-        strings.intern(*s);
-    for (const auto& k : n.kids) intern_literals(*k, strings);
-}
-
 bool uses_only(const node& n, const bindings& constants) {
     bool only = true;
-    visit_names(n, [&](const node& x) { only = only && constants.count(x.name) > 0; });
+    expr_detail::visit_names(n, [&](const node& x) { only = only && constants.count(x.name) > 0; });
     return only;
 }
 
@@ -174,7 +162,10 @@ compiled_expression::compiled_expression(const expression& e,
         // The tree evaluator's string results are literals or constants (slots' strings are in
         // the table already): added now, so that fallback() finds them without writing to the
         // table while it evaluates (a fuzzed `0 ? Q : "text"` found them missing).
-        intern_literals(*e.root_, strings);
+        expr_detail::visit(*e.root_, [&](const node& n) {
+            const auto* s = std::get_if<std::string>(&n.literal);
+            if (s && n.kind == node_kind::literal) strings.intern(*s);
+        });
         for (const auto& [name, v] : constants)
             if (const auto* str = std::get_if<std::string>(&v)) strings.intern(*str);
         return;

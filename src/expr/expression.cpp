@@ -19,11 +19,6 @@ std::string literal_text(const value& v) {
     return display_text(v);
 }
 
-void visit_names(const node& n, const std::function<void(const node&)>& f) {
-    if (n.kind == node_kind::name) f(n);
-    for (const auto& k : n.kids) visit_names(*k, f);
-}
-
 }  // namespace
 
 expression::expression() : root_(std::make_shared<const node>()), text_("0") {}

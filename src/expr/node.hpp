@@ -1,5 +1,6 @@
 // The syntax tree of an expression and the error site shared by the parser and the evaluator.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,6 +33,19 @@ struct node {
     int depth = 1;
 };
 using node_ptr = std::shared_ptr<const node>;
+
+// Calls f on every node of the tree, parents before their children.
+inline void visit(const node& n, const std::function<void(const node&)>& f) {
+    f(n);
+    for (const auto& k : n.kids) visit(*k, f);
+}
+
+// Calls f on every name node of the tree, in order.
+inline void visit_names(const node& n, const std::function<void(const node&)>& f) {
+    visit(n, [&](const node& x) {
+        if (x.kind == node_kind::name) f(x);
+    });
+}
 
 // `base` is where the expression text starts; errors point `offset` characters further.
 inline source_pos pos_at(const source_pos& base, int offset) {
