@@ -127,7 +127,7 @@ class gp_climb final : public search_base {
         for (std::size_t i = 0; i < steps.size(); ++i) {
             if (out.size() < n && take(steps[i], out)) {
                 if (gp_.fitted())
-                    predicted_mean_[steps[i]] = gp_.predict(coordinates(steps[i])).mean;
+                    in_flight_[steps[i]] = {gp_.predict(coordinates(steps[i])).mean, {}};
                 ++climb_count_;
             } else if (!seen(steps[i])) {
                 stepping[i]->trial.reset();  // no room: try again at the next call
@@ -269,19 +269,16 @@ class gp_climb final : public search_base {
     }
 
     void learn(const point& p, std::optional<double> score, bool) override {
-        if (const auto it = predicted_mean_.find(p); it != predicted_mean_.end()) {
-            if (score) predicted_means_.push_back(it->second), outcomes_.push_back(*score);
-            predicted_mean_.erase(it);
+        if (const auto it = in_flight_.find(p); it != in_flight_.end()) {
+            const prediction_record r = it->second;
+            in_flight_.erase(it);
+            if (score) predicted_means_.push_back(r.mean), outcomes_.push_back(*score);
+            // A model proposal `surprise` standard deviations better than predicted: the next
+            // descent starts there (on convolution A4000 and W6600, the model's near misses of
+            // an optimum it cannot see from afar; bench/RESULTS.md, issue 11).
+            if (score && r.surprise_below && *score < *r.surprise_below) surprises_.push_back(p);
         }
         if (score && !moves_to_.empty()) note_moves(p, *score);
-        // A model proposal `surprise` standard deviations better than predicted: the next
-        // descent starts there (on convolution A4000 and W6600, the model's near misses of an
-        // optimum it cannot see from afar; bench/RESULTS.md, issue 11).
-        if (const auto it = predicted_.find(p); it != predicted_.end()) {
-            const double threshold = it->second;
-            predicted_.erase(it);
-            if (score && *score < threshold) surprises_.push_back(p);
-        }
         for (auto& c : climbs_) {
             if (!c.trial || *c.trial != p) continue;
             c.trial.reset();
@@ -436,11 +433,11 @@ class gp_climb final : public search_base {
             picked[*best] = true;
             picks.push_back(*best);
             if (take(cands[*best], out)) {
-                predicted_mean_[cands[*best]] = pred[*best].mean;
-                ++model_count_;
+                prediction_record& r = in_flight_[cands[*best]];
+                r.mean = pred[*best].mean;
                 if (surprise_ > 0)
-                    predicted_[cands[*best]] =
-                        score_at(pred[*best].mean - surprise_ * pred[*best].stddev);
+                    r.surprise_below = score_at(pred[*best].mean - surprise_ * pred[*best].stddev);
+                ++model_count_;
             }
         }
     }
@@ -450,7 +447,13 @@ class gp_climb final : public search_base {
     };
     std::vector<std::vector<move_record>> moves_to_;  // [parameter][value]; empty: rule_out 0
     double rule_out_ = 0;                             // log of the option
-    point_map<double> predicted_mean_;  // proposals in flight: the process's mean for them
+    // A proposal in flight made with a fit: the process's mean for it, and for a model pick
+    // the score under which it is a surprise.
+    struct prediction_record {
+        double mean = 0;
+        std::optional<double> surprise_below;
+    };
+    point_map<prediction_record> in_flight_;
     std::vector<double> predicted_means_, outcomes_;  // for skill(), in observation order
     double share_max_ = 30, skill_low_ = 0.2, skill_high_ = 0.4;
     bool model_order_ = true;
@@ -459,7 +462,6 @@ class gp_climb final : public search_base {
     std::vector<std::vector<bool>> power_of_two_;  // per value; empty: not a list of integers
     std::vector<std::pair<std::size_t, uint32_t>> strata_;  // (parameter, value), in turn
     std::vector<descent> climbs_;
-    point_map<double> predicted_;   // model proposals: the score under which one is a surprise
     std::vector<point> surprises_;  // where descents restart, the latest last
     point_set escaped_;         // best points whose two-change neighbours a descent has been given
     std::vector<point> stood_;  // every point a descent has stood at

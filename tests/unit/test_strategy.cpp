@@ -80,6 +80,14 @@ objective_fn bowl(point centre) {
     };
 }
 
+// Whether b is a descent's step from a: one parameter one value up or down.
+bool one_step_apart(const point& a, const point& b) {
+    int steps = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        steps += std::abs(static_cast<int>(a[i]) - static_cast<int>(b[i]));
+    return steps == 1;
+}
+
 struct run_result {
     std::vector<point> order;  // in evaluation order
     std::optional<double> best;
@@ -263,15 +271,6 @@ TEST_CASE("gp_climb asked for one configuration at a time still proposes from it
     // too (until the fix, such a caller got none: the descent's step took the one slot).
     const grid g({16, 16, 16, 16}, [](const point&) { return true; });
     const auto f = bowl({15, 15, 15, 15});
-    const auto adjacent = [](const point& a, const point& b) {
-        int steps = 0, apart = 0;
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            const int d = std::abs(static_cast<int>(a[i]) - static_cast<int>(b[i]));
-            apart += d > 0;
-            steps += d;
-        }
-        return apart == 1 && steps == 1;
-    };
     for (uint64_t seed = 1; seed <= 3; ++seed) {
         CAPTURE(seed);
         auto st = make("gp_climb", g, seed, 1000);
@@ -280,7 +279,8 @@ TEST_CASE("gp_climb asked for one configuration at a time still proposes from it
         int model = 0;  // up to the optimum: no restart before it
         for (std::size_t i = 1; i < r.order.size() && *f(r.order[i - 1]) > 1.0; ++i) {
             bool near = false;
-            for (std::size_t j = 0; j < i && !near; ++j) near = adjacent(r.order[i], r.order[j]);
+            for (std::size_t j = 0; j < i && !near; ++j)
+                near = one_step_apart(r.order[i], r.order[j]);
             model += !near;
         }
         CHECK(model >= 3);  // 14, 20 and 17 with the fix; 0 before it
@@ -402,12 +402,6 @@ TEST_CASE("gp_climb gives its model more of the proposals where the model predic
         for (uint32_t v : p) h = (h ^ v) * 1099511628211ull;
         return 1.0 + static_cast<double>((h >> 17) % 1000);
     };
-    const auto adjacent = [](const point& a, const point& b) {
-        int steps = 0;
-        for (std::size_t i = 0; i < a.size(); ++i)
-            steps += std::abs(static_cast<int>(a[i]) - static_cast<int>(b[i]));
-        return steps == 1;
-    };
     // Proposals after the 60th that are no neighbour of an earlier one, over three seeds.
     const auto not_steps = [&](const objective_fn& f, double share_max) {
         int n = 0;
@@ -417,7 +411,7 @@ TEST_CASE("gp_climb gives its model more of the proposals where the model predic
             for (std::size_t i = 60; i < r.order.size(); ++i) {
                 bool near = false;
                 for (std::size_t j = 0; j < i && !near; ++j)
-                    near = adjacent(r.order[i], r.order[j]);
+                    near = one_step_apart(r.order[i], r.order[j]);
                 n += !near;
             }
         }
