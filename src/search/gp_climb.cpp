@@ -1,4 +1,5 @@
-// Hill climbing with a Gaussian process beside it. First-improvement descents (two, or one for
+// Hill climbing with a Gaussian process beside it, after `random_first` random configurations.
+// First-improvement descents (two, or one for
 // every 8 configurations the tuner asks for; neighbours: any other value of a parameter of up to
 // 4 values, the next value up or down of a longer list; tried in random order, observed ones for
 // free) find the optima whose basins are large. A descent restarts at the latest model proposal
@@ -21,8 +22,9 @@
 // that a value known to be bad need not spend again. It tries the rest in the order of the
 // process's predicted times (`model_order`; random before the first fit), which gains only
 // together with `rule_out` (bench/RESULTS.md). The model's share of the proposals follows its
-// skill, the rank correlation of its predictions with the outcomes (`skill_low`, `skill_high`,
-// `share_max`): where it predicts well it proposes up to 30 configurations per descent step,
+// skill, the rank correlation of each fitted point's target with the process's prediction of it
+// from the other points (leave-one-out; `skill_low`, `skill_high`, `share_max`): where it
+// predicts well it proposes up to 30 configurations per descent step,
 // without waiting for the descents, and scores 300 random candidates a fit (more pick outliers
 // of the process's fit). Designed on recorded spaces (bench/RESULTS.md, issue 11): descents
 // alone are best where one optimum's basin is large, the model where many optima share the
@@ -46,15 +48,13 @@ const std::vector<double> length_scales = {0.15, 0.3, 0.6, 1.2};
 // A descent's neighbours: any other value of a parameter of up to this many values, the next
 // value up or down of a longer list.
 constexpr uint32_t any_value_up_to = 4;
-// The skill is measured over the latest proposals, once there are enough to rank.
-constexpr std::size_t skill_window = 60;
-constexpr std::size_t skill_min = 10;
 
 class gp_climb final : public search_base {
   public:
     gp_climb(const search_domain& d, const strategy_setup& s) : search_base(d, s) {
         batch_ = static_cast<std::size_t>(option("batch"));
         start_ = static_cast<std::size_t>(option("model_from"));
+        first_ = static_cast<std::size_t>(option("random_first"));
         until_ = static_cast<std::size_t>(option("model_until"));
         candidates_ = static_cast<std::size_t>(option("candidates"));
         cap_ = option("cap");
@@ -97,6 +97,15 @@ class gp_climb final : public search_base {
         // more (16 compile jobs ask for 36): fewer leave the compile pool idle, more are too
         // shallow by 200 evaluations (bench/RESULTS.md, issue 11).
         window_ = std::max(window_, n);
+        // The first configurations are random (aligned), for the process's first fit to see the
+        // space rather than two descents' neighbourhoods (bench/RESULTS.md, issue 11).
+        if (const std::size_t evaluated = history_.size() + pending_.size(); evaluated < first_) {
+            while (out.size() < n && evaluated + out.size() < first_) {
+                const auto p = aligned_sample();
+                if (!p || !take(*p, out)) break;
+            }
+            return;
+        }
         const std::size_t want = descents_ > 0 ? descents_ : std::max<std::size_t>(2, window_ / 8);
         if (climbs_.size() < want) climbs_.resize(want);
         std::vector<point> steps;
@@ -126,8 +135,6 @@ class gp_climb final : public search_base {
             propose_from_model(n, out);
         for (std::size_t i = 0; i < steps.size(); ++i) {
             if (out.size() < n && take(steps[i], out)) {
-                if (gp_.fitted())
-                    in_flight_[steps[i]] = {gp_.predict(coordinates(steps[i])).mean, {}};
                 ++climb_count_;
             } else if (!seen(steps[i])) {
                 stepping[i]->trial.reset();  // no room: try again at the next call
@@ -246,37 +253,26 @@ class gp_climb final : public search_base {
         points = std::move(sorted);
     }
 
-    // The process's skill: the rank correlation of its predicted means (when each was proposed,
-    // model pick or descent step) with the outcomes, over the latest `skill_window`.
-    double skill() const {
-        if (outcomes_.size() < skill_min) return 0;
-        const std::size_t from =
-            outcomes_.size() > skill_window ? outcomes_.size() - skill_window : 0;
-        const std::vector<double> m(predicted_means_.begin() + from, predicted_means_.end());
-        const std::vector<double> o(outcomes_.begin() + from, outcomes_.end());
-        return rank_correlation(m, o);
-    }
-
-    // Model proposals per descent step: one while the process predicts no better than chance
-    // (skill up to skill_low: convolution W6600, whose optimum only descents find), rising to
-    // share_max at skill_high (GEMM 2080 Ti, whose seeds succeed through the model's picks).
+    // Model proposals per descent step: one while the process predicts poorly (skill up to
+    // skill_low: convolution W6600, whose optimum only descents find), rising to share_max at
+    // skill_high (GEMM 2080 Ti, whose seeds succeed through the model's picks). The skill is
+    // leave-one-out over the fit, not the outcomes of proposals: over 200 evaluations the
+    // proposals' were too few to tell the two spaces apart early (bench/RESULTS.md).
     double model_share() const {
         if (share_max_ <= 1) return 1;
-        const double r = skill();
+        const double r = skill_;
         if (r <= skill_low_) return 1;
         if (r >= skill_high_) return share_max_;
         return 1 + (share_max_ - 1) * (r - skill_low_) / (skill_high_ - skill_low_);
     }
 
     void learn(const point& p, std::optional<double> score, bool) override {
-        if (const auto it = in_flight_.find(p); it != in_flight_.end()) {
-            const prediction_record r = it->second;
-            in_flight_.erase(it);
-            if (score) predicted_means_.push_back(r.mean), outcomes_.push_back(*score);
+        if (const auto it = surprise_below_.find(p); it != surprise_below_.end()) {
             // A model proposal `surprise` standard deviations better than predicted: the next
             // descent starts there (on convolution A4000 and W6600, the model's near misses of
             // an optimum it cannot see from afar; bench/RESULTS.md, issue 11).
-            if (score && r.surprise_below && *score < *r.surprise_below) surprises_.push_back(p);
+            if (score && *score < it->second) surprises_.push_back(p);
+            surprise_below_.erase(it);
         }
         if (score && !moves_to_.empty()) note_moves(p, *score);
         for (auto& c : climbs_) {
@@ -378,6 +374,8 @@ class gp_climb final : public search_base {
         }
         gp_.fit(x, t, length_scales, noise);
         if (!gp_.fitted()) return;
+        // The skill: how well the fit ranks each of its points from the others.
+        skill_ = rank_correlation(gp_.leave_one_out_means(), t);
 
         std::vector<point> cands;
         point_set drawn;
@@ -433,10 +431,9 @@ class gp_climb final : public search_base {
             picked[*best] = true;
             picks.push_back(*best);
             if (take(cands[*best], out)) {
-                prediction_record& r = in_flight_[cands[*best]];
-                r.mean = pred[*best].mean;
                 if (surprise_ > 0)
-                    r.surprise_below = score_at(pred[*best].mean - surprise_ * pred[*best].stddev);
+                    surprise_below_[cands[*best]] =
+                        score_at(pred[*best].mean - surprise_ * pred[*best].stddev);
                 ++model_count_;
             }
         }
@@ -447,15 +444,9 @@ class gp_climb final : public search_base {
     };
     std::vector<std::vector<move_record>> moves_to_;  // [parameter][value]; empty: rule_out 0
     double rule_out_ = 0;                             // log of the option
-    // A proposal in flight made with a fit: the process's mean for it, and for a model pick
-    // the score under which it is a surprise.
-    struct prediction_record {
-        double mean = 0;
-        std::optional<double> surprise_below;
-    };
-    point_map<prediction_record> in_flight_;
-    std::vector<double> predicted_means_, outcomes_;  // for skill(), in observation order
-    double share_max_ = 30, skill_low_ = 0.2, skill_high_ = 0.4;
+    point_map<double> surprise_below_;  // model picks in flight: the score of a surprise
+    double skill_ = 0;                  // of the latest fit (see model_share)
+    double share_max_ = 30, skill_low_ = 0.45, skill_high_ = 0.6;
     bool model_order_ = true;
     gaussian_process gp_;
     std::vector<std::size_t> two_valued_;
@@ -467,7 +458,8 @@ class gp_climb final : public search_base {
     std::vector<point> stood_;  // every point a descent has stood at
     std::size_t near_ = 1;      // surprise_near
     std::size_t climb_count_ = 0, model_count_ = 0, window_ = 1;
-    std::size_t batch_ = 4, start_ = 10, until_ = 300, candidates_ = 300, descents_ = 0;
+    std::size_t batch_ = 4, start_ = 10, first_ = 10, until_ = 300, candidates_ = 300,
+                descents_ = 0;
     double cap_ = 0.6, surprise_ = 1, aligned_share_ = 0.9;
 };
 
