@@ -2,8 +2,8 @@
 # The benchmarks of bench/RESULTS.md, on the GPU machine:
 #   bench/run.sh OUT_DIR [PHASE...]   phases: va24 va16 fixed compile sgemm baselines overhead
 #                                     euclid ab w12 timers clocks kernel sgemm_large
-#                                     sgemm_large_random (default: all but ab, w12, timers,
-#                                     clocks, kernel and the sgemm_large ones)
+#                                     sgemm_large_random sgemm_large_ab (default: all but ab,
+#                                     w12, timers, clocks, kernel and the sgemm_large ones)
 # Each tuning run writes OUT_DIR/<label>.json (`hone tune --json`); bench/summarize.py turns
 # them into the tables. Binaries come from $HONE_BIN_DIR (default .carry/).
 set -uo pipefail
@@ -175,6 +175,15 @@ for phase in $phases; do
         "$B/baselines" --json 4096 >"$out/baselines.json" 2>"$out/baselines.err"
         echo "baselines rc=$?"
       fi
+      ;;
+    sgemm_large_ab)  # the default search of this build against an earlier one ($B/hone_prev), the
+                     # same seeds alternated (SGEMM_SEEDS, default 1 2 3), no subset, no cuBLAS
+      [ -x "$B/hone_prev" ] || { echo "sgemm_large_ab: no $B/hone_prev"; continue; }
+      for seed in ${SGEMM_SEEDS:-1 2 3}; do
+        HONE=$B/hone_prev HONE_WORKER=$([ -x "$B/hone-worker_prev" ] && echo "$B/hone-worker_prev") \
+          sgemm_search_run sgemm_ab_prev_$seed "{strategy: ${SGEMM_STRATEGY:-auto}, seed: $seed}"
+        sgemm_search_run sgemm_ab_new_$seed "{strategy: ${SGEMM_STRATEGY:-auto}, seed: $seed}"
+      done
       ;;
     sgemm_large_random)  # the same budget, random search (the shipped config's own strategy)
       sgemm_search_run sgemm_large_random "{strategy: random, seed: ${SGEMM_SEED:-1}}"

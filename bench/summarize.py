@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Turns the JSON files of bench/run.sh into the markdown tables of bench/RESULTS.md."""
+import glob
 import json
 import os
 import sqlite3
@@ -162,7 +163,10 @@ def sgemm_large_table(out, cublas):
         return f"{100 * tf / ref:.1f}%" if tf and ref else "-"
 
     rows = []
-    for label in ("sgemm_large_search", "sgemm_large_random"):
+    # sgemm_large_ab's runs (an earlier build against this one, seed by seed) after the others.
+    ab = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(out, "sgemm_ab_*.json"))
+                if not p.endswith(".meta.json"))
+    for label in ["sgemm_large_search", "sgemm_large_random"] + ab:
         run = load(out, label)
         if not run:
             continue
