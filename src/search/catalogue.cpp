@@ -73,8 +73,7 @@ const std::vector<strategy_info>& strategy_catalogue() {
          "hill climbing (neighbours: one parameter changed, long lists by one step) beside a "
          "Gaussian process that proposes, in turn for each value of each two-valued parameter, "
          "the configuration of best expected improvement there, taking more of the proposals "
-         "the better it predicts its own points left out one at a time; a descent restarts where a "
-         "proposal beat the process's "
+         "the better it predicts; a descent restarts where a proposal beat the process's "
          "prediction, else at random",
          true,
          {{"batch", 4, 1, 1024, true, "configurations the model proposes per fit"},
@@ -108,11 +107,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"share_max", 30, 1, 1000, false,
            "model proposals per descent step when the model predicts well (skill_high); one "
            "while it predicts no better than skill_low; 1: always one"},
-          {"skill_low", 0.45, -1, 1, false,
-           "the model's skill (rank correlation of each fitted point's time with the model's "
-           "prediction of it from the others) up to which it takes one proposal per descent "
-           "step"},
-          {"skill_high", 0.6, -1, 1, false,
+          {"skill_low", 0.2, -1, 1, false,
+           "the model's skill (rank correlation of its predictions with the outcomes of the "
+           "latest 60 proposals) up to which it takes one proposal per descent step"},
+          {"skill_high", 0.4, -1, 1, false,
            "the skill from which it takes share_max proposals per descent step (linear "
            "between)"}}},
         {"portfolio",

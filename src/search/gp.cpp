@@ -99,26 +99,7 @@ void gaussian_process::fit(const std::vector<std::vector<double>>& x, const std:
         alpha_ = std::move(a);
         length_ = length;
     }
-    if (std::isfinite(best_ll)) x_ = x, y_ = y;
-}
-
-std::vector<double> gaussian_process::leave_one_out_means() const {
-    // mean_i without point i = y_i - alpha_i / (K^-1)_ii; (K^-1)_ii is the squared norm of
-    // column i of L^-1, found by forward substitution from row i down.
-    const std::size_t n = x_.size();
-    std::vector<double> out(n), z(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        z[i] = 1.0 / chol_[i * n + i];
-        double inverse_ii = z[i] * z[i];
-        for (std::size_t r = i + 1; r < n; ++r) {
-            double s = 0;
-            for (std::size_t k = i; k < r; ++k) s -= chol_[r * n + k] * z[k];
-            z[r] = s / chol_[r * n + r];
-            inverse_ii += z[r] * z[r];
-        }
-        out[i] = y_[i] - alpha_[i] / inverse_ii;
-    }
-    return out;
+    if (std::isfinite(best_ll)) x_ = x;
 }
 
 double gaussian_process::kernel(const std::vector<double>& a, const std::vector<double>& b) const {

@@ -19,16 +19,11 @@ class gaussian_process {
     double kernel(const std::vector<double>& a, const std::vector<double>& b) const;
     bool fitted() const { return !x_.empty(); }
     double length_scale() const { return length_; }
-    // Each fitted point's mean as predicted by the process fitted to the others (same length
-    // scale), in the order of fit's x: how well the process predicts points it has not seen,
-    // from the points it has, without refitting (the closed form of Rasmussen & Williams 5.12).
-    std::vector<double> leave_one_out_means() const;
 
   private:
     std::vector<std::vector<double>> x_;
     std::vector<double> chol_;   // lower triangle, row-major n x n
     std::vector<double> alpha_;  // K^-1 y
-    std::vector<double> y_;
     double length_ = 0.3;
 };
 

@@ -22,9 +22,8 @@
 // that a value known to be bad need not spend again. It tries the rest in the order of the
 // process's predicted times (`model_order`; random before the first fit), which gains only
 // together with `rule_out` (bench/RESULTS.md). The model's share of the proposals follows its
-// skill, the rank correlation of each fitted point's target with the process's prediction of it
-// from the other points (leave-one-out; `skill_low`, `skill_high`, `share_max`): where it
-// predicts well it proposes up to 30 configurations per descent step,
+// skill, the rank correlation of its predictions with the outcomes (`skill_low`, `skill_high`,
+// `share_max`): where it predicts well it proposes up to 30 configurations per descent step,
 // without waiting for the descents, and scores 300 random candidates a fit (more pick outliers
 // of the process's fit). Designed on recorded spaces (bench/RESULTS.md, issue 11): descents
 // alone are best where one optimum's basin is large, the model where many optima share the
@@ -48,6 +47,9 @@ const std::vector<double> length_scales = {0.15, 0.3, 0.6, 1.2};
 // A descent's neighbours: any other value of a parameter of up to this many values, the next
 // value up or down of a longer list.
 constexpr uint32_t any_value_up_to = 4;
+// The skill is measured over the latest proposals, once there are enough to rank.
+constexpr std::size_t skill_window = 60;
+constexpr std::size_t skill_min = 10;
 
 class gp_climb final : public search_base {
   public:
@@ -135,6 +137,8 @@ class gp_climb final : public search_base {
             propose_from_model(n, out);
         for (std::size_t i = 0; i < steps.size(); ++i) {
             if (out.size() < n && take(steps[i], out)) {
+                if (gp_.fitted())
+                    in_flight_[steps[i]] = {gp_.predict(coordinates(steps[i])).mean, {}};
                 ++climb_count_;
             } else if (!seen(steps[i])) {
                 stepping[i]->trial.reset();  // no room: try again at the next call
@@ -253,26 +257,37 @@ class gp_climb final : public search_base {
         points = std::move(sorted);
     }
 
-    // Model proposals per descent step: one while the process predicts poorly (skill up to
-    // skill_low: convolution W6600, whose optimum only descents find), rising to share_max at
-    // skill_high (GEMM 2080 Ti, whose seeds succeed through the model's picks). The skill is
-    // leave-one-out over the fit, not the outcomes of proposals: over 200 evaluations the
-    // proposals' were too few to tell the two spaces apart early (bench/RESULTS.md).
+    // The process's skill: the rank correlation of its predicted means (when each was proposed,
+    // model pick or descent step) with the outcomes, over the latest `skill_window`.
+    double skill() const {
+        if (outcomes_.size() < skill_min) return 0;
+        const std::size_t from =
+            outcomes_.size() > skill_window ? outcomes_.size() - skill_window : 0;
+        const std::vector<double> m(predicted_means_.begin() + from, predicted_means_.end());
+        const std::vector<double> o(outcomes_.begin() + from, outcomes_.end());
+        return rank_correlation(m, o);
+    }
+
+    // Model proposals per descent step: one while the process predicts no better than chance
+    // (skill up to skill_low: convolution W6600, whose optimum only descents find), rising to
+    // share_max at skill_high (GEMM 2080 Ti, whose seeds succeed through the model's picks).
     double model_share() const {
         if (share_max_ <= 1) return 1;
-        const double r = skill_;
+        const double r = skill();
         if (r <= skill_low_) return 1;
         if (r >= skill_high_) return share_max_;
         return 1 + (share_max_ - 1) * (r - skill_low_) / (skill_high_ - skill_low_);
     }
 
     void learn(const point& p, std::optional<double> score, bool) override {
-        if (const auto it = surprise_below_.find(p); it != surprise_below_.end()) {
+        if (const auto it = in_flight_.find(p); it != in_flight_.end()) {
+            const prediction_record r = it->second;
+            in_flight_.erase(it);
+            if (score) predicted_means_.push_back(r.mean), outcomes_.push_back(*score);
             // A model proposal `surprise` standard deviations better than predicted: the next
             // descent starts there (on convolution A4000 and W6600, the model's near misses of
             // an optimum it cannot see from afar; bench/RESULTS.md, issue 11).
-            if (score && *score < it->second) surprises_.push_back(p);
-            surprise_below_.erase(it);
+            if (score && r.surprise_below && *score < *r.surprise_below) surprises_.push_back(p);
         }
         if (score && !moves_to_.empty()) note_moves(p, *score);
         for (auto& c : climbs_) {
@@ -374,8 +389,6 @@ class gp_climb final : public search_base {
         }
         gp_.fit(x, t, length_scales, noise);
         if (!gp_.fitted()) return;
-        // The skill: how well the fit ranks each of its points from the others.
-        skill_ = rank_correlation(gp_.leave_one_out_means(), t);
 
         std::vector<point> cands;
         point_set drawn;
@@ -431,9 +444,10 @@ class gp_climb final : public search_base {
             picked[*best] = true;
             picks.push_back(*best);
             if (take(cands[*best], out)) {
+                prediction_record& r = in_flight_[cands[*best]];
+                r.mean = pred[*best].mean;
                 if (surprise_ > 0)
-                    surprise_below_[cands[*best]] =
-                        score_at(pred[*best].mean - surprise_ * pred[*best].stddev);
+                    r.surprise_below = score_at(pred[*best].mean - surprise_ * pred[*best].stddev);
                 ++model_count_;
             }
         }
@@ -444,9 +458,15 @@ class gp_climb final : public search_base {
     };
     std::vector<std::vector<move_record>> moves_to_;  // [parameter][value]; empty: rule_out 0
     double rule_out_ = 0;                             // log of the option
-    point_map<double> surprise_below_;  // model picks in flight: the score of a surprise
-    double skill_ = 0;                  // of the latest fit (see model_share)
-    double share_max_ = 30, skill_low_ = 0.45, skill_high_ = 0.6;
+    // A proposal in flight made with a fit: the process's mean for it, and for a model pick
+    // the score under which it is a surprise.
+    struct prediction_record {
+        double mean = 0;
+        std::optional<double> surprise_below;
+    };
+    point_map<prediction_record> in_flight_;
+    std::vector<double> predicted_means_, outcomes_;  // for skill(), in observation order
+    double share_max_ = 30, skill_low_ = 0.2, skill_high_ = 0.4;
     bool model_order_ = true;
     gaussian_process gp_;
     std::vector<std::size_t> two_valued_;

@@ -49,30 +49,6 @@ TEST_CASE(
     CHECK(b.length_scale() == 0.15);
 }
 
-TEST_CASE("leave-one-out means are what a process fitted without the point predicts for it") {
-    std::vector<std::vector<double>> x;
-    std::vector<double> y;
-    for (int i = 0; i < 12; ++i) {
-        x.push_back({std::fmod(0.37 * i, 1.0), std::fmod(0.61 * i + 0.2, 1.0)});
-        y.push_back(std::sin(4.0 * x.back()[0]) + x.back()[1] * x.back()[1]);
-    }
-    gaussian_process all;
-    all.fit(x, y, {0.3}, 1e-3);
-    REQUIRE(all.fitted());
-    const std::vector<double> loo = all.leave_one_out_means();
-    REQUIRE(loo.size() == x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        auto xo = x;
-        auto yo = y;
-        xo.erase(xo.begin() + static_cast<std::ptrdiff_t>(i));
-        yo.erase(yo.begin() + static_cast<std::ptrdiff_t>(i));
-        gaussian_process rest;
-        rest.fit(xo, yo, {0.3}, 1e-3);
-        CHECK(loo[i] == doctest::Approx(rest.predict(x[i]).mean).epsilon(1e-6));
-        CHECK(std::abs(loo[i] - y[i]) > 1e-4);  // not the fitted value itself
-    }
-}
-
 TEST_CASE("expected improvement grows with the predicted gain and with uncertainty") {
     CHECK(expected_improvement({0.0, 0.0}, 1.0) == doctest::Approx(1.0));  // a sure gain
     CHECK(expected_improvement({2.0, 0.0}, 1.0) == 0.0);                   // a sure loss
