@@ -1,16 +1,16 @@
-// Hill climbing with a Gaussian process beside it, after `random_first` random configurations.
-// First-improvement descents (two, or one for
-// every 8 configurations the tuner asks for; neighbours: any other value of a parameter of up to
-// 4 values, the next value up or down of a longer list; tried in random order, observed ones for
-// free) find the optima whose basins are large. A descent restarts at the latest model proposal
-// that came out much better than the process predicted (a region it does not understand yet)
-// and is not next to a point a descent has stood at, else at random. Before every round of
-// descent steps, while the model is in use, the process proposes as many configurations as the
-// descents have taken (in batches), each the best expected improvement within one value of one
-// two-valued parameter, the values taken in turn, so that regions that are bad on average still
-// get the model's best guesses. Targets are ranks as normal scores, capped at the 60% quantile:
-// the model learns where the fast configurations are, the same way on every space, not how slow
-// the slow ones are. Random draws (restarts, the candidates the process scores) are mostly
+// Hill climbing with a Gaussian process beside it, after `random_first` random configurations
+// (the process's first fit sees the space, not two descents' neighbourhoods). First-improvement
+// descents (two, or one for every 8 configurations the tuner asks for; neighbours: any other
+// value of a parameter of up to 4 values, the next value up or down of a longer list; tried in
+// random order, observed ones for free) find the optima whose basins are large. A descent restarts
+// at the latest model proposal that came out much better than the process predicted (a region it
+// does not understand yet) and is not next to a point a descent has stood at, else at random.
+// Before every round of descent steps, while the model is in use, the process proposes as many
+// configurations as the descents have taken (in batches), each the best expected improvement within
+// one value of one two-valued parameter, the values taken in turn, so that regions that are bad on
+// average still get the model's best guesses. Targets are ranks as normal scores, capped at the 60%
+// quantile: the model learns where the fast configurations are, the same way on every space, not
+// how slow the slow ones are. Random draws (restarts, the candidates the process scores) are mostly
 // (`aligned`) configurations whose integer parameters are powers of two, where GPU kernels are
 // usually fastest and which long lists of values (every multiple of 16) leave rare; the rest
 // stay uniform, so unaligned optima are still found. Once the model is done (`model_until`), a
