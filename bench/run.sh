@@ -13,6 +13,8 @@ phases=${*:-va24 va16 fixed compile sgemm baselines overhead euclid}
 B=${HONE_BIN_DIR:-$PWD/.carry}
 work=$(mktemp -d)
 jobs_all=$(nproc)
+# An earlier build with workers of its own (hone-worker, on since its change) needs its own worker.
+prev_worker=$([ -x "$B/hone-worker_prev" ] && echo "$B/hone-worker_prev")
 
 tune() {  # tune LABEL CONFIG [hone tune options...]   ($HONE: the binary, default $B/hone)
   local label=$1 cfg=$2
@@ -96,8 +98,7 @@ for phase in $phases; do
       "$B/hone" tune configs/vector_add.yaml --set N=65536 --dry-run -j $jobs_all --cache-dir $c -q >/dev/null 2>&1
       for n in 16777216 65536; do
         for i in 1 2 3; do
-          # A build with workers of its own (hone-worker, this change on) needs its own worker.
-          HONE=$B/hone_prev HONE_WORKER=$([ -x "$B/hone-worker_prev" ] && echo "$B/hone-worker_prev") \
+          HONE=$B/hone_prev HONE_WORKER=$prev_worker \
             tune ab${n}_prev_$i configs/vector_add.yaml --set N=$n -j $jobs_all --cache-dir $c
           tune ab${n}_new_$i configs/vector_add.yaml --set N=$n -j $jobs_all --cache-dir $c
         done
@@ -180,7 +181,7 @@ for phase in $phases; do
                      # same seeds alternated (SGEMM_SEEDS, default 1 2 3), no subset, no cuBLAS
       [ -x "$B/hone_prev" ] || { echo "sgemm_large_ab: no $B/hone_prev"; continue; }
       for seed in ${SGEMM_SEEDS:-1 2 3}; do
-        HONE=$B/hone_prev HONE_WORKER=$([ -x "$B/hone-worker_prev" ] && echo "$B/hone-worker_prev") \
+        HONE=$B/hone_prev HONE_WORKER=$prev_worker \
           sgemm_search_run sgemm_ab_prev_$seed "{strategy: ${SGEMM_STRATEGY:-auto}, seed: $seed}"
         sgemm_search_run sgemm_ab_new_$seed "{strategy: ${SGEMM_STRATEGY:-auto}, seed: $seed}"
       done

@@ -99,9 +99,10 @@ class gp_climb final : public search_base {
         // more (16 compile jobs ask for 36): fewer leave the compile pool idle, more are too
         // shallow by 200 evaluations (bench/RESULTS.md, issue 11).
         window_ = std::max(window_, n);
+        const std::size_t evaluated = history_.size() + pending_.size();
         // The first configurations are random (aligned), for the process's first fit to see the
         // space rather than two descents' neighbourhoods (bench/RESULTS.md, issue 11).
-        if (const std::size_t evaluated = history_.size() + pending_.size(); evaluated < first_) {
+        if (evaluated < first_) {
             while (out.size() < n && evaluated + out.size() < first_) {
                 const auto p = aligned_sample();
                 if (!p || !take(*p, out)) break;
@@ -121,7 +122,6 @@ class gp_climb final : public search_base {
             steps.push_back(*step);
             stepping.push_back(&c);
         }
-        const std::size_t evaluated = history_.size() + pending_.size();
         const bool model_on = evaluated >= start_ && evaluated < until_;
         const double share = model_share();
         // The model's turn: the room the steps leave, or, asked for fewer than the steps ready
@@ -260,12 +260,7 @@ class gp_climb final : public search_base {
     // The process's skill: the rank correlation of its predicted means (when each was proposed,
     // model pick or descent step) with the outcomes, over the latest `skill_window`.
     double skill() const {
-        if (outcomes_.size() < skill_min) return 0;
-        const std::size_t from =
-            outcomes_.size() > skill_window ? outcomes_.size() - skill_window : 0;
-        const std::vector<double> m(predicted_means_.begin() + from, predicted_means_.end());
-        const std::vector<double> o(outcomes_.begin() + from, outcomes_.end());
-        return rank_correlation(m, o);
+        return outcomes_.size() < skill_min ? 0 : rank_correlation(predicted_means_, outcomes_);
     }
 
     // Model proposals per descent step: one while the process predicts no better than chance
@@ -283,7 +278,14 @@ class gp_climb final : public search_base {
         if (const auto it = in_flight_.find(p); it != in_flight_.end()) {
             const prediction_record r = it->second;
             in_flight_.erase(it);
-            if (score) predicted_means_.push_back(r.mean), outcomes_.push_back(*score);
+            if (score) {
+                predicted_means_.push_back(r.mean);
+                outcomes_.push_back(*score);
+                if (outcomes_.size() > skill_window) {  // 60 at most: erasing the first is cheap
+                    predicted_means_.erase(predicted_means_.begin());
+                    outcomes_.erase(outcomes_.begin());
+                }
+            }
             // A model proposal `surprise` standard deviations better than predicted: the next
             // descent starts there (on convolution A4000 and W6600, the model's near misses of
             // an optimum it cannot see from afar; bench/RESULTS.md, issue 11).
@@ -465,7 +467,7 @@ class gp_climb final : public search_base {
         std::optional<double> surprise_below;
     };
     point_map<prediction_record> in_flight_;
-    std::vector<double> predicted_means_, outcomes_;  // for skill(), in observation order
+    std::vector<double> predicted_means_, outcomes_;  // the latest skill_window, for skill()
     double share_max_ = 30, skill_low_ = 0.2, skill_high_ = 0.4;
     bool model_order_ = true;
     gaussian_process gp_;
