@@ -484,6 +484,11 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
     CHECK(strategy_option_error("gp_climb", "share_max", 1) == "");
     CHECK(strategy_option_error("gp_climb", "share_max", 0.5).find("must be in 1 ..") !=
           std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "random_first", 0) == "");
+    CHECK(strategy_option_error("gp_climb", "random_first", -1).find("must be in 0 .. 100000") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "random_first", 2.5).find("integer") !=
+          std::string::npos);
     CHECK(strategy_option_error("gp_climb", "skill_low", -0.5) == "");
     CHECK(strategy_option_error("gp_climb", "skill_high", 1.5).find("must be in -1 .. 1") !=
           std::string::npos);
