@@ -62,7 +62,7 @@ gzip, a T4 result without configuration, times, invalidity or correctness, a cac
 a parameter the header does not list or a time string other than the three failure kinds.
 
 Examples:
-  hone import ../shared/spaces/gemm_RTX_2080_Ti.json.gz -o gemm.db
+  hone import gemm_RTX_2080_Ti.json.gz -o gemm.db
   hone import results.t4.json -o imported.db && hone report imported.db)txt");
     c->add_option("file", a->file, "T4 results or Kernel Tuner cache (.json or .json.gz)")
         ->required();

@@ -223,7 +223,7 @@ Strategies and their options (--option NAME=VALUE; the YAML's search section tak
 )" + strategies_help() +
         R"(
 Examples:
-  hone replay ../shared/spaces/gemm_RTX_2080_Ti.json.gz --strategy auto --seeds 20
+  hone replay gemm_RTX_2080_Ti.json.gz --strategy auto --seeds 20
   hone replay configs/vector_add.db --strategy genetic --option population=30 --json
   hone replay results.db --identity 2 --strategy random --max-evals 200)");
     c->add_option("space", a->space, "Kernel Tuner cache or hone database")

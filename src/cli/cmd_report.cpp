@@ -60,7 +60,7 @@ of every database given is reported, side by side (choose with --run):
 Examples:
   hone report configs/vector_add.db                       writes vector_add.html here
   hone report a100.db h100.db -o compare.html              two GPUs side by side
-  hone import ../shared/spaces/gemm_RTX_2080_Ti.json.gz -o gemm.db && hone report gemm.db)txt");
+  hone import gemm_RTX_2080_Ti.json.gz -o gemm.db && hone report gemm.db)txt");
     c->add_option("db", a->dbs, "Results databases")->required();
     c->add_option("-o,--output", a->output,
                   "HTML file (default: the first database's name with .html, here)");
