@@ -26,7 +26,7 @@
 // info; HONE_CAPTURE=<glob> records each size launched, once, into HONE_CAPTURE_DIR (and with
 // HONE_CAPTURE_INPUTS=1 the in/inout buffers, read on the launch's stream and synchronised).
 // A capture folder that cannot be written is reported once on stderr and capturing stops: the
-// launch never fails for it (see README, "Capture").
+// launch never fails for it (docs/embedding.md, "Capture").
 #pragma once
 #include <array>
 #include <concepts>
@@ -194,7 +194,7 @@ inline arg device_ptr(unsigned long long address) {
 // Where the configuration of a launch came from, best first:
 //   exact         tuned on a GPU of this name at exactly these sizes;
 //   nearest       tuned on a GPU of this name at other sizes: the configuration with the
-//                 lowest interpolated relative time over the nearest tuned sizes (README);
+//                 lowest interpolated relative time over the nearest tuned sizes (docs/embedding.md);
 //   architecture  tuned on another GPU of this architecture and name family (H100 PCIe for
 //                 an H100 SXM): exact sizes, else nearest, among its entries;
 //   fallback      nothing tuned applies: the spec's verify reference configuration when it is

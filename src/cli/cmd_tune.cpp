@@ -354,7 +354,7 @@ Examples:
   hone tune configs/vector_add.yaml --captures hone-captures   the sizes an application used
 
 --captures DIR tunes every problem size that an application captured for this config's kernel
-(run it with HONE_CAPTURE=<kernel glob>, see README): one run per size, into the same database,
+(run it with HONE_CAPTURE=<kernel glob>, see docs/embedding.md): one run per size, into the same database,
 with the captured input buffers as the inputs (init: file) when HONE_CAPTURE_INPUTS=1 copied
 them. Then `hone export DB --wisdom FILE` gives the application its wisdom.
 
