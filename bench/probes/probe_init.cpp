@@ -1,6 +1,6 @@
 // How long CUDA takes to start in a fresh process (what every GPU worker pays before its first
 // job): cuInit, the primary context, the first allocation and the first launch-ready module.
-// Run once per process; the variants are environment settings (bench/probe_init.sh).
+// Run once per process; the variants are environment settings (bench/probes/probe_init.sh).
 #include <cuda.h>
 
 #include <chrono>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Medians of an ncu --csv report of `probe_profiler plain 30` (bench/probe_tlb.sh): the probe
+"""Medians of an ncu --csv report of `probe_profiler plain 30` (bench/probes/probe_ncu_lib.sh): the probe
 launches probe_vadd 35 times a size (5 to warm, 30 timed) from N = 2^14 (2^PROBE_MIN_EXP where the
 environment sets it, as for the probe) up in steps of 4x; prints one line a size with each metric's
 median over the 30 timed launches.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# CUDA start-up in fresh processes under environment variants (bench/probe_init.cpp); 7 runs
+# CUDA start-up in fresh processes under environment variants (bench/probes/probe_init.cpp); 7 runs
 # each, interleaved. Prints each run's line and each variant's medians.
 set -euo pipefail
 bin=${HONE_BIN_DIR:-.carry}/probe_init  # bench/build.sh .carry (scripts/carry.sh runs it)

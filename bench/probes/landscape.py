@@ -13,7 +13,7 @@ value up or down of a longer list):
     real search reaches, in the order of their true times (`--order oracle`, optionally with
     log-normal noise): the share of seeds within 95% of the optimum after `--budget` evaluations.
 
-    bench/landscape.py ../shared/spaces/gemm_RTX_2080_Ti.json.gz --order random --seeds 300
+    bench/probes/landscape.py ../shared/spaces/gemm_RTX_2080_Ti.json.gz --order random --seeds 300
 """
 import argparse
 import collections

@@ -14,18 +14,21 @@ seeds within 95% of the optimum after `--budget` evaluations and the median eval
 SPACE: a Kernel Tuner cache (.json or .json.gz) or a hone database of an exhaustive run, read
 as bench/kt_simulate.py reads them.
 
-    bench/gp_search.py ../shared/spaces/gemm_RTX_2080_Ti.json.gz --seed 1 --seeds 60 --strata
+    bench/probes/gp_search.py ../shared/spaces/gemm_RTX_2080_Ti.json.gz --seed 1 --seeds 60 --strata
 
 Needs NumPy and SciPy (pip install numpy scipy).
 """
 import argparse
 import math
+import os
+import sys
 
 import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.stats import norm, rankdata
 
-from kt_simulate import load_cache
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from kt_simulate import load_cache  # noqa: E402 (bench/kt_simulate.py)
 
 
 def load(path):

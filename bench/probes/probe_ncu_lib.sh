@@ -1,4 +1,4 @@
-# Sourced by the bench/probe_*.sh scripts that set bench/probe_profiler.cu beside Nsight Compute.
+# Sourced by the bench/probes/probe_*.sh scripts that set bench/probes/probe_profiler.cu beside Nsight Compute.
 #   probe_setup NAME                      B (the binaries), NCU, out=$OUT/NAME; prints the GPU
 #   ncu_probe FILE CACHE_CONTROL [ENV..]  ncu's gpu__time_duration of the float4 probe (30 timed
 #                                         launches a size), medians by size; SIZES lines (default 3)
