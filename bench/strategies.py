@@ -15,7 +15,7 @@ ones the defaults were tuned on.
 
 Examples:
   bench/strategies.py                                   # every space in ../shared/spaces
-  bench/strategies.py --db bench/vector_add.db --db bench/sgemm.db:2 --kt-python /tmp/ktvenv/bin/python
+  bench/strategies.py --db bench/recorded/vector_add_576_2p24_h100.sqlite --kt-python VENV/bin/python
   bench/strategies.py --strategies auto,random --no-kt --seeds 5   # a quick look
 """
 import argparse
