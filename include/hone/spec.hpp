@@ -120,7 +120,7 @@ struct timing_spec {
     // profiler, as Nsight Compute reports it), "cupti" (kernel start/end timestamps from CUPTI's
     // activity records: the kernel on the SMs only), "events" (CUDA events around the launches,
     // as NVBench), "auto" (events: the profiler's setup and extra samples cost more than a
-    // short kernel's run, bench/RESULTS.md).
+    // short kernel's run: 1.63 s against 0.52 s for 192 vector_add configurations on an H100).
     std::string timer = "auto";  // auto | profiler | cupti | events
     bool l2_flush = true;
     std::string sample_mode = "auto";  // auto | single | batch

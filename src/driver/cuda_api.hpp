@@ -79,7 +79,7 @@ void check(CUresult r, const char* what);
 // For a process of hone's own (the GPU worker, `hone tune --in-process`), before CUDA starts:
 // one hardware work queue (CUDA_DEVICE_MAX_CONNECTIONS=1) unless the environment asks for more.
 // A session queues everything on one stream; the driver's 8 queues cost context creation time
-// (H100: 93-121 ms against 45-62 with one; bench/probe_init.sh). Never for an application.
+// (H100: 93-121 ms against 45-62 with one, in fresh processes). Never for an application.
 void prefer_one_work_queue();
 
 }  // namespace hone::cu

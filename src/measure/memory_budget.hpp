@@ -12,8 +12,8 @@ namespace hone {
 constexpr double memory_margin = 0.9;
 
 // Bytes of the buffer that L2 flushes write: the L2's size (rounded up to whole 4-byte words).
-// On an H100, flushing twice that gave the same medians at 2^16, 2^20 and 2^24 floats
-// (bench/probe_flush.cu), and cost twice the time between samples.
+// On an H100, flushing twice that gave the same medians of a vector add at 2^16, 2^20 and 2^24
+// floats, and cost twice the time between samples.
 uint64_t flush_buffer_bytes(int64_t l2_bytes);
 // Which sets a buffer needs: the configurations' sets and the reference launch's.
 bool needs_device_set(const run_plan& plan, const buffer_plan& b);

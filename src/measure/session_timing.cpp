@@ -128,7 +128,7 @@ void in_process_session::warm_up(kernel_launch& k, warm_up_estimate& e, job_step
 // when all of it is queued, and the samples run back to back after one spin, so that no command is
 // submitted while a sample runs; where the driver has no gate, a spin before each sample covers its
 // queueing (cover_us: the spin's length, updated from how long queueing took). (A gate before a
-// flushed sample cost ~11 us of host time a sample and moved no percentile: bench/probe_flush.cu.)
+// flushed sample cost ~11 us of host time a sample and moved no percentile on an H100.)
 // Appends each sample's time per launch (us) to `out`.
 round_result in_process_session::take_round(kernel_launch& k, const sample_mode& mode,
                                             std::size_t count, double& cover_us, timer_kind timer,
@@ -226,7 +226,7 @@ round_result in_process_session::take_profiled_round(kernel_launch& k, const sam
 
 // Rounds of samples until the stopping rule is met. With events, flushed samples are taken one
 // a round: queued behind one another, every one but a round's last read ~0.4 us long on an
-// H100 (bench/probe_flush.cu; bench/RESULTS.md), 10% of a 4 us kernel. CUPTI's kernel
+// H100 whatever the flush's size or method, 10% of a 4 us kernel. CUPTI's kernel
 // timestamps and the profiler's ranges do not see the queueing, so with them flushed rounds grow
 // as the others do: min_samples, then a quarter more each round (next_round).
 void in_process_session::sample(kernel_launch& k, const sample_mode& mode,

@@ -109,7 +109,7 @@ TEST_CASE("every timed result names its timer; timer: events, cupti and profiler
     if (cu::cupti(why_not)) {  // loadable here (only loaded, not enabled, in this process)
         const tune_result c = tune(cupti, opt);
         // A configuration whose CUPTI records did not all come (twice) is timed with events,
-        // and says so (bench/RESULTS.md, issue 12): most must be CUPTI's.
+        // and says so; a record that does not come is rare, so most must be CUPTI's.
         std::size_t by_cupti = 0;
         for (const auto& rec : c.records) {
             CAPTURE(rec.key);

@@ -80,7 +80,7 @@ extern "C" __global__ void hone_spin(unsigned long long ns) {
 
 // Evicts L2 by reading `n` 16-byte words through it (ld.global.cg: cached in L2, not in L1).
 // A memset flush left L2 full of dirty lines that the timed kernel then wrote back (13-31% over
-// Nsight Compute at 4-64 MiB working sets, bench/RESULTS.md); after a read, L2 holds clean lines
+// Nsight Compute at 4-64 MiB working sets on an H100); after a read, L2 holds clean lines
 // that cost nothing to evict. `sink` is written only if the words' XOR equals `key`, so the
 // loads cannot be optimised away and, almost always, nothing is written.
 extern "C" __global__ void hone_flush_l2(const uint4* buf, unsigned long long n, unsigned key,
