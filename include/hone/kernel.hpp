@@ -194,7 +194,8 @@ inline arg device_ptr(unsigned long long address) {
 // Where the configuration of a launch came from, best first:
 //   exact         tuned on a GPU of this name at exactly these sizes;
 //   nearest       tuned on a GPU of this name at other sizes: the configuration with the
-//                 lowest interpolated relative time over the nearest tuned sizes (docs/embedding.md);
+//                 lowest interpolated relative time over the nearest tuned sizes
+//                 (docs/embedding.md);
 //   architecture  tuned on another GPU of this architecture and name family (H100 PCIe for
 //                 an H100 SXM): exact sizes, else nearest, among its entries;
 //   fallback      nothing tuned applies: the spec's verify reference configuration when it is

@@ -354,9 +354,10 @@ Examples:
   hone tune configs/vector_add.yaml --captures hone-captures   the sizes an application used
 
 --captures DIR tunes every problem size that an application captured for this config's kernel
-(run it with HONE_CAPTURE=<kernel glob>, see docs/embedding.md): one run per size, into the same database,
-with the captured input buffers as the inputs (init: file) when HONE_CAPTURE_INPUTS=1 copied
-them. Then `hone export DB --wisdom FILE` gives the application its wisdom.
+(run it with HONE_CAPTURE=<kernel glob>, see docs/embedding.md): one run per size, into the
+same database, with the captured input buffers as the inputs (init: file) when
+HONE_CAPTURE_INPUTS=1 copied them. Then `hone export DB --wisdom FILE` gives the application
+its wisdom.
 
 The search section of the config picks the strategy (exhaustive, random, auto, annealing,
 genetic, local_search, diff_evo, bayes_opt, ...; `hone replay --help` lists them with their
