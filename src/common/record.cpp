@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compile/digest.hpp"
+#include "common/digest.hpp"
 #include "hone/error.hpp"
 #include "common/params_json.hpp"
 

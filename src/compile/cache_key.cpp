@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "hone/compile.hpp"
-#include "compile/digest.hpp"
+#include "common/digest.hpp"
 
 namespace hone {
 namespace {

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "hone/compile.hpp"
-#include "compile/digest.hpp"
+#include "common/digest.hpp"
 #include "hone/tuner.hpp"
 #include "tune/internal.hpp"
 

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "compile/compile_cache.hpp"
-#include "compile/digest.hpp"
+#include "common/digest.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "hone/compile.hpp"
-#include "compile/digest.hpp"
+#include "common/digest.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "temp_dir.hpp"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "measure/stats.hpp"
-#include "measure/distributions.hpp"
+#include "common/distributions.hpp"
 
 using namespace hone;
 

@@ -1,4 +1,4 @@
-#include "measure/distributions.hpp"
+#include "common/distributions.hpp"
 
 #include <cmath>
 #include <stdexcept>
