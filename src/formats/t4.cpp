@@ -12,7 +12,7 @@
 #include "formats/json_locate.hpp"
 #include "report/report.hpp"
 #include "measure/stats.hpp"
-#include "common/params_json.hpp"
+#include "record/params_json.hpp"
 
 namespace hone {
 namespace {

@@ -16,7 +16,7 @@
 #include "hone/record.hpp"
 #include "report/report.hpp"
 #include "hone/store.hpp"
-#include "common/params_json.hpp"
+#include "record/params_json.hpp"
 
 namespace hone {
 namespace {

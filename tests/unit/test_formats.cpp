@@ -23,7 +23,7 @@
 #include "hone/store.hpp"
 #include "store/flat_json.hpp"
 #include "temp_dir.hpp"
-#include "common/params_json.hpp"
+#include "record/params_json.hpp"
 
 using namespace hone;
 using json = nlohmann::json;

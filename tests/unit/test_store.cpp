@@ -17,7 +17,7 @@
 #include "hone/error.hpp"
 #include "hone/store.hpp"
 #include "temp_dir.hpp"
-#include "common/params_json.hpp"
+#include "record/params_json.hpp"
 
 namespace fs = std::filesystem;
 using namespace hone;

@@ -6,7 +6,7 @@
 
 #include "common/digest.hpp"
 #include "hone/error.hpp"
-#include "common/params_json.hpp"
+#include "record/params_json.hpp"
 
 namespace hone {
 
