@@ -3,8 +3,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "measure/stats.hpp"
-
 namespace hone {
 namespace {
 
