@@ -44,7 +44,7 @@ struct tune_args {
     std::size_t top = 10;
 };
 
-std::string time_split_text(const time_split& t) {
+std::string time_split_text(const time_split& t, const tune_result& r) {
     const double other = t.wall_s - t.setup_s - t.compile_wait_s - t.gpu_s;
     const prepare_report& p = t.prepare;
     const job_steps& g = t.gpu_steps;
@@ -239,7 +239,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
         if (!r.remeasure_reason.empty()) fmt::print("{}\n", r.remeasure_reason);
         fmt::print("{}\n", status_summary(r.records));
         print_failures(r.records, r.output);
-        fmt::print("{}", time_split_text(diag.time));
+        fmt::print("{}", time_split_text(diag.time, r));
         fmt::print("\n{}", best_table(r.records, t));
         if (!best.empty()) fmt::print("\nreproduce the best:\n{}", reproduce_snippet(*best[0], a.config, sets));
     }
