@@ -238,7 +238,12 @@ TEST_CASE("hone replay --json: one object with the summary and a seeds array") {
     // The optimum by parameter names, in µs as `hone show` prints times (the cache holds ms).
     CHECK(text.out.find("optimum 1000 µs at x=4, y=7") != std::string::npos);
     CHECK(text.out.find("best µs") != std::string::npos);
-    CHECK(text.out.find(", y=7\n") != std::string::npos);  // the seeds' best configurations
+    // The optimum's line and each of the three seeds' best configuration end with names.
+    std::size_t named = 0;
+    for (std::size_t at = text.out.find(", y=7\n"); at != std::string::npos;
+         at = text.out.find(", y=7\n", at + 1))
+        ++named;
+    CHECK(named == 4);
     // A short replay prints no progress.
     CHECK(text.err.empty());
 }
