@@ -1,10 +1,10 @@
 // hone check: validate a config and compile its configurations. No GPU needed.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
@@ -51,7 +51,8 @@ int run_check(const check_args& a) {
             if (a.failures_only && r.ok) return;
             const std::string st = r.ok ? "ok" : (r.timed_out ? "compile_timeout" : "compile_error");
             if (r.ok) {
-                fmt::print("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, resources_text(r), c.key(s));
+                fmt::print("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, resources_text(r),
+                           c.key(s));
                 return;
             }
             auto [it, fresh] = logs.try_emplace(r.log, log_group{logs.size() + 1, 0, c.key(s)});

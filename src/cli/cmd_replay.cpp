@@ -1,13 +1,12 @@
 // hone replay: run a search strategy against a recorded complete space, no GPU needed.
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <charconv>
 #include <functional>
-#include <memory>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands_internal.hpp"
@@ -118,8 +117,8 @@ std::function<void(int, int)> progress_printer() {
             return;
         }
         *last = t;
-        fmt::print(stderr, "{}replay: {} of {} seeds in {:.0f} s{}", tty ? "\r" : "", done, total, t,
-                   tty && !end ? "" : "\n");
+        fmt::print(stderr, "{}replay: {} of {} seeds in {:.0f} s{}", tty ? "\r" : "", done, total,
+                   t, tty && !end ? "" : "\n");
     };
 }
 

@@ -67,8 +67,8 @@ std::optional<device_attrs> device_for(const spec& s, const std::string& arch) {
                     device_attribute_names().end())
                 used.push_back(name);
     if (arch.empty() && used.empty()) return std::nullopt;
-    return target_device(arch, fmt::format("for the constraints' device attributes ({})",
-                                           fmt::join(used, ", ")));
+    return target_device(
+        arch, fmt::format("for the constraints' device attributes ({})", fmt::join(used, ", ")));
 }
 
 int run_space(const space_args& a) {

@@ -1,6 +1,5 @@
 // hone tune: measure every configuration of a config's search space on a GPU.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/resource.h>
 
 #include <chrono>
@@ -8,14 +7,15 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
 #include "driver/cuda_api.hpp"
-#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
+#include "report/report.hpp"
 #include "runtime/capture.hpp"
 #include "tune/diagnostics.hpp"
 #include "tune/internal.hpp"

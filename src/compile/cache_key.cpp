@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string_view>
 
-#include "hone/compile.hpp"
 #include "common/digest.hpp"
+#include "hone/compile.hpp"
 
 namespace hone {
 namespace {

@@ -91,8 +91,8 @@ std::string spill_cell(const eval_record& r) {
 // neither was recorded (an imported record, a failed compile).
 std::string smem_cell(const eval_record& r) {
     const int stat = r.gpu.static_shared_bytes >= 0 ? r.gpu.static_shared_bytes
-                     : r.resources.registers >= 0  ? r.resources.shared_static_bytes
-                                                   : -1;
+                     : r.resources.registers >= 0   ? r.resources.shared_static_bytes
+                                                    : -1;
     return stat >= 0 ? std::to_string(stat + r.dynamic_shared_bytes) : "-";
 }
 

@@ -167,10 +167,12 @@ expression read_expr(const doc& d, const YAML::Node& n) {
     } catch (const input_error& e) {
         // [ceil_div(N, BLOCK)] is two YAML items, "ceil_div(N" and "BLOCK)": a flow list splits
         // an unquoted scalar at its commas.
-        if (is_quoted(n) || std::count(s.begin(), s.end(), '(') == std::count(s.begin(), s.end(), ')'))
+        if (is_quoted(n) ||
+            std::count(s.begin(), s.end(), '(') == std::count(s.begin(), s.end(), ')'))
             throw;
-        throw input_error(e.pos(), e.message() + "; an unquoted expression in a [...] list ends at its "
-                                                 "first comma: quote it, e.g. [\"ceil_div(N, BLOCK)\"]");
+        throw input_error(e.pos(), e.message() +
+                                       "; an unquoted expression in a [...] list ends at its "
+                                       "first comma: quote it, e.g. [\"ceil_div(N, BLOCK)\"]");
     }
 }
 

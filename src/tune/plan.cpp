@@ -7,8 +7,8 @@
 #include <limits>
 #include <optional>
 
-#include "hone/compile.hpp"
 #include "common/digest.hpp"
+#include "hone/compile.hpp"
 #include "hone/tuner.hpp"
 #include "tune/internal.hpp"
 

@@ -12,12 +12,12 @@
 #include "compile/compile_cache.hpp"
 #include "compile/compile_hint.hpp"
 #include "compile/compile_pool.hpp"
-#include "report/report.hpp"
 #include "hone/store.hpp"
-#include "worker/worker_session.hpp"
+#include "report/report.hpp"
 #include "search/strategy.hpp"
 #include "tune/diagnostics.hpp"
 #include "tune/internal.hpp"
+#include "worker/worker_session.hpp"
 
 namespace hone {
 namespace {

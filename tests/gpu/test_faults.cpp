@@ -7,9 +7,9 @@
 #include <map>
 
 #include "gpu_test_util.hpp"
-#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
+#include "report/report.hpp"
 #include "tune/diagnostics.hpp"
 
 using namespace hone;

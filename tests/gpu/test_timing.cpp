@@ -11,10 +11,10 @@
 
 #include "driver/cupti_api.hpp"
 #include "gpu_test_util.hpp"
-#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/store.hpp"
 #include "hone/tuner.hpp"
+#include "report/report.hpp"
 #include "tune/diagnostics.hpp"
 
 namespace fs = std::filesystem;

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "compile/compile_cache.hpp"
 #include "common/digest.hpp"
+#include "compile/compile_cache.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;

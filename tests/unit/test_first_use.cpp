@@ -70,8 +70,9 @@ bool driver_installed() {
 
 }  // namespace
 
-TEST_CASE("hone check: a template parameter named like a tuning parameter gets a hint, and "
-          "the log is printed once for every configuration it failed") {
+TEST_CASE(
+    "hone check: a template parameter named like a tuning parameter gets a hint, and "
+    "the log is printed once for every configuration it failed") {
     temp_dir dir;
     dir.write("fill.cu", template_kernel);
     dir.write("clash.yaml", template_config("[64, 128, 256]"));
@@ -94,8 +95,9 @@ TEST_CASE("hone check: a template parameter named like a tuning parameter gets a
     CHECK(fixed.out.find("3 ok, 0 failed") != std::string::npos);
 }
 
-TEST_CASE("without a GPU, hone space and hone check need --arch: exit 2 and a message that "
-          "says to pass it") {
+TEST_CASE(
+    "without a GPU, hone space and hone check need --arch: exit 2 and a message that "
+    "says to pass it") {
     if (driver_installed()) {
         MESSAGE("a CUDA driver is installed here: --arch is not needed");
         return;
@@ -112,8 +114,9 @@ TEST_CASE("without a GPU, hone space and hone check need --arch: exit 2 and a me
         CHECK(r.err.find("works without one") == std::string::npos);
     }
     // Given --arch, both work.
-    CHECK(run_cli(dir, fmt::format("space {}/configs/sgemm.yaml --arch sm_90", HONE_SOURCE_DIR))
-              .rc == 0);
+    CHECK(
+        run_cli(dir, fmt::format("space {}/configs/sgemm.yaml --arch sm_90", HONE_SOURCE_DIR)).rc ==
+        0);
     // A config whose constraints use no device attribute needs no --arch for `space`.
     CHECK(run_cli(dir, fmt::format("space {}/configs/reduce.yaml", HONE_SOURCE_DIR)).rc == 0);
 }

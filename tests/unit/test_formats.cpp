@@ -19,11 +19,11 @@
 #include "formats/stored_runs.hpp"
 #include "formats/t4.hpp"
 #include "hone/error.hpp"
-#include "measure/stats.hpp"
 #include "hone/store.hpp"
+#include "measure/stats.hpp"
+#include "record/params_json.hpp"
 #include "store/flat_json.hpp"
 #include "temp_dir.hpp"
-#include "record/params_json.hpp"
 
 using namespace hone;
 using json = nlohmann::json;

@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "measure/stats.hpp"
 #include "common/distributions.hpp"
+#include "measure/stats.hpp"
 
 using namespace hone;
 

@@ -16,8 +16,8 @@
 
 #include "hone/error.hpp"
 #include "hone/store.hpp"
-#include "temp_dir.hpp"
 #include "record/params_json.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace hone;
