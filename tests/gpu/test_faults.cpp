@@ -42,7 +42,7 @@ tune_result check_statuses(spec& s, const std::string& timer) {
         if (want == status::ok) {
             CHECK(has_timing(rec.st));
             // Faults stay isolated with the timer the session chose (CUPTI where it loads).
-            CHECK(rec.gpu.timer == r.time.prepare.timer);
+            CHECK(rec.gpu.timer == diag.time.prepare.timer);
         } else {
             CHECK(status_name(rec.st) == std::string(status_name(want)));
         }
