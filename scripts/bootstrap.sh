@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Installs hone's build dependencies (Debian packages) when missing, then builds into build/.
 # Idempotent: a second run only rebuilds what changed.
+#   scripts/bootstrap.sh          what building and tuning need (./dev tune)
+#   scripts/bootstrap.sh --test   also what the tests need (./dev test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 
-# clang and its runtime libraries (libFuzzer, sanitizers) build the fuzz harnesses of ./dev test.
-# python3-jsonschema validates hone's T4 output against the T4 schema in a test.
+# ccache makes a rebuild after a branch switch or a fresh clone of an already built tree cost
+# little; a machine that has never built hone gains nothing from it.
 pkgs=(cmake ninja-build g++ libyaml-cpp-dev libsqlite3-dev libfmt-dev libcli11-dev
-      nlohmann-json3-dev doctest-dev libxxhash-dev zlib1g-dev clang libclang-rt-dev
-      python3-jsonschema)
+      nlohmann-json3-dev doctest-dev libxxhash-dev zlib1g-dev ccache)
+if [ "${1:-}" = --test ]; then
+  # clang and its runtime libraries (libFuzzer, sanitizers) build the fuzz harnesses;
+  # python3-jsonschema validates hone's T4 output against the T4 schema; clang-format checks
+  # the layout of the C++ sources.
+  pkgs+=(clang libclang-rt-dev python3-jsonschema clang-format)
+fi
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -27,5 +35,13 @@ if [ ! -f "$cuda_home/include/nvrtc.h" ]; then
 fi
 export PATH="$cuda_home/bin:$PATH"
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda_home" >/dev/null
+launcher=()
+if command -v ccache >/dev/null; then
+  # Paths under the checkout are hashed relative to it, so that clones in other folders share
+  # the cache.
+  export CCACHE_BASEDIR=$root
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda_home" \
+  "${launcher[@]}" >/dev/null
 cmake --build build -j "$(nproc)"

@@ -27,6 +27,25 @@ foreach(f lib/libhone.so bin/hone bin/hone-worker include/hone/tuner.hpp
   endif()
 endforeach()
 
+# The package asks consumers for nothing but itself: no installed CMake file names another
+# package, and the installed headers include only the standard library and each other.
+file(GLOB cmake_files ${prefix}/lib/cmake/hone/*.cmake)
+foreach(f ${cmake_files})
+  file(READ ${f} text)
+  if(text MATCHES "nlohmann|fmt::|yaml|find_dependency")
+    message(FATAL_ERROR "${f} asks consumers for another package:\n${CMAKE_MATCH_0}")
+  endif()
+endforeach()
+file(GLOB headers ${prefix}/include/hone/*.hpp)
+foreach(h ${headers})
+  file(STRINGS ${h} includes REGEX "^#include")
+  foreach(line ${includes})
+    if(NOT line MATCHES "^#include (<[a-z_]+>|\"hone/[a-z_]+\\.hpp\")$")
+      message(FATAL_ERROR "${h} includes more than the standard library and hone/: ${line}")
+    endif()
+  endforeach()
+endforeach()
+
 # libhone.so loads without a driver (no libcuda), and finds everything it needs.
 run("ldd libhone.so" ldd ${prefix}/lib/libhone.so)
 if(last_output MATCHES "not found|libcuda")

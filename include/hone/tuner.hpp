@@ -18,6 +18,8 @@
 
 namespace hone {
 
+struct tune_diagnostics;
+
 struct pipeline_state {
     std::size_t done = 0;        // evaluated this run
     std::size_t total = 0;       // to evaluate this run (after resume skips and caps)
@@ -47,25 +49,9 @@ struct tune_options {
     std::function<void(const eval_record&)> on_result;
     // Embedding: use this session instead of creating one (e.g. the application's own).
     std::shared_ptr<gpu_session> session;
-};
-
-// Where the run's wall time went, for the benchmark and the closing summary.
-struct time_split {
-    double wall_s = 0;
-    double setup_s = 0;          // spec, worker start, inputs, reference; of which:
-    double session_start_s = 0;      // starting the GPU session (worker, CUDA init)
-    double reference_compile_s = 0;  // compiling the verify reference
-    double prepare_s = 0;            // gpu_session::prepare, as the tuner waited for it
-    prepare_report prepare;          // and inside it, as the GPU side timed it
-    double compile_wait_s = 0;   // the GPU side waiting for the compiler
-    double compile_cpu_s = 0;    // sum of compile times (across workers)
-    double gpu_s = 0;            // while the GPU side had jobs: load, verify, warm-up, samples,
-                                 // hand-over (results are stored and compiles handed out meanwhile)
-    double worker_s = 0;         // of which the GPU session's own time on its jobs
-    job_steps gpu_steps;         // and its parts
-    double gpu_busy_s = 0;       // the kernel's GPU time in warm-ups and samples
-    double gpu_span_s = 0;       // the GPU time warm-ups and samples occupied (with flushes, spins)
-    double store_s = 0;          // writing results (while the next job runs, but for the last)
+    // Where the run's time went, filled in when set: hone's own summary and benchmarks
+    // (src/tune/diagnostics.hpp); an application has no use for it.
+    tune_diagnostics* diagnostics = nullptr;
 };
 
 struct tune_result {
@@ -80,7 +66,6 @@ struct tune_result {
     // and device had (an edited header, other options or tools): describe_change(), e.g.
     // "source changed since the stored results: re-measuring".
     std::string remeasure_reason;
-    time_split time;
     device_info device;
 };
 

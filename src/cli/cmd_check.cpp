@@ -1,8 +1,10 @@
 // hone check: validate a config and compile its configurations. No GPU needed.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
@@ -32,6 +34,13 @@ int run_check(const check_args& a) {
     opt.use_cache = a.use_cache;
     opt.cache_dir = a.cache_dir;
     std::size_t seen = 0;
+    // Failed compiles often share one log (a kernel that does not build at all): each distinct
+    // log is printed once, numbered, and counted.
+    struct log_group {
+        std::size_t number = 0, count = 0;
+        std::string first_key;
+    };
+    std::map<std::string, log_group> logs;
     if (!a.json) {
         fmt::print("{}: kernel {} ({})\n", a.config, s.kernel.name, s.kernel.source_path);
         // The configuration goes last: its width varies and would break the columns.
@@ -41,8 +50,16 @@ int run_check(const check_args& a) {
             ++seen;
             if (a.failures_only && r.ok) return;
             const std::string st = r.ok ? "ok" : (r.timed_out ? "compile_timeout" : "compile_error");
-            fmt::print("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, resources_text(r), c.key(s));
-            if (!r.ok) fmt::print("{}\n", r.log);
+            if (r.ok) {
+                fmt::print("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, resources_text(r),
+                           c.key(s));
+                return;
+            }
+            auto [it, fresh] = logs.try_emplace(r.log, log_group{logs.size() + 1, 0, c.key(s)});
+            ++it->second.count;
+            fmt::print("{:<15} {:>6.0f} ms {}  {}  [log {}]\n", st, r.compile_ms, resources_text(r),
+                       c.key(s), it->second.number);
+            if (fresh) fmt::print("log {}:\n{}\n", it->second.number, r.log);
         };
     }
     const check_result res = check(s, opt);
@@ -71,6 +88,13 @@ int run_check(const check_args& a) {
                    res.compiled, a.sample > 0 ? fmt::format("a sample of {}", a.sample) : "all",
                    res.compiled - res.failed, res.failed, res.wall_s,
                    static_cast<double>(res.compiled) / std::max(res.wall_s, 1e-9));
+        std::vector<const log_group*> groups;
+        for (const auto& [log, g] : logs) groups.push_back(&g);
+        std::sort(groups.begin(), groups.end(),
+                  [](const log_group* x, const log_group* y) { return x->number < y->number; });
+        for (const log_group* g : groups)
+            fmt::print("log {}: {} configuration{} (first {})\n", g->number, g->count,
+                       g->count == 1 ? "" : "s", g->first_key);
     }
     return res.failed == 0 ? 0 : 1;
 }

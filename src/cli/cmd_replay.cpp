@@ -1,11 +1,16 @@
 // hone replay: run a search strategy against a recorded complete space, no GPU needed.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <charconv>
+#include <functional>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands_internal.hpp"
+#include "common/clock.hpp"
 #include "hone/error.hpp"
 #include "search/replay.hpp"
 
@@ -78,6 +83,45 @@ bool checkpoint_reached(std::size_t checkpoint, int64_t max_evals, std::size_t c
     return checkpoint <= budget || (configurations <= checkpoint && configurations <= budget);
 }
 
+// "BLOCK=128, VEC=4": the configuration at `i` with its parameters' names.
+std::string named_key(const recorded_space& space, std::size_t i) {
+    std::string out;
+    for (std::size_t d = 0; d < space.names.size(); ++d)
+        out += fmt::format("{}{}={}", d ? ", " : "", space.names[d],
+                           display_text(space.values[d][space.points[i][d]]));
+    return out;
+}
+
+// Recorded values as `hone show` prints them: times in µs, throughputs as recorded.
+struct shown_unit {
+    double scale = 1;
+    std::string name;
+};
+shown_unit unit_of(const recorded_space& space) {
+    if (space.unit == "ms") return {1000, "µs"};
+    if (space.unit == "us") return {1, "µs"};
+    return {1, space.unit};
+}
+
+// Progress on stderr while the seeds run: a line rewritten in place on a terminal, else a line
+// every 10 s (a log), nothing for a replay that ends within 2 s.
+std::function<void(int, int)> progress_printer() {
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    auto start = std::make_shared<steady_clock::time_point>(steady_clock::now());
+    auto last = std::make_shared<double>(0.0);
+    return [tty, start, last](int done, int total) {
+        const double t = seconds_since(*start);
+        const bool end = done == total;
+        if (t < 2 || (!end && t - *last < (tty ? 0.5 : 10))) {
+            if (end && tty && *last > 0) fmt::print(stderr, "\n");
+            return;
+        }
+        *last = t;
+        fmt::print(stderr, "{}replay: {} of {} seeds in {:.0f} s{}", tty ? "\r" : "", done, total,
+                   t, tty && !end ? "" : "\n");
+    };
+}
+
 // Far beyond any study (the benchmark uses 20); bounds the memory of the per-seed results.
 constexpr int max_seeds = 100000;
 
@@ -91,7 +135,9 @@ int run_replay(const replay_args& a) {
     o.seeds = a.seeds;
     o.window = static_cast<std::size_t>(a.window);
     const recorded_space space = load_recorded_space(a.space, a.identity);
+    o.on_seed = progress_printer();
     const replay_result r = replay(space, o);
+    const shown_unit unit = unit_of(space);
     std::size_t failed = 0;
     for (const auto& v : space.outcome) failed += v ? 0 : 1;
     const double optimum = space.natural(*space.outcome[space.optimum]);
@@ -151,7 +197,7 @@ int run_replay(const replay_args& a) {
 
     fmt::print("{} ({}): {} on {}\n", space.path, space.format, space.kernel, space.device);
     fmt::print("{} configurations, {} failed; optimum {:.6g} {} at {}\n", space.points.size(),
-               failed, optimum, space.unit, space.keys[space.optimum]);
+               failed, optimum * unit.scale, unit.name, named_key(space, space.optimum));
     fmt::print("strategy {}{}, {} seed(s) from {}, at most {} evaluations, {} proposed ahead\n\n",
                r.strategy, a.strategy == r.strategy ? "" : " (" + a.strategy + ")", o.seeds,
                a.seed, a.max_evals, o.window);
@@ -172,15 +218,18 @@ int run_replay(const replay_args& a) {
     fmt::print("median simulated tuning time (compile + measure, all evaluations): {:.1f} s\n\n",
                r.median_simulated_s);
     fmt::print("{:>6} {:>8} {:>8} {:>8} {:>12} {:>9}  {}\n", "seed", "to 90%", "to 95%", "to 100%",
-               "best", "failures", "best configuration");
+               "best " + unit.name, "failures", "best configuration");
     auto cell = [](const std::optional<std::size_t>& v) {
         return v ? std::to_string(*v) : std::string("-");
     };
+    std::map<std::string, std::size_t> at;  // recorded key -> position
+    for (std::size_t i = 0; i < space.keys.size(); ++i) at.emplace(space.keys[i], i);
     for (const auto& s : r.seeds) {
+        const auto found = at.find(s.best_key);
         fmt::print("{:>6} {:>8} {:>8} {:>8} {:>12.6g} {:>9}  {}\n", s.seed, cell(s.evals_to[0]),
                    cell(s.evals_to[1]), cell(s.evals_to[2]),
-                   s.best.empty() || !s.best.back() ? 0.0 : *s.best.back(), s.failures,
-                   s.best_key);
+                   s.best.empty() || !s.best.back() ? 0.0 : *s.best.back() * unit.scale, s.failures,
+                   found == at.end() ? s.best_key : named_key(space, found->second));
     }
     return 0;
 }

@@ -12,6 +12,7 @@
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
 #include "common/clock.hpp"
+#include "driver/target.hpp"
 #include "hone/device_attrs.hpp"
 #include "hone/gpu.hpp"
 #include "hone/space.hpp"
@@ -58,12 +59,6 @@ int64_t peak_rss_bytes() {
 // The device attributes constraints may use: from --arch, else the local GPU; none when the
 // constraints use none (then no driver is needed).
 std::optional<device_attrs> device_for(const spec& s, const std::string& arch) {
-    if (!arch.empty()) {
-        if (auto d = nominal_device(arch)) return d;
-        throw input_error(
-            {"--arch", 0, 0},
-            fmt::format("unknown architecture '{}' (expected e.g. sm_80, sm_90)", arch));
-    }
     std::vector<std::string> used;
     for (const auto& c : s.constraints)
         for (const auto& name : c.names())
@@ -71,16 +66,9 @@ std::optional<device_attrs> device_for(const spec& s, const std::string& arch) {
                 std::find(device_attribute_names().begin(), device_attribute_names().end(), name) !=
                     device_attribute_names().end())
                 used.push_back(name);
-    if (used.empty()) return std::nullopt;
-    try {
-        return list_devices().at(0).attrs;
-    } catch (const env_error& e) {
-        throw input_error(
-            {s.path, 0, 0},
-            fmt::format("the constraints use device attributes ({}) and there is no local "
-                        "GPU to take them from ({}): pass --arch, e.g. --arch sm_90",
-                        fmt::join(used, ", "), e.what()));
-    }
+    if (arch.empty() && used.empty()) return std::nullopt;
+    return target_device(
+        arch, fmt::format("for the constraints' device attributes ({})", fmt::join(used, ", ")));
 }
 
 int run_space(const space_args& a) {

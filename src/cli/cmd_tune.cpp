@@ -1,6 +1,5 @@
 // hone tune: measure every configuration of a config's search space on a GPU.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/resource.h>
 
 #include <chrono>
@@ -8,15 +7,17 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
 #include "driver/cuda_api.hpp"
-#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
+#include "report/report.hpp"
 #include "runtime/capture.hpp"
+#include "tune/diagnostics.hpp"
 #include "tune/internal.hpp"
 
 namespace hone::cli {
@@ -43,8 +44,7 @@ struct tune_args {
     std::size_t top = 10;
 };
 
-std::string time_split_text(const tune_result& r) {
-    const time_split& t = r.time;
+std::string time_split_text(const time_split& t, const tune_result& r) {
     const double other = t.wall_s - t.setup_s - t.compile_wait_s - t.gpu_s;
     const prepare_report& p = t.prepare;
     const job_steps& g = t.gpu_steps;
@@ -174,6 +174,8 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
     }
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
+    tune_diagnostics diag;
+    opt.diagnostics = &diag;
     const tune_result r = tune(s, opt);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
@@ -192,34 +194,34 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
         j["remeasure_reason"] = r.remeasure_reason;
         j["resumed"] = r.resumed;
         j["evaluated"] = r.evaluated;
-        j["time"] = {{"wall_s", r.time.wall_s},
-                     {"setup_s", r.time.setup_s},
-                     {"compile_wait_s", r.time.compile_wait_s},
-                     {"compile_cpu_s", r.time.compile_cpu_s},
-                     {"gpu_s", r.time.gpu_s},
-                     {"gpu_busy_s", r.time.gpu_busy_s},
-                     {"gpu_span_s", r.time.gpu_span_s},
+        j["time"] = {{"wall_s", diag.time.wall_s},
+                     {"setup_s", diag.time.setup_s},
+                     {"compile_wait_s", diag.time.compile_wait_s},
+                     {"compile_cpu_s", diag.time.compile_cpu_s},
+                     {"gpu_s", diag.time.gpu_s},
+                     {"gpu_busy_s", diag.time.gpu_busy_s},
+                     {"gpu_span_s", diag.time.gpu_span_s},
                      {"setup",
-                      {{"session_start_s", r.time.session_start_s},
-                       {"reference_compile_s", r.time.reference_compile_s},
-                       {"prepare_s", r.time.prepare_s},
-                       {"inputs_s", r.time.prepare.inputs_s},
-                       {"upload_s", r.time.prepare.upload_s},
-                       {"reference_run_s", r.time.prepare.reference_s},
-                       {"reference_us", r.time.prepare.reference_us},
-                       {"timer", r.time.prepare.timer},
-                       {"timer_note", r.time.prepare.timer_note},
-                       {"timer_s", r.time.prepare.timer_s},
-                       {"clock_s", r.time.prepare.clock_s},
-                       {"clock_mhz", r.time.prepare.clock_mhz}}},
+                      {{"session_start_s", diag.time.session_start_s},
+                       {"reference_compile_s", diag.time.reference_compile_s},
+                       {"prepare_s", diag.time.prepare_s},
+                       {"inputs_s", diag.time.prepare.inputs_s},
+                       {"upload_s", diag.time.prepare.upload_s},
+                       {"reference_run_s", diag.time.prepare.reference_s},
+                       {"reference_us", diag.time.prepare.reference_us},
+                       {"timer", diag.time.prepare.timer},
+                       {"timer_note", diag.time.prepare.timer_note},
+                       {"timer_s", diag.time.prepare.timer_s},
+                       {"clock_s", diag.time.prepare.clock_s},
+                       {"clock_mhz", diag.time.prepare.clock_mhz}}},
                      {"gpu_work",
-                      {{"session_s", r.time.worker_s},
-                       {"load_s", r.time.gpu_steps.load_s},
-                       {"verify_s", r.time.gpu_steps.verify_s},
-                       {"warmup_s", r.time.gpu_steps.warmup_s},
-                       {"samples_s", r.time.gpu_steps.samples_s},
-                       {"waits", r.time.gpu_steps.waits}}},
-                     {"store_s", r.time.store_s},
+                      {{"session_s", diag.time.worker_s},
+                       {"load_s", diag.time.gpu_steps.load_s},
+                       {"verify_s", diag.time.gpu_steps.verify_s},
+                       {"warmup_s", diag.time.gpu_steps.warmup_s},
+                       {"samples_s", diag.time.gpu_steps.samples_s},
+                       {"waits", diag.time.gpu_steps.waits}}},
+                     {"store_s", diag.time.store_s},
                      {"compiled", r.compiled},
                      {"cache_hits", r.cache_hits}};
         j["rusage"] = rusage_json();
@@ -237,7 +239,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
         if (!r.remeasure_reason.empty()) fmt::print("{}\n", r.remeasure_reason);
         fmt::print("{}\n", status_summary(r.records));
         print_failures(r.records, r.output);
-        fmt::print("{}", time_split_text(r));
+        fmt::print("{}", time_split_text(diag.time, r));
         fmt::print("\n{}", best_table(r.records, t));
         if (!best.empty()) fmt::print("\nreproduce the best:\n{}", reproduce_snippet(*best[0], a.config, sets));
     }

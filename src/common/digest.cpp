@@ -1,4 +1,4 @@
-#include "compile/digest.hpp"
+#include "common/digest.hpp"
 
 #include <cstdint>
 #include <cstdio>

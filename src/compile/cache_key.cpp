@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "common/digest.hpp"
 #include "hone/compile.hpp"
-#include "compile/digest.hpp"
 
 namespace hone {
 namespace {

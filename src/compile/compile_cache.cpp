@@ -19,7 +19,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "compile/digest.hpp"
+#include "common/digest.hpp"
 #include "hone/error.hpp"
 #include "worker/protocol.hpp"
 

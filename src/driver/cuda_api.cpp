@@ -16,7 +16,8 @@ namespace {
 #define HONE_STRINGIFY(x) HONE_STRINGIFY2(x)
 
 constexpr const char* no_driver_hint =
-    "GPU commands need an NVIDIA GPU and driver; `hone check` works without one";
+    "GPU commands need an NVIDIA GPU and driver; `hone check` and `hone space` work without "
+    "one, given --arch";
 
 void* open_library() {
     // Only the real driver installs libcuda.so.1. The unversioned name is a fallback for

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -93,7 +94,7 @@ run_records from_kt_cache(const kt_cache& c, const std::string& path) {
             fmt::format("the file's objective '{}' is not one hone ranks by; its "
                         "records are ranked by time",
                         c.objective));
-    std::size_t outside = 0;
+    std::size_t outside = 0, rescaled = 0;
     out.records.reserve(c.entries.size());
     for (const kt_entry& e : c.entries) {
         eval_record r;
@@ -130,9 +131,25 @@ run_records from_kt_cache(const kt_cache& c, const std::string& path) {
         if (e.strategy_time_ms != 0) r.metrics[strategy_metric] = e.strategy_time_ms;
         if (auto it = r.metrics.find("GB/s"); it != r.metrics.end()) r.gbps = it->second;
         if (auto it = r.metrics.find("GFLOP/s"); it != r.metrics.end()) r.gflops = it->second;
+        // Kernel Tuner computes its rates at the file's time (a mean); hone's are at the median,
+        // which is what it ranks by: rescaled, the rate columns stay in rank order. The file's
+        // values remain as the metrics "GB/s" and "GFLOP/s".
+        if (e.time_ms && !g.samples_us.empty() && g.time_us.median > 0) {
+            const double factor = us_of_ms(*e.time_ms) / g.time_us.median;
+            if (std::abs(factor - 1) > 1e-9) {
+                r.gbps *= factor;
+                r.gflops *= factor;
+                rescaled += r.gbps > 0 || r.gflops > 0 ? 1 : 0;
+            }
+        }
         r.created_at = e.timestamp;
         out.records.push_back(std::move(r));
     }
+    if (rescaled > 0)
+        out.notes.push_back(fmt::format(
+            "{} record{}: GB/s and GFLOP/s are shown at the median of the raw times, as hone "
+            "computes its own; the file's values (at its time) are kept as metrics",
+            rescaled, rescaled == 1 ? "" : "s"));
     if (outside > 0)
         out.notes.push_back(fmt::format(
             "{} record{}: the file's time lies outside the range of its raw times; hone ranks by "

@@ -10,9 +10,9 @@
 
 #include "formats/json_file.hpp"
 #include "formats/json_locate.hpp"
-#include "report/report.hpp"
 #include "measure/stats.hpp"
-#include "common/params_json.hpp"
+#include "record/params_json.hpp"
+#include "report/report.hpp"
 
 namespace hone {
 namespace {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "measure/distributions.hpp"
+#include "common/distributions.hpp"
 
 namespace hone {
 namespace {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/distributions.hpp"
 #include "hone/summary.hpp"
 
 namespace hone {
@@ -13,7 +14,6 @@ summary summarize(const std::vector<double>& samples);
 // Returns 0-based indices into the sorted sample; needs n >= 6 for a finite interval (below
 // that: the whole range, which covers less). Exact ranks up to n = 100, normal approx above.
 void median_ci_ranks(std::size_t n, double confidence, std::size_t& lo, std::size_t& hi);
-double student_t_quantile(std::size_t dof, double confidence);  // two-sided, e.g. 0.95
 
 // Pluggable stopping criteria, in the manner of NVBench.
 class stopping_criterion {

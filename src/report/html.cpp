@@ -186,13 +186,14 @@ std::string best_table(const run_view& v, std::size_t top) {
         if (regs) {
             const int n = r.gpu.num_regs >= 0 ? r.gpu.num_regs : r.resources.registers;
             const resource_usage& u = r.resources;
-            const int smem = std::max(0, r.gpu.static_shared_bytes >= 0 ? r.gpu.static_shared_bytes
-                                                                        : u.shared_static_bytes) +
-                             r.dynamic_shared_bytes;
+            // Static shared memory as loaded, else as ptxas said; "–" where neither was recorded.
+            const int stat = r.gpu.static_shared_bytes >= 0 ? r.gpu.static_shared_bytes
+                             : u.registers >= 0             ? u.shared_static_bytes
+                                                            : -1;
             out += fmt::format(
                 "<td>{}</td><td>{}</td><td>{}</td>", n >= 0 ? std::to_string(n) : "–",
                 u.registers >= 0 ? std::to_string(u.spill_store_bytes + u.spill_load_bytes) : "–",
-                smem);
+                stat >= 0 ? std::to_string(stat + r.dynamic_shared_bytes) : "–");
         }
         if (occ)
             out += fmt::format("<td>{}</td>", r.gpu.active_blocks_per_sm >= 0
@@ -435,10 +436,20 @@ std::string progress_section(const run_view& v) {
         for (std::size_t i = 0; i < best.size() && mine == 0; ++i)
             if (best[i] > 0 && (higher ? best[i] >= target : best[i] <= target)) mine = i + 1;
         const std::size_t rnd = random_evals_to(v.scored.score, records.size(), target, higher);
-        out += fmt::format(
-            "<figcaption>Within 5% of the best: after {} evaluations in this run's order; random "
-            "search's expected best gets there after {} of {}.</figcaption>",
-            mine, rnd, records.size());
+        // An imported file's order is the order its tool wrote the records in (a cache is keyed
+        // by configuration), not necessarily the order a search tried them.
+        if (!v.run->identity.origin.empty()) {
+            out += fmt::format(
+                "<figcaption>Imported ({}): the curve follows the file's order, which need not be "
+                "the order of a search; reached within 5% of the best at record {}. Random "
+                "search's expected best gets there after {} of {}.</figcaption>",
+                esc(v.run->identity.origin), mine, rnd, records.size());
+        } else {
+            out += fmt::format(
+                "<figcaption>Within 5% of the best: after {} evaluations in this run's order; "
+                "random search's expected best gets there after {} of {}.</figcaption>",
+                mine, rnd, records.size());
+        }
     }
     return out + "</figure>";
 }
@@ -572,7 +583,7 @@ their tool recorded (compile, verification, benchmark, framework, strategy).</p>
 
     out += R"(<h2>Search progress</h2><p class="how">The best objective found after each
 evaluation, in the order the run stored its results (for an exhaustive run, the order of the
-space; for a search strategy, the order it chose), beside the expected best of random search
+space; for a search strategy, the order it chose; for an imported file, the file's order), beside the expected best of random search
 without replacement over the same configurations, computed exactly from the recorded values
 (failures count as evaluations that find nothing). The dotted line is the best of all.</p>)";
     out += R"(<div class="grid">)";

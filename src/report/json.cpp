@@ -1,7 +1,7 @@
 #include <nlohmann/json.hpp>
 
+#include "record/params_json.hpp"
 #include "report/report.hpp"
-#include "common/params_json.hpp"
 
 namespace hone {
 namespace {

@@ -87,10 +87,13 @@ std::string spill_cell(const eval_record& r) {
     return r.gpu.local_bytes >= 0 ? std::to_string(r.gpu.local_bytes) : "-";
 }
 
+// Static shared memory as loaded, else as ptxas said, plus the launch's dynamic bytes; "-" where
+// neither was recorded (an imported record, a failed compile).
 std::string smem_cell(const eval_record& r) {
     const int stat = r.gpu.static_shared_bytes >= 0 ? r.gpu.static_shared_bytes
-                                                    : std::max(0, r.resources.shared_static_bytes);
-    return std::to_string(stat + r.dynamic_shared_bytes);
+                     : r.resources.registers >= 0   ? r.resources.shared_static_bytes
+                                                    : -1;
+    return stat >= 0 ? std::to_string(stat + r.dynamic_shared_bytes) : "-";
 }
 
 std::string rate_cell(double v) {

@@ -83,7 +83,7 @@ const char* tier_name(selection_tier t) {
         case selection_tier::architecture:
             return "architecture";
         case selection_tier::fallback:
-            return "default";
+            return "fallback";
     }
     return "?";
 }

@@ -14,9 +14,9 @@
 
 #include "hone/error.hpp"
 #include "hone/record.hpp"
-#include "report/report.hpp"
 #include "hone/store.hpp"
-#include "common/params_json.hpp"
+#include "record/params_json.hpp"
+#include "report/report.hpp"
 
 namespace hone {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "measure/distributions.hpp"
+#include "common/distributions.hpp"
 
 namespace hone {
 namespace {

@@ -284,8 +284,10 @@ std::optional<double> median_of(std::vector<std::optional<double>> xs) {
 replay_result replay(const recorded_space& space, const replay_options& o) {
     replay_result r;
     r.strategy = resolve_strategy(o.setup.name, static_cast<double>(space.points.size()));
-    for (int i = 0; i < o.seeds; ++i)
+    for (int i = 0; i < o.seeds; ++i) {
         r.seeds.push_back(replay_once(space, o, o.setup.seed + static_cast<uint64_t>(i)));
+        if (o.on_seed) o.on_seed(i + 1, o.seeds);
+    }
     const double n = static_cast<double>(r.seeds.size());
     for (std::size_t l = 0; l < replay_levels.size(); ++l) {
         std::vector<std::optional<double>> evals, times;

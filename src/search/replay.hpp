@@ -4,6 +4,7 @@
 // the time it took to compile and measure.
 #pragma once
 #include <array>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -63,6 +64,8 @@ struct replay_options {
     int seeds = 20;
     // Points proposed ahead of their outcomes, as the tuner's compile queue asks for them.
     std::size_t window = 8;
+    // Called after each seed's run (done of total): long replays report progress through it.
+    std::function<void(int done, int total)> on_seed;
 };
 
 inline constexpr std::array<double, 3> replay_levels = {0.90, 0.95, 1.00};

@@ -108,6 +108,17 @@ void load_args(const doc& d, const entry& e, spec& s) {
         a.buffer = read_string(d, item, "a buffer name or {value: ..., type: ...}");
         a.pos = pos_of(d, item);
         if (!s.find_buffer(a.buffer)) {
+            // A scalar argument is written {value: ..., type: ...}; a bare name is a buffer.
+            const bool scalar_name =
+                s.find_param(a.buffer) != nullptr ||
+                std::any_of(s.problem.begin(), s.problem.end(),
+                            [&](const problem_size& p) { return p.name == a.buffer; });
+            if (scalar_name)
+                fail(d, item,
+                     fmt::format("no buffer named '{0}': a bare name in args is a buffer; pass the "
+                                 "value of '{0}' as {{value: {0}, type: int64}} (or the kernel "
+                                 "parameter's type)",
+                                 a.buffer));
             std::vector<std::string> names;
             for (const auto& b : s.buffers) names.push_back(b.name);
             fail(d, item, fmt::format("no buffer named '{}' (buffers: {}){}", a.buffer, names.empty() ? "none" : join(names),

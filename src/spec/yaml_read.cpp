@@ -162,7 +162,18 @@ expression read_expr(const doc& d, const YAML::Node& n) {
     const std::string& s = scalar(d, n, "an expression");
     source_pos pos = pos_of(d, n);
     if (is_quoted(n) && pos.column > 0) ++pos.column;  // the text starts after the quote
-    return expression::parse(s, pos);
+    try {
+        return expression::parse(s, pos);
+    } catch (const input_error& e) {
+        // [ceil_div(N, BLOCK)] is two YAML items, "ceil_div(N" and "BLOCK)": a flow list splits
+        // an unquoted scalar at its commas.
+        if (is_quoted(n) ||
+            std::count(s.begin(), s.end(), '(') == std::count(s.begin(), s.end(), ')'))
+            throw;
+        throw input_error(e.pos(), e.message() +
+                                       "; an unquoted expression in a [...] list ends at its "
+                                       "first comma: quote it, e.g. [\"ceil_div(N, BLOCK)\"]");
+    }
 }
 
 std::string read_choice(const doc& d, const YAML::Node& n, key_list choices) {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "hone/error.hpp"
+#include "record/params_json.hpp"
 #include "store/flat_json.hpp"
-#include "common/params_json.hpp"
 
 namespace hone::store_detail {
 namespace {

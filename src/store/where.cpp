@@ -101,7 +101,8 @@ private:
         skip_ws();
         const std::string o = op(n);
         skip_ws();
-        emit(n, o, value(o));
+        literal v = value(o);
+        emit(n, o == "==" ? "=" : o, v);
         skip_ws();
         if (at_end()) return false;
         if (t_[i_] != ',') {
@@ -120,13 +121,14 @@ private:
     }
 
     std::string op(const std::string& n) {
-        for (const char* o : {"<=", ">=", "!=", "=", "<", ">"}) {
+        // "==" as in the config's expressions means "=".
+        for (const char* o : {"==", "<=", ">=", "!=", "=", "<", ">"}) {
             if (t_.substr(i_).starts_with(o)) {
                 i_ += std::string_view(o).size();
                 return o;
             }
         }
-        fail(fmt::format("expected an operator (= != < <= > >=) after {}", n));
+        fail(fmt::format("expected an operator (= == != < <= > >=) after {}", n));
     }
 
     literal value(const std::string& o) {
@@ -142,6 +144,9 @@ private:
         while (end > i_ && (t_[end - 1] == ' ' || t_[end - 1] == '\t')) --end;
         if (end == i_) fail(fmt::format("expected a value after {}", o));
         std::string text(t_.substr(i_, end - i_));
+        if (text.find_first_of("=<>!") == 0)
+            fail(fmt::format("'{}{}' is not an operator: expected one of = == != < <= > >=", o,
+                             text.substr(0, text.find_first_not_of("=<>!"))));
         i_ = next;
         return classify(std::move(text));
     }

@@ -9,29 +9,14 @@
 
 #include "common/clock.hpp"
 #include "compile/compile_cache.hpp"
+#include "compile/compile_hint.hpp"
 #include "compile/compile_pool.hpp"
+#include "driver/target.hpp"
 #include "hone/tuner.hpp"
 #include "tune/internal.hpp"
 
 namespace hone {
 namespace {
-
-device_attrs resolve_device(const check_options& opt) {
-    if (!opt.arch.empty()) {
-        if (auto d = nominal_device(opt.arch)) return *d;
-        throw input_error({"--arch", 0, 0}, fmt::format("unknown architecture '{}' (expected e.g. "
-                                                        "sm_80, sm_90)", opt.arch));
-    }
-    std::vector<device_info> devices;
-    try {
-        devices = list_devices();
-    } catch (const env_error& e) {
-        throw env_error(fmt::format("{}\nno --arch given and no local GPU to take it from: pass "
-                                    "e.g. --arch sm_90",
-                                    e.what()));
-    }
-    return devices.at(0).attrs;
-}
 
 // Every configuration, or `opt.sample` of them drawn without replacement. A space too large
 // to list can only be sampled.
@@ -78,7 +63,7 @@ std::vector<point> pick_configurations(const spec& s, const search_space& space,
 check_result check(const spec& s, const check_options& opt) {
     const auto t0 = steady_clock::now();
     check_result out;
-    const device_attrs dev = resolve_device(opt);
+    const device_attrs dev = target_device(opt.arch, "to compile for");
     out.arch = dev.arch();
     bindings base = s.problem_bindings();
     dev.add_to(base);
@@ -125,7 +110,11 @@ check_result check(const spec& s, const check_options& opt) {
         const std::size_t at = index.at(got->first);
         ++finished;
         ++out.compiled;
-        if (!got->second.ok) ++out.failed;
+        if (!got->second.ok) {
+            ++out.failed;
+            if (const std::string hint = compile_hint(s, got->second.log); !hint.empty())
+                got->second.log += (got->second.log.ends_with('\n') ? "" : "\n") + hint;
+        }
         if (opt.on_compiled) opt.on_compiled(space.to_config(todo[at]), got->second);
         out.results[at].second = std::move(got->second);
     }

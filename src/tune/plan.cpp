@@ -7,8 +7,8 @@
 #include <limits>
 #include <optional>
 
+#include "common/digest.hpp"
 #include "hone/compile.hpp"
-#include "compile/digest.hpp"
 #include "hone/tuner.hpp"
 #include "tune/internal.hpp"
 

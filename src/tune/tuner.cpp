@@ -10,12 +10,14 @@
 
 #include "common/clock.hpp"
 #include "compile/compile_cache.hpp"
+#include "compile/compile_hint.hpp"
 #include "compile/compile_pool.hpp"
-#include "report/report.hpp"
 #include "hone/store.hpp"
-#include "worker/worker_session.hpp"
+#include "report/report.hpp"
 #include "search/strategy.hpp"
+#include "tune/diagnostics.hpp"
 #include "tune/internal.hpp"
+#include "worker/worker_session.hpp"
 
 namespace hone {
 namespace {
@@ -75,6 +77,7 @@ private:
     const spec& s_;
     const tune_options& opt_;
     tune_result out_;
+    time_split time_;
     steady_clock::time_point t0_ = steady_clock::now();
     std::shared_ptr<gpu_session> session_;
     std::unique_ptr<search_space> space_;
@@ -100,7 +103,7 @@ tune_result pipeline::run() {
         session_ = opt_.isolated ? std::shared_ptr<gpu_session>(make_worker_session(opt_.device))
                                  : std::shared_ptr<gpu_session>(make_in_process_session(opt_.device));
     }
-    out_.time.session_start_s = seconds_since(t0_);
+    time_.session_start_s = seconds_since(t0_);
     out_.device = session_->device();
     bindings base = s_.problem_bindings();
     out_.device.attrs.add_to(base);
@@ -140,13 +143,13 @@ tune_result pipeline::run() {
                 if (got->first == ticket) return std::move(got->second);
             }
         });
-        out_.time.reference_compile_s = seconds_since(t);
+        time_.reference_compile_s = seconds_since(t);
         fill_queue();  // the first configurations compile while the GPU side prepares
         t = steady_clock::now();
-        out_.time.prepare = session_->prepare(plan);
-        out_.time.prepare_s = seconds_since(t);
+        time_.prepare = session_->prepare(plan);
+        time_.prepare_s = seconds_since(t);
     }
-    out_.time.setup_s = seconds_since(t0_);
+    time_.setup_s = seconds_since(t0_);
 
     // Each result is stored while the next job runs (hand_over).
     fill_queue();
@@ -164,7 +167,7 @@ tune_result pipeline::run() {
         const bool stop = stopping();  // read once: a signal may set it at any time
         if (stop)
             for (; !flight_.empty(); flight_.pop_front()) session_->collect();
-        if (flight_.empty()) out_.time.gpu_s += seconds_since(busy_since_);
+        if (flight_.empty()) time_.gpu_s += seconds_since(busy_since_);
         if (stop) {
             out_.interrupted = true;
             break;
@@ -172,7 +175,8 @@ tune_result pipeline::run() {
         record(done.p.pt, std::move(done.r));
         fill_queue();
     }
-    out_.time.wall_s = seconds_since(t0_);
+    time_.wall_s = seconds_since(t0_);
+    if (opt_.diagnostics) opt_.diagnostics->time = time_;
     out_.records = store_->query({id, "", 0, false});
     return out_;
 }
@@ -346,7 +350,7 @@ void pipeline::wait_head() {
         if (!got) throw std::logic_error("compile pool returned nothing with work in flight");
         assign(std::move(*got));
     }
-    out_.time.compile_wait_s += seconds_since(t);
+    time_.compile_wait_s += seconds_since(t);
 }
 
 // Fills what a record needs before the GPU; true when job j must run on it, false when the
@@ -360,7 +364,7 @@ bool pipeline::start_eval(const pending& p, const bindings& scope, eval_record& 
     r.resources = cr.resources;
     // ptxas's report could not be read: keep the log that should have had it.
     if (cr.ok && cr.resources.registers < 0) r.compile_log = cr.log;
-    out_.time.compile_cpu_s += cr.from_cache ? 0.0 : cr.compile_ms / 1000.0;
+    time_.compile_cpu_s += cr.from_cache ? 0.0 : cr.compile_ms / 1000.0;
     (cr.from_cache ? out_.cache_hits : out_.compiled) += 1;
     if (!cr.ok) {
         r.st = cr.timed_out ? status::compile_timeout : status::compile_error;
@@ -368,6 +372,10 @@ bool pipeline::start_eval(const pending& p, const bindings& scope, eval_record& 
                     : cr.crashed ? "the compiler process died: " + first_error_line(cr.log)
                                  : first_error_line(cr.log);
         r.compile_log = cr.log;
+        if (const std::string hint = compile_hint(s_, cr.log); !hint.empty()) {
+            r.message += "; " + hint;
+            r.compile_log += "\n" + hint;
+        }
         return false;
     }
     j.key = p.key;
@@ -389,16 +397,16 @@ bool pipeline::start_eval(const pending& p, const bindings& scope, eval_record& 
     j.launch.cubin = cr.cubin;
     j.launch.function = cr.lowered_name;
     j.verify = s_.verify.ref != reference_kind::none;
-    j.deadline_s = job_deadline_s(s_.timing, out_.time.prepare.reference_us);
+    j.deadline_s = job_deadline_s(s_.timing, time_.prepare.reference_us);
     return true;
 }
 
 void pipeline::finish_eval(const bindings& scope, eval_record& r, job_result&& g) {
     r.gpu = std::move(g);
-    out_.time.worker_s += r.gpu.wall_s;
-    out_.time.gpu_steps += r.gpu.steps;
-    out_.time.gpu_busy_s += r.gpu.gpu_busy_s;
-    out_.time.gpu_span_s += r.gpu.gpu_span_s;
+    time_.worker_s += r.gpu.wall_s;
+    time_.gpu_steps += r.gpu.steps;
+    time_.gpu_busy_s += r.gpu.gpu_busy_s;
+    time_.gpu_span_s += r.gpu.gpu_span_s;
     r.st = r.gpu.st;
     r.message = r.gpu.message;
     if (has_timing(r.st) && r.gpu.time_us.median > 0) {
@@ -411,7 +419,7 @@ void pipeline::finish_eval(const bindings& scope, eval_record& r, job_result&& g
 void pipeline::record(const point& p, eval_record&& r) {
     const auto t = steady_clock::now();
     store_->put(run_id_, r);
-    out_.time.store_s += seconds_since(t);
+    time_.store_s += seconds_since(t);
     ++out_.evaluated;
     ++state_.done;
     const std::optional<double> obj = objective_score(r, stored_rank_by(out_.identity));
@@ -432,7 +440,7 @@ void pipeline::report_progress() {
     state_.measuring = flight_.size();
     state_.compiled_ahead = 0;
     for (const auto& p : queue_) state_.compiled_ahead += p.result ? 1 : 0;
-    const double per = (state_.elapsed_s - out_.time.setup_s) / static_cast<double>(state_.done);
+    const double per = (state_.elapsed_s - time_.setup_s) / static_cast<double>(state_.done);
     state_.eta_s = per * static_cast<double>(state_.total - std::min(state_.total, state_.done));
     if (opt_.on_progress) opt_.on_progress(state_);
 }

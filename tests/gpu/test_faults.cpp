@@ -7,9 +7,10 @@
 #include <map>
 
 #include "gpu_test_util.hpp"
-#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
+#include "report/report.hpp"
+#include "tune/diagnostics.hpp"
 
 using namespace hone;
 
@@ -21,10 +22,12 @@ tune_result check_statuses(spec& s, const std::string& timer) {
     std::remove(s.output.c_str());
     tune_options opt;
     opt.use_cache = false;
+    tune_diagnostics diag;
+    opt.diagnostics = &diag;
     const tune_result r = tune(s, opt);
     CHECK_FALSE(r.interrupted);
     REQUIRE(r.records.size() == 14);
-    MESSAGE("timer: ", r.time.prepare.timer);
+    MESSAGE("timer: ", diag.time.prepare.timer);
 
     const std::map<int64_t, status> expected = {
         {0, status::ok},           {1, status::runtime_fault}, {2, status::runtime_fault},
@@ -39,7 +42,7 @@ tune_result check_statuses(spec& s, const std::string& timer) {
         if (want == status::ok) {
             CHECK(has_timing(rec.st));
             // Faults stay isolated with the timer the session chose (CUPTI where it loads).
-            CHECK(rec.gpu.timer == r.time.prepare.timer);
+            CHECK(rec.gpu.timer == diag.time.prepare.timer);
         } else {
             CHECK(status_name(rec.st) == std::string(status_name(want)));
         }

@@ -11,10 +11,11 @@
 
 #include "driver/cupti_api.hpp"
 #include "gpu_test_util.hpp"
-#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/store.hpp"
 #include "hone/tuner.hpp"
+#include "report/report.hpp"
+#include "tune/diagnostics.hpp"
 
 namespace fs = std::filesystem;
 using namespace hone;
@@ -72,14 +73,16 @@ TEST_CASE("every timed result names its timer; timer: events, cupti and profiler
     spec s = small_spec("/tmp/hone_gpu_timer.db");
     tune_options opt;
     opt.use_cache = false;
+    tune_diagnostics diag;  // of the latest tune() call
+    opt.diagnostics = &diag;
     const tune_result any = tune(s, opt);
-    const std::string timer = any.time.prepare.timer;
+    const std::string timer = diag.time.prepare.timer;
     MESSAGE("timer auto chose ", timer,
-            std::string(any.time.prepare.timer_note.empty() ? "" : ": "),
-            any.time.prepare.timer_note, "; clock ", any.time.prepare.clock_mhz, " MHz after ",
-            any.time.prepare.clock_s, " s");
+            std::string(diag.time.prepare.timer_note.empty() ? "" : ": "),
+            diag.time.prepare.timer_note, "; clock ", diag.time.prepare.clock_mhz, " MHz after ",
+            diag.time.prepare.clock_s, " s");
     CHECK(timer == "events");  // auto: events (the profiler and CUPTI only when asked for)
-    CHECK(any.time.prepare.clock_mhz > 0);
+    CHECK(diag.time.prepare.clock_mhz > 0);
     REQUIRE(any.records.size() == 8);
     for (const auto& rec : any.records) {
         CAPTURE(rec.key);
@@ -96,7 +99,7 @@ TEST_CASE("every timed result names its timer; timer: events, cupti and profiler
     events.timing.timer = "events";
     events.timing.warmup = "fixed";  // the old warm-up, kept as an option
     const tune_result e = tune(events, opt);
-    CHECK(e.time.prepare.timer == "events");
+    CHECK(diag.time.prepare.timer == "events");
     for (const auto& rec : e.records) {
         CAPTURE(rec.key);
         CHECK(has_timing(rec.st));
@@ -133,7 +136,7 @@ TEST_CASE("every timed result names its timer; timer: events, cupti and profiler
     const char* expect = std::getenv("HONE_EXPECT_PROFILER");
     try {
         const tune_result p = tune(prof, opt);
-        CHECK(p.time.prepare.timer == "profiler");
+        CHECK(diag.time.prepare.timer == "profiler");
         REQUIRE(p.records.size() == 8);
         for (const auto& rec : p.records) {
             CAPTURE(rec.key);

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/digest.hpp"
 #include "compile/compile_cache.hpp"
-#include "compile/digest.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;

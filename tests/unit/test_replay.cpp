@@ -235,6 +235,28 @@ TEST_CASE("hone replay --json: one object with the summary and a seeds array") {
     const auto text = run_cli(dir, "replay " + dir.file("four.json") + " --strategy genetic --seeds 3");
     CHECK(text.rc == 0);
     CHECK(text.out.find("seeds within 95%") != std::string::npos);
+    // The optimum by parameter names, in µs as `hone show` prints times (the cache holds ms).
+    CHECK(text.out.find("optimum 1000 µs at x=4, y=7") != std::string::npos);
+    CHECK(text.out.find("best µs") != std::string::npos);
+    // The optimum's line and each of the three seeds' best configuration end with names.
+    std::size_t named = 0;
+    for (std::size_t at = text.out.find(", y=7\n"); at != std::string::npos;
+         at = text.out.find(", y=7\n", at + 1))
+        ++named;
+    CHECK(named == 4);
+    // A short replay prints no progress.
+    CHECK(text.err.empty());
+}
+
+TEST_CASE("replay reports each seed's end to on_seed") {
+    temp_dir dir;
+    dir.write("four.json", four);
+    replay_options o = exhaustive(4);
+    o.seeds = 3;
+    std::vector<std::pair<int, int>> calls;
+    o.on_seed = [&](int done, int total) { calls.emplace_back(done, total); };
+    replay(load_recorded_space(dir.file("four.json")), o);
+    CHECK(calls == std::vector<std::pair<int, int>>{{1, 3}, {2, 3}, {3, 3}});
 }
 
 TEST_CASE("hone replay refuses bad input with exit code 2 and says why") {

@@ -142,6 +142,12 @@ TEST_CASE("best table: chosen columns, fallbacks to ptxas, and nothing to rank")
         lines[2] ==
         "1  device  78.8 µs [78.5, 79.1]  50  single+flush  cupti     -       40    1536    -  ok");
     CHECK(lines[3] == "(3 more ranked)");
+    // Neither the module nor ptxas said how much static shared memory: "-", as other unknowns.
+    records[1].gpu.static_shared_bytes = -1;
+    const auto unknown = lines_of(best_table(records, opt));
+    CHECK(
+        unknown[2] ==
+        "1  device  78.8 µs [78.5, 79.1]  50  single+flush  cupti     -       40       -    -  ok");
     CHECK(best_table({failed(1, status::timeout)}, {}) == "no configuration has a timing\n");
 }
 

@@ -245,6 +245,10 @@ TEST_CASE("report: one page, every section, no script, no network, text escaped"
     CHECK(html.find("second line") == std::string::npos);  // the first line only
     CHECK(html.find("imported: kernel_tuner cache (x.json)") != std::string::npos);
     CHECK(html.find("run 2") != std::string::npos);
+    // The imported run's progress is labelled as the file's order, hone's own as a search's.
+    CHECK(html.find("Imported (kernel_tuner cache (x.json)): the curve follows the file's order") !=
+          std::string::npos);
+    CHECK(html.find("evaluations in this run's order") != std::string::npos);
     // Axes say what they show, with units.
     CHECK(html.find("median time per launch (µs)") != std::string::npos);
     CHECK(html.find("evaluations (configurations tried)") != std::string::npos);

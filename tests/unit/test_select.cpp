@@ -340,5 +340,5 @@ TEST_CASE("the handle's selection() needs no GPU when given the device") {
     const kernel_selection sel = k.selection({{"N", 1 << 20}}, h100());
     CHECK(sel.tier == selection_tier::fallback);
     CHECK(sel.key == "BLOCK=256,STRIDED=false,VEC=1");
-    CHECK(sel.describe().find("default BLOCK=256,STRIDED=false,VEC=1") != std::string::npos);
+    CHECK(sel.describe().find("fallback BLOCK=256,STRIDED=false,VEC=1") != std::string::npos);
 }

@@ -3,8 +3,8 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include "common/digest.hpp"
 #include "hone/compile.hpp"
-#include "compile/digest.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "temp_dir.hpp"

@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
+#include "common/distributions.hpp"
 #include "measure/stats.hpp"
-#include "measure/distributions.hpp"
 
 using namespace hone;
 

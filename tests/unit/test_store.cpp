@@ -16,8 +16,8 @@
 
 #include "hone/error.hpp"
 #include "hone/store.hpp"
+#include "record/params_json.hpp"
 #include "temp_dir.hpp"
-#include "common/params_json.hpp"
 
 namespace fs = std::filesystem;
 using namespace hone;
@@ -392,6 +392,8 @@ TEST_CASE("store: where filters on parameters and column aliases") {
         return s.query({identity().id(), where, 0, false}).size();
     };
     CHECK(count("BLOCK>=128") == 5);  // 128..256
+    CHECK(count("BLOCK==128") == count("BLOCK=128"));  // the expressions' ==
+    CHECK(count("BLOCK==128") == 1);
     CHECK(count("BLOCK >= 128 , BLOCK<256") == 4);
     CHECK(count("FAST=true") == 4);
     CHECK(count("FAST!=true") == 4);
@@ -425,7 +427,8 @@ TEST_CASE("store: an invalid filter is an input error at the bad term's column")
           bad{"BLOCK=1,", 9, "empty"}, bad{"BLOCK=1, =2", 10, "name"}, bad{"BLOCK=", 1, "value"},
           bad{"IDX_T='int' FAST=true", 1, "separate"}, bad{"status=okay", 1, "unknown status"},
           bad{"status<ok", 1, "= or !="}, bad{"BLOCK=1,median_us<fast", 9, "number"},
-          bad{"IDX_T='int", 1, "unterminated"},
+          bad{"IDX_T='int", 1, "unterminated"}, bad{"BLOCK=>128", 1, "'=>' is not an operator"},
+          bad{"BLOCK===128", 1, "'===' is not an operator"},
           bad{"FAST=true, BLOK=32", 12, "BLOCK, FAST, IDX_T, SCALE"}}) {
         CAPTURE(b.where);
         try {

@@ -1,9 +1,7 @@
-#include "measure/distributions.hpp"
+#include "common/distributions.hpp"
 
 #include <cmath>
 #include <stdexcept>
-
-#include "measure/stats.hpp"
 
 namespace hone {
 namespace {

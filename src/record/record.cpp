@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compile/digest.hpp"
+#include "common/digest.hpp"
 #include "hone/error.hpp"
-#include "common/params_json.hpp"
+#include "record/params_json.hpp"
 
 namespace hone {
 

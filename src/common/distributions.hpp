@@ -1,5 +1,6 @@
 // Quantiles and distribution functions behind the confidence intervals in stats.cpp.
 #pragma once
+#include <cstddef>
 
 namespace hone {
 
@@ -10,5 +11,7 @@ double normal_quantile(double p);
 double regularized_beta(double x, double a, double b);
 // CDF of Student's t distribution with `dof` degrees of freedom.
 double student_t_cdf(double t, double dof);
+// Two-sided quantile of Student's t, e.g. confidence 0.95.
+double student_t_quantile(std::size_t dof, double confidence);
 
 }  // namespace hone

@@ -8,14 +8,14 @@
 namespace hone {
 
 class digest {
-public:
+  public:
     digest();
     ~digest();
     // Each part is length-prefixed, so ("ab","c") and ("a","bc") differ.
     digest& add(std::string_view part);
     std::string hex() const;  // 32 hex characters
 
-private:
+  private:
     struct state;
     std::unique_ptr<state> s_;
 };

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Checks that the tracked C++ sources follow .clang-format: clang-format --dry-run -Werror over
+# each, printing what it would change. Exit code 1 if any file differs.
+#   scripts/check_format.sh [--fix]   --fix rewrites the files instead (clang-format -i)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+clang_format=${CLANG_FORMAT:-clang-format}
+if ! command -v "$clang_format" >/dev/null; then
+  echo "check_format: $clang_format not found (Debian: apt-get install clang-format)" >&2
+  exit 3
+fi
+mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.cu' '*.h' | grep -v '^third_party/')
+if [ "${1:-}" = --fix ]; then
+  "$clang_format" -i "${files[@]}"
+  exit 0
+fi
+status=0
+for f in "${files[@]}"; do
+  "$clang_format" --dry-run -Werror "$f" 2>&1 | head -n 20 || status=1
+done
+if [ "$status" -ne 0 ]; then
+  echo "check_format: files differ from .clang-format; scripts/check_format.sh --fix rewrites them" >&2
+fi
+exit $status

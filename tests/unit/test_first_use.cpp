@@ -1,0 +1,122 @@
+// What a new user trips on, through the CLI as they would meet it: `hone check`'s grouped logs
+// and the hint for template parameters replaced by macros, and one rule for --arch without a GPU.
+#include <dlfcn.h>
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "temp_dir.hpp"
+
+namespace {
+
+struct cli_result {
+    int rc = -1;
+    std::string out, err;
+};
+
+cli_result run_cli(const temp_dir& dir, const std::string& args) {
+    const std::string out = dir.file("stdout"), err = dir.file("stderr");
+    const int status =
+        std::system(fmt::format("{} {} >{} 2>{}", HONE_BINARY, args, out, err).c_str());
+    cli_result r;
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::stringstream a, b;
+    a << std::ifstream(out).rdbuf();
+    b << std::ifstream(err).rdbuf();
+    r.out = a.str();
+    r.err = b.str();
+    return r;
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+    return n;
+}
+
+// A templated kernel whose template parameter is named like the tuning parameter BLOCK.
+const char* template_kernel = R"(template <int BLOCK>
+__global__ void fill(float* x) { x[blockIdx.x * BLOCK + threadIdx.x] = 1.0f; }
+)";
+
+std::string template_config(const std::string& block_param) {
+    return fmt::format(R"(kernel:
+  source: fill.cu
+  name: "fill<{{BLOCK}}>"
+problem:
+  N: 4096
+params:
+  BLOCK: {}
+buffers:
+  x: {{type: float, count: N, role: out}}
+args: [x]
+launch:
+  grid: ["N / BLOCK"]
+  block: [BLOCK]
+)",
+                       block_param);
+}
+
+bool driver_installed() {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib) dlclose(lib);
+    return lib != nullptr;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "hone check: a template parameter named like a tuning parameter gets a hint, and "
+    "the log is printed once for every configuration it failed") {
+    temp_dir dir;
+    dir.write("fill.cu", template_kernel);
+    dir.write("clash.yaml", template_config("[64, 128, 256]"));
+    const cli_result r = run_cli(dir, "check " + dir.file("clash.yaml") + " --arch sm_90");
+    CHECK(r.rc == 1);
+    INFO(r.out);
+    CHECK(r.out.find("hint: the kernel's template parameter BLOCK shares the name of a tuning "
+                     "parameter") != std::string::npos);
+    CHECK(r.out.find("`define: false`") != std::string::npos);
+    // One log, printed once, counted for the three configurations.
+    CHECK(occurrences(r.out, "log 1:\n") == 1);
+    CHECK(occurrences(r.out, "[log 1]") == 3);
+    CHECK(r.out.find("log 1: 3 configurations (first BLOCK=") != std::string::npos);
+    CHECK(occurrences(r.out, "hint:") == 1);
+
+    // The fix the hint names compiles every configuration.
+    dir.write("fixed.yaml", template_config("{values: [64, 128, 256], define: false}"));
+    const cli_result fixed = run_cli(dir, "check " + dir.file("fixed.yaml") + " --arch sm_90");
+    CHECK(fixed.rc == 0);
+    CHECK(fixed.out.find("3 ok, 0 failed") != std::string::npos);
+}
+
+TEST_CASE(
+    "without a GPU, hone space and hone check need --arch: exit 2 and a message that "
+    "says to pass it") {
+    if (driver_installed()) {
+        MESSAGE("a CUDA driver is installed here: --arch is not needed");
+        return;
+    }
+    temp_dir dir;
+    // sgemm.yaml's constraints use device attributes; vector_add's compile needs an arch.
+    for (const std::string args :
+         {fmt::format("space {}/configs/sgemm.yaml", HONE_SOURCE_DIR),
+          fmt::format("check {}/configs/vector_add.yaml --sample 1", HONE_SOURCE_DIR)}) {
+        CAPTURE(args);
+        const cli_result r = run_cli(dir, args);
+        CHECK(r.rc == 2);
+        CHECK(r.err.find("pass --arch, e.g. --arch sm_90") != std::string::npos);
+        CHECK(r.err.find("works without one") == std::string::npos);
+    }
+    // Given --arch, both work.
+    CHECK(
+        run_cli(dir, fmt::format("space {}/configs/sgemm.yaml --arch sm_90", HONE_SOURCE_DIR)).rc ==
+        0);
+    // A config whose constraints use no device attribute needs no --arch for `space`.
+    CHECK(run_cli(dir, fmt::format("space {}/configs/reduce.yaml", HONE_SOURCE_DIR)).rc == 0);
+}
