@@ -27,5 +27,17 @@ if [ ! -f "$cuda_home/include/nvrtc.h" ]; then
 fi
 export PATH="$cuda_home/bin:$PATH"
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda_home" >/dev/null
+# The Python package (python/, docs/python.md) is built and tested when nanobind and pytest can be
+# had from PyPI; without them the rest builds as before.
+python=${PYTHON:-python3}
+hone_python=OFF
+if command -v "$python" >/dev/null; then
+  "$python" -c 'import nanobind, pytest' 2>/dev/null ||
+    "$python" -m pip install -q nanobind pytest >/dev/null 2>&1 || true
+  "$python" -c 'import nanobind, pytest' 2>/dev/null && hone_python=ON
+fi
+[ "$hone_python" = ON ] || echo "bootstrap: no nanobind/pytest for $python: the Python package is not built"
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda_home" \
+  -DHONE_PYTHON=$hone_python -DPython_EXECUTABLE="$(command -v "$python" || echo python3)" >/dev/null
 cmake --build build -j "$(nproc)"

@@ -22,7 +22,8 @@ echo "== examples"
 for ex in examples/python/torch_model.py examples/python/cupy_example.py; do
   [ -f "$ex" ] || continue
   echo "-- $ex"
-  "$py" "$ex" 2>&1 | tail -15 || rc=1
+  "$py" "$ex" > "$OUT/$(basename "$ex" .py).log" 2>&1 || { echo "FAILED: $ex"; rc=1; }
+  tail -15 "$OUT/$(basename "$ex" .py).log"
 done
 if [ "${1:-}" = bench ]; then
   bash bench/python.sh 2>&1 | tee "$OUT/bench_python.log"

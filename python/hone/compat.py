@@ -66,10 +66,10 @@ def _host_bytes(x):
     return np.ascontiguousarray(x).tobytes()
 
 
-def _elem(dtype, what):
+def _elem(dtype, what, detail):
     name = getattr(dtype, "name", str(dtype)).replace("torch.", "")
     if name not in _ELEM:
-        _unsupported(what, f"element type {name} has no hone buffer type (one of "
+        _unsupported(what, f"{detail}: element type {name} has no hone buffer type (one of "
                            f"{', '.join(_ELEM)})")
     return _ELEM[name]
 
@@ -334,7 +334,7 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
     for i, a in enumerate(arguments):
         if _is_array(a):
             name = f"arg{i}"
-            t = _elem(a.dtype, f"arguments[{i}]")
+            t = _elem(a.dtype, "arguments", f"arguments[{i}]")
             path = os.path.join(workdir, f"{name}.bin")
             with open(path, "wb") as f:
                 f.write(_host_bytes(a))
@@ -344,7 +344,7 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
         elif hasattr(a, "dtype") and hasattr(a, "item"):  # a numpy scalar
             v = a.item()
             args.append({"value": json.dumps(v) if isinstance(v, str) else v,
-                         "type": _elem(a.dtype, f"arguments[{i}]")})
+                         "type": _elem(a.dtype, "arguments", f"arguments[{i}]")})
         elif isinstance(a, bool) or not isinstance(a, (int, float)):
             _unsupported("arguments", f"arguments[{i}]: expected a NumPy/CuPy array or a NumPy "
                                       f"scalar, not {type(a).__name__}")

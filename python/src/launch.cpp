@@ -34,6 +34,7 @@ struct device_array {
     uint64_t address = 0;
     std::optional<elem_type> type;  // nullopt: an element type hone has no name for
     std::string type_text;          // the framework's name of it, for messages
+    nb::object type_obj;            // or the object whose str() names it (made on an error)
     int device = -1;
     int64_t count = 0;  // elements
     bool contiguous = true;
@@ -124,7 +125,7 @@ std::string type_of(nb::handle h) {
     return nb::type_name(h.type()).c_str();
 }
 
-device_array from_torch(nb::handle o) {
+device_array from_torch(nb::handle o, bool want_stream) {
     const names& n = attr_names();
     device_array a;
     if (!nb::cast<bool>(o.attr(n.is_cuda))) {
@@ -137,10 +138,10 @@ device_array from_torch(nb::handle o) {
     nb::object dt = o.attr(n.dtype);
     for (const auto& [obj, type] : g_torch.dtypes)
         if (obj == dt.ptr()) a.type = type;
-    a.type_text = nb::str(dt).c_str();
+    a.type_obj = std::move(dt);
     a.contiguous = nb::cast<bool>(call_method(o, n.is_contiguous));
     a.count = to_int(call_method(o, n.numel));
-    if (g_torch.raw_stream.is_valid()) a.stream = to_address(g_torch.raw_stream(a.device));
+    if (want_stream && g_torch.raw_stream.is_valid()) a.stream = to_address(g_torch.raw_stream(a.device));
     return a;
 }
 
@@ -269,6 +270,8 @@ class py_kernel {
         opt.use_cache = use_cache;
         k_.emplace(kernel::open(config.string(), tuned ? tuned->string() : "", opt));
         s_ = load_spec(config.string());
+        for (const auto& p : s_.problem)
+            size_keys_.push_back(nb::steal(PyUnicode_InternFromString(p.name.c_str())));
         for (const auto& a : s_.args) {
             slot sl;
             sl.is_buffer = a.is_buffer;
@@ -319,7 +322,7 @@ class py_kernel {
                 list.push_back(scalar(o, i, sl));
                 continue;
             }
-            const device_array a = array_of(o, i, sl);
+            const device_array a = array_of(o, i, sl, !default_stream);
             if (a.device >= 0) {
                 if (device >= 0 && a.device != device)
                     wrong(i, sl,
@@ -407,7 +410,9 @@ class py_kernel {
         std::size_t found = 0;
         for (std::size_t i = 0; i < s_.problem.size(); ++i) {
             const std::string& name = s_.problem[i].name;
-            PyObject* item = sizes ? PyDict_GetItemString(sizes->ptr(), name.c_str()) : nullptr;
+            PyObject* item =
+                sizes ? PyDict_GetItemWithError(sizes->ptr(), size_keys_[i].ptr()) : nullptr;
+            if (!item && PyErr_Occurred()) throw nb::python_error();
             if (!item)
                 throw_input(s_.kernel.name + ": sizes does not give the problem size '" + name +
                             "' (the spec's sizes are " + size_names() + ")");
@@ -446,8 +451,14 @@ class py_kernel {
     // Per argument slot: the elements its buffer needs at these sizes (-1: not known without
     // the device, or not a buffer).
     const std::vector<int64_t>& counts_at(const int64_t* v) {
-        std::vector<int64_t> key(v, v + s_.problem.size());
-        if (auto it = counts_.find(key); it != counts_.end()) return it->second;
+        const std::size_t n = s_.problem.size();
+        if (last_counts_ && std::equal(v, v + n, last_sizes_.begin())) return *last_counts_;
+        std::vector<int64_t> key(v, v + n);
+        if (auto it = counts_.find(key); it != counts_.end()) {
+            last_sizes_ = key;
+            last_counts_ = &it->second;
+            return it->second;
+        }
         bindings scope;
         for (std::size_t i = 0; i < s_.problem.size(); ++i) scope[s_.problem[i].name] = v[i];
         std::vector<int64_t> c(slots_.size(), -1);
@@ -459,7 +470,9 @@ class py_kernel {
             }
         }
         if (counts_.size() > 4096) counts_.clear();
-        return counts_.emplace(std::move(key), std::move(c)).first->second;
+        last_sizes_ = key;
+        last_counts_ = &counts_.emplace(std::move(key), std::move(c)).first->second;
+        return *last_counts_;
     }
 
     arg scalar(nb::handle o, std::size_t i, const slot& sl) const {
@@ -486,11 +499,11 @@ class py_kernel {
                          type_of(o));
     }
 
-    device_array array_of(nb::handle o, std::size_t i, const slot& sl) const {
+    device_array array_of(nb::handle o, std::size_t i, const slot& sl, bool want_stream) const {
         const names& n = attr_names();
         device_array a;
         if (g_torch.find() && PyObject_TypeCheck(o.ptr(), (PyTypeObject*)g_torch.tensor)) {
-            a = from_torch(o);
+            a = from_torch(o, want_stream);
         } else {
             PyObject* iface = PyObject_GetAttr(o.ptr(), n.cai.ptr());
             if (iface) {
@@ -513,7 +526,9 @@ class py_kernel {
                       ") where device memory is needed");
         if (!a.type || *a.type != sl.type)
             wrong(i, sl,
-                  "element type " + a.type_text + "; the spec's buffer '" + sl.name + "' holds " +
+                  "element type " +
+                      (a.type_obj.is_valid() ? std::string(nb::str(a.type_obj).c_str())
+                                             : a.type_text) + "; the spec's buffer '" + sl.name + "' holds " +
                       want);
         if (!a.contiguous)
             wrong(i, sl, "not C-contiguous: hone passes the data pointer only (use .contiguous() "
@@ -522,10 +537,14 @@ class py_kernel {
     }
 
     std::optional<kernel> k_;
+    std::vector<nb::object> size_keys_;  // the problem sizes' names as Python strings
     spec s_;
     std::vector<slot> slots_;
     std::size_t buffers_ = 0;
+    // Buffer counts per sizes (a std::map: its elements stay put), and the last sizes asked.
     std::map<std::vector<int64_t>, std::vector<int64_t>> counts_;
+    std::vector<int64_t> last_sizes_;
+    const std::vector<int64_t>* last_counts_ = nullptr;
 };
 
 }  // namespace

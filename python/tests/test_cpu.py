@@ -139,3 +139,29 @@ def test_result_objects_and_pandas():
     df = r.to_pandas()
     assert list(df["B"]) == [1, 2, 3]
     assert list(df["status"]) == ["ok", "ok", "wrong_result"]
+
+
+class FakeDeviceArray:
+    """An object that claims device memory through __cuda_array_interface__."""
+
+    def __init__(self, n, typestr="<f4", strides=None):
+        self.__cuda_array_interface__ = {"data": (0x10000, False), "shape": (n,),
+                                         "typestr": typestr, "strides": strides, "version": 3}
+
+
+def test_cuda_array_interface_without_a_driver_is_env_error(small_config):
+    from conftest import gpu_available
+    if gpu_available():
+        pytest.skip("a GPU is here")
+    k = hone.Kernel(small_config)
+    a = FakeDeviceArray(8)
+    with pytest.raises(hone.EnvError):
+        k(a, a, a, sizes={"N": 8})
+
+
+def test_tune_without_gpu_is_env_error(small_config, tmp_path):
+    from conftest import gpu_available
+    if gpu_available():
+        pytest.skip("a GPU is here")
+    with pytest.raises(hone.EnvError):
+        hone.tune(small_config, sizes={"N": 1024}, output=tmp_path / "x.db")

@@ -194,3 +194,27 @@ def test_launch_from_threads(small_config, cache_dir):
     assert not errors
     for c in outs:
         torch.testing.assert_close(c, a + b, rtol=0, atol=0)
+
+
+def test_compat_tune_kernel_vector_add():
+    np = pytest.importorskip("numpy")
+    from hone.compat import tune_kernel
+    kernel_string = """
+    __global__ void vector_add(float *c, float *a, float *b, int n) {
+        int i = blockIdx.x * block_size_x + threadIdx.x;
+        if (i < n) c[i] = a[i] + b[i];
+    }
+    """
+    size = 1000003
+    a = np.random.randn(size).astype(np.float32)
+    b = np.random.randn(size).astype(np.float32)
+    c = np.zeros_like(b)
+    tune_params = {"block_size_x": [128 + 64 * i for i in range(15)]}
+    results, env = tune_kernel("vector_add", kernel_string, size, [c, a, b, np.int32(size)],
+                               tune_params, restrictions=[lambda p: p["block_size_x"] <= 512],
+                               quiet=True)
+    assert len(results) == 7
+    assert all(isinstance(r["time"], float) and r["time"] > 0 for r in results), results
+    assert env["best_config"]["time"] == min(r["time"] for r in results)
+    assert env["device_name"]
+    assert all(len(r["times"]) >= 7 for r in results)
