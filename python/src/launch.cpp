@@ -57,12 +57,10 @@ struct torch_api {
         if (!nb::hasattr(t, "Tensor") || !nb::hasattr(t, "float32")) return false;  // importing
         tensor = t.attr("Tensor").inc_ref().ptr();
         const std::pair<const char*, elem_type> names[] = {
-            {"float16", elem_type::f16}, {"bfloat16", elem_type::bf16},
-            {"float32", elem_type::f32}, {"float64", elem_type::f64},
-            {"int8", elem_type::i8},     {"int16", elem_type::i16},
-            {"int32", elem_type::i32},   {"int64", elem_type::i64},
-            {"uint8", elem_type::u8},    {"uint16", elem_type::u16},
-            {"uint32", elem_type::u32},  {"uint64", elem_type::u64}};
+            {"float16", elem_type::f16}, {"bfloat16", elem_type::bf16}, {"float32", elem_type::f32},
+            {"float64", elem_type::f64}, {"int8", elem_type::i8},       {"int16", elem_type::i16},
+            {"int32", elem_type::i32},   {"int64", elem_type::i64},     {"uint8", elem_type::u8},
+            {"uint16", elem_type::u16},  {"uint32", elem_type::u32},    {"uint64", elem_type::u64}};
         for (const auto& [name, type] : names)
             if (nb::hasattr(t, name)) dtypes.emplace_back(t.attr(name).inc_ref().ptr(), type);
         nb::object c = t.attr("_C");
@@ -103,8 +101,8 @@ const names& attr_names() {
 
 nb::object call_method(nb::handle o, const nb::object& name) {
     PyObject* args[] = {o.ptr()};
-    PyObject* r = PyObject_VectorcallMethod(name.ptr(), args,
-                                            1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+    PyObject* r =
+        PyObject_VectorcallMethod(name.ptr(), args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
     if (!r) throw nb::python_error();
     return nb::steal(r);
 }
@@ -141,7 +139,8 @@ device_array from_torch(nb::handle o, bool want_stream) {
     a.type_obj = std::move(dt);
     a.contiguous = nb::cast<bool>(call_method(o, n.is_contiguous));
     a.count = to_int(call_method(o, n.numel));
-    if (want_stream && g_torch.raw_stream.is_valid()) a.stream = to_address(g_torch.raw_stream(a.device));
+    if (want_stream && g_torch.raw_stream.is_valid())
+        a.stream = to_address(g_torch.raw_stream(a.device));
     return a;
 }
 
@@ -202,7 +201,7 @@ device_array from_dlpack(nb::handle o) {
     const int dev_type = arr.device_type();
     if (dev_type != nb::device::cuda::value && dev_type != nb::device::cuda_managed::value) {
         a.device = -1;
-        a.type_text = "array in host memory (DLPack device type " + std::to_string(dev_type) + ")";
+        a.type_text = type_of(o) + " on DLPack device type " + std::to_string(dev_type);
         return a;
     }
     a.device = arr.device_id();
@@ -212,20 +211,20 @@ device_array from_dlpack(nb::handle o) {
     using code = nb::dlpack::dtype_code;
     if (t.lanes == 1) {
         if (t.code == static_cast<uint8_t>(code::Float))
-            a.type = bits == 16 ? std::optional(elem_type::f16)
+            a.type = bits == 16   ? std::optional(elem_type::f16)
                      : bits == 32 ? std::optional(elem_type::f32)
                      : bits == 64 ? std::optional(elem_type::f64)
                                   : std::nullopt;
         else if (t.code == static_cast<uint8_t>(code::Bfloat) && bits == 16)
             a.type = elem_type::bf16;
         else if (t.code == static_cast<uint8_t>(code::Int))
-            a.type = bits == 8 ? std::optional(elem_type::i8)
+            a.type = bits == 8    ? std::optional(elem_type::i8)
                      : bits == 16 ? std::optional(elem_type::i16)
                      : bits == 32 ? std::optional(elem_type::i32)
                      : bits == 64 ? std::optional(elem_type::i64)
                                   : std::nullopt;
         else if (t.code == static_cast<uint8_t>(code::UInt))
-            a.type = bits == 8 ? std::optional(elem_type::u8)
+            a.type = bits == 8    ? std::optional(elem_type::u8)
                      : bits == 16 ? std::optional(elem_type::u16)
                      : bits == 32 ? std::optional(elem_type::u32)
                      : bits == 64 ? std::optional(elem_type::u64)
@@ -255,9 +254,10 @@ uint64_t stream_of(nb::handle s) {
     }
     if (nb::hasattr(s, n.cuda_stream)) return to_address(s.attr(n.cuda_stream));
     if (nb::hasattr(s, n.ptr)) return to_address(s.attr(n.ptr));
-    throw_input("stream: expected a stream handle (an int), a torch.cuda.Stream, a cupy Stream or "
-                "an object with __cuda_stream__, not " +
-                type_of(s));
+    throw_input(
+        "stream: expected a stream handle (an int), a torch.cuda.Stream, a cupy Stream or "
+        "an object with __cuda_stream__, not " +
+        type_of(s));
 }
 
 class py_kernel {
@@ -495,8 +495,9 @@ class py_kernel {
             if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();
             return arg(d);
         }
-        wrong(i, sl, std::string("expected a ") + elem_name(sl.type) + " scalar (an int or float), got " +
-                         type_of(o));
+        wrong(i, sl,
+              std::string("expected a ") + elem_name(sl.type) + " scalar (an int or float), got " +
+                  type_of(o));
     }
 
     device_array array_of(nb::handle o, std::size_t i, const slot& sl, bool want_stream) const {
@@ -528,11 +529,12 @@ class py_kernel {
             wrong(i, sl,
                   "element type " +
                       (a.type_obj.is_valid() ? std::string(nb::str(a.type_obj).c_str())
-                                             : a.type_text) + "; the spec's buffer '" + sl.name + "' holds " +
-                      want);
+                                             : a.type_text) +
+                      "; the spec's buffer '" + sl.name + "' holds " + want);
         if (!a.contiguous)
-            wrong(i, sl, "not C-contiguous: hone passes the data pointer only (use .contiguous() "
-                         "or a copy)");
+            wrong(i, sl,
+                  "not C-contiguous: hone passes the data pointer only (use .contiguous() "
+                  "or a copy)");
         return a;
     }
 
@@ -556,7 +558,8 @@ void bind_kernel(nb::module_& m) {
              nb::arg("config"), nb::arg("tuned").none() = nb::none(), nb::kw_only(),
              nb::arg("device") = 0, nb::arg("cache_dir").none() = nb::none(),
              nb::arg("use_cache") = true)
-        .def("__call__", &py_kernel::call, nb::arg("args"), nb::arg("sizes").none() = nb::none(), nb::arg("stream").none() = nb::none())
+        .def("__call__", &py_kernel::call, nb::arg("args"), nb::arg("sizes").none() = nb::none(),
+             nb::arg("stream").none() = nb::none())
         .def("selection", &py_kernel::selection, nb::arg("sizes").none() = nb::none(),
              nb::kw_only(), nb::arg("arch").none() = nb::none())
         .def_prop_ro("name", &py_kernel::name)

@@ -44,7 +44,9 @@ nb::dict spec_info(const spec& s) {
         bd["name"] = b.name;
         bd["type"] = elem_name(b.type);
         bd["count"] = b.count.text();
-        bd["role"] = b.role == buffer_role::in ? "in" : b.role == buffer_role::out ? "out" : "inout";
+        bd["role"] = b.role == buffer_role::in    ? "in"
+                     : b.role == buffer_role::out ? "out"
+                                                  : "inout";
         buffers.append(bd);
     }
     d["buffers"] = buffers;

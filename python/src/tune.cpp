@@ -137,7 +137,9 @@ nb::dict run_tune(const std::string& config, std::optional<std::string> text,
         });
     };
     if (!on_result.is_none())
-        opt.on_result = [&cb](const eval_record& r) { cb.call([&] { cb.result(record_to_py(r)); }); };
+        opt.on_result = [&cb](const eval_record& r) {
+            cb.call([&] { cb.result(record_to_py(r)); });
+        };
 
     // A SIGINT while the tuner waits between configurations also stops it, from any thread;
     // Python's handler is put back afterwards.
@@ -174,10 +176,9 @@ nb::dict run_tune(const std::string& config, std::optional<std::string> text,
     }
     if (failure) std::rethrow_exception(failure);
     if (signalled) {
-        PyErr_SetString(PyExc_KeyboardInterrupt,
-                        ("tuning interrupted; the results measured so far are stored in " +
-                         r->output)
-                            .c_str());
+        PyErr_SetString(
+            PyExc_KeyboardInterrupt,
+            ("tuning interrupted; the results measured so far are stored in " + r->output).c_str());
         throw nb::python_error();
     }
 
