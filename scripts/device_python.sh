@@ -10,6 +10,8 @@ mkdir -p "$OUT"
 pkg=${HONE_PY_PACKAGE:-$PWD/.carry/python}
 [ -d "$pkg/hone" ] || { echo "no $pkg/hone: run scripts/build_python_device.sh here first and carry .carry" >&2; exit 3; }
 export PYTHONPATH=$pkg${PYTHONPATH:+:$PYTHONPATH}
+# NVRTC for the module and hone-worker, wherever the toolkit keeps it (as device_session.sh).
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export HONE_CACHE_DIR=${HONE_CACHE_DIR:-/tmp/hone-py-cache}
 py=${PYTHON:-python3}
 echo "== $("$py" --version 2>&1) at $(command -v "$py")"
