@@ -45,7 +45,9 @@ struct device_array {
 struct torch_api {
     PyObject* tensor = nullptr;
     std::vector<std::pair<PyObject*, elem_type>> dtypes;
-    nb::object raw_stream;  // torch._C._cuda_getCurrentRawStream(device) -> int
+    // torch._C._cuda_getCurrentRawStream(device) -> int. Owned references, never released:
+    // static destructors run after the interpreter is gone.
+    PyObject* raw_stream = nullptr;
     bool ready = false;
 
     bool find() {
@@ -65,13 +67,37 @@ struct torch_api {
             if (nb::hasattr(t, name)) dtypes.emplace_back(t.attr(name).inc_ref().ptr(), type);
         nb::object c = t.attr("_C");
         if (nb::hasattr(c, "_cuda_getCurrentRawStream"))
-            raw_stream = c.attr("_cuda_getCurrentRawStream");
+            raw_stream = c.attr("_cuda_getCurrentRawStream").inc_ref().ptr();
         ready = true;
         return true;
     }
 };
 
 torch_api g_torch;
+
+// CuPy, found once it is imported: its array type and current-stream call (its
+// __cuda_array_interface__ names a stream only in some configurations).
+struct cupy_api {
+    PyObject* ndarray = nullptr;
+    PyObject* current_stream = nullptr;  // cupy.cuda.get_current_stream() -> Stream (.ptr)
+    bool ready = false;
+
+    bool find() {
+        if (ready) return true;
+        PyObject* cupy = PyDict_GetItemString(PyImport_GetModuleDict(), "cupy");  // borrowed
+        if (!cupy) return false;
+        nb::handle c(cupy);
+        if (!nb::hasattr(c, "ndarray") || !nb::hasattr(c, "cuda")) return false;  // importing
+        nb::object cuda = c.attr("cuda");
+        if (!nb::hasattr(cuda, "get_current_stream")) return false;
+        ndarray = c.attr("ndarray").inc_ref().ptr();
+        current_stream = cuda.attr("get_current_stream").inc_ref().ptr();
+        ready = true;
+        return true;
+    }
+};
+
+cupy_api g_cupy;
 
 // Interned attribute names.
 struct names {
@@ -101,8 +127,7 @@ const names& attr_names() {
 
 nb::object call_method(nb::handle o, const nb::object& name) {
     PyObject* args[] = {o.ptr()};
-    PyObject* r =
-        PyObject_VectorcallMethod(name.ptr(), args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+    PyObject* r = PyObject_VectorcallMethod(name.ptr(), args, 1, nullptr);
     if (!r) throw nb::python_error();
     return nb::steal(r);
 }
@@ -139,8 +164,8 @@ device_array from_torch(nb::handle o, bool want_stream) {
     a.type_obj = std::move(dt);
     a.contiguous = nb::cast<bool>(call_method(o, n.is_contiguous));
     a.count = to_int(call_method(o, n.numel));
-    if (want_stream && g_torch.raw_stream.is_valid())
-        a.stream = to_address(g_torch.raw_stream(a.device));
+    if (want_stream && g_torch.raw_stream)
+        a.stream = to_address(nb::handle(g_torch.raw_stream)(a.device));
     return a;
 }
 
@@ -509,6 +534,9 @@ class py_kernel {
             PyObject* iface = PyObject_GetAttr(o.ptr(), n.cai.ptr());
             if (iface) {
                 a = from_cai(nb::steal(iface));
+                if (want_stream && g_cupy.find() &&
+                    PyObject_TypeCheck(o.ptr(), (PyTypeObject*)g_cupy.ndarray))
+                    a.stream = to_address(nb::handle(g_cupy.current_stream)().attr(n.ptr));
             } else {
                 PyErr_Clear();
                 a = from_dlpack(o);

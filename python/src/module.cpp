@@ -10,7 +10,9 @@
 namespace hone::py {
 namespace {
 
-nb::object g_input_error, g_env_error;
+// Owned references, never released: static destructors run after the interpreter is gone.
+PyObject* g_input_error = nullptr;
+PyObject* g_env_error = nullptr;
 
 void translate(const std::exception_ptr& p, void*) {
     try {
@@ -74,13 +76,13 @@ nb::dict load_config_text(const std::string& text, const std::string& path) {
 }  // namespace
 
 void set_error_types(nb::handle input, nb::handle env) {
-    g_input_error = nb::borrow(input);
-    g_env_error = nb::borrow(env);
+    g_input_error = input.inc_ref().ptr();
+    g_env_error = env.inc_ref().ptr();
 }
 
 void raise_input_error(const input_error& e) {
     const source_pos& p = e.pos();
-    nb::object cls = g_input_error.is_valid() ? g_input_error : nb::borrow(PyExc_ValueError);
+    nb::handle cls = g_input_error ? g_input_error : PyExc_ValueError;
     // A position-less error (an argument of a call) reads as its message alone.
     const std::string text = p.file.empty() ? e.message() : std::string(e.what());
     nb::object err = cls(nb::str(text.c_str()), nb::str(p.file.c_str()), p.line, p.column,
@@ -89,7 +91,7 @@ void raise_input_error(const input_error& e) {
 }
 
 void raise_env_error(const env_error& e) {
-    nb::object cls = g_env_error.is_valid() ? g_env_error : nb::borrow(PyExc_RuntimeError);
+    nb::handle cls = g_env_error ? g_env_error : PyExc_RuntimeError;
     PyErr_SetString(cls.ptr(), e.what());
 }
 
