@@ -9,7 +9,6 @@ same model computed by PyTorch alone.
     python examples/python/torch_model.py [--max-evals 40] [--db /tmp/torch_model.db]
 """
 import argparse
-import os
 import pathlib
 import time
 

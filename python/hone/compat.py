@@ -13,7 +13,6 @@ import inspect
 import itertools
 import json
 import os
-import pathlib
 import sys
 import tempfile
 import textwrap

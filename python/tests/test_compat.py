@@ -1,7 +1,6 @@
 """hone.compat.tune_kernel: Kernel Tuner's arguments as a hone config (no GPU needed), and the
 refusals naming the argument."""
 import json
-import os
 
 import pytest
 

@@ -135,7 +135,7 @@ def test_result_objects_and_pandas():
     r = hone.TuneResult(d)
     assert r.best.key == "B=2"
     assert [x.key for x in r.ranked()] == ["B=2", "B=1"]
-    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pandas")
     df = r.to_pandas()
     assert list(df["B"]) == [1, 2, 3]
     assert list(df["status"]) == ["ok", "ok", "wrong_result"]

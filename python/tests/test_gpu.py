@@ -4,7 +4,7 @@ import threading
 import pytest
 
 import hone
-from conftest import DATA, gpu_available
+from conftest import gpu_available
 
 pytestmark = pytest.mark.skipif(not gpu_available(), reason="no CUDA GPU here")
 
