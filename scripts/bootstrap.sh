@@ -29,11 +29,24 @@ fi
 
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
 if [ ! -f "$cuda_home/include/nvrtc.h" ]; then
-  echo "bootstrap: the CUDA toolkit (12.8 or newer, for NVRTC) was not found in $cuda_home;" \
+  echo "bootstrap: the CUDA toolkit (CUDA 13, for NVRTC: libnvrtc.so.13) was not found in $cuda_home;" \
        "install it or set CUDA_HOME" >&2
   exit 1
 fi
 export PATH="$cuda_home/bin:$PATH"
+
+# The Python package (python/, docs/python.md) is built and tested when nanobind and pytest can be
+# had (from PyPI, for the tests); without them the rest builds as before.
+python=${PYTHON:-python3}
+hone_python=OFF
+if command -v "$python" >/dev/null; then
+  if [ "${1:-}" = --test ]; then
+    "$python" -c 'import nanobind, pytest' 2>/dev/null ||
+      "$python" -m pip install -q nanobind pytest >/dev/null 2>&1 || true
+  fi
+  "$python" -c 'import nanobind, pytest' 2>/dev/null && hone_python=ON
+fi
+[ "$hone_python" = ON ] || echo "bootstrap: no nanobind/pytest for $python: the Python package is not built"
 
 launcher=()
 if command -v ccache >/dev/null; then
@@ -43,5 +56,5 @@ if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda_home" \
-  "${launcher[@]}" >/dev/null
+  "${launcher[@]}" -DHONE_PYTHON=$hone_python -DPython_EXECUTABLE="$(command -v "$python" || echo python3)" >/dev/null
 cmake --build build -j "$(nproc)"

@@ -1,0 +1,110 @@
+"""hone from Python: tune CUDA kernels (``hone.tune``) and launch the tuned kernels on PyTorch,
+CuPy, JAX or Numba arrays without copies (``hone.Kernel``). See docs/python.md."""
+import os
+import sys
+
+from .errors import EnvError, InputError
+from .results import Record, TuneResult
+from . import _hone
+
+_hone._set_error_types(InputError, EnvError)
+
+Kernel = _hone.Kernel
+Kernel.__doc__ = """Kernel(config, tuned=None, *, device=0, cache_dir=None, use_cache=True)
+
+A tuned kernel for an application: opens a search config and its tuned results (a wisdom file
+or a results database; None: every launch uses the spec's default configuration).
+
+``k(*args, sizes={"N": n}, stream=None)`` launches the configuration tuned best for this GPU
+and these sizes. Buffer arguments are device arrays (torch, CuPy, JAX, Numba: DLPack or
+__cuda_array_interface__), checked against the spec (device memory, element type,
+C-contiguity, at least the spec's count); scalars are ints or floats, or left out (then each is
+the value of its expression at the sizes). The launch goes to ``stream`` (an int handle, a
+torch.cuda.Stream, a cupy Stream, or any object with __cuda_stream__), else to the framework's
+current stream, on the arrays' device; it never synchronises.
+
+``k.selection(sizes, arch=None)``: which configuration a launch at these sizes uses and why
+(on the current GPU, or on a nominal device of ``arch`` such as "sm_90", no GPU needed)."""
+
+__version__ = _hone.version()
+__all__ = ["tune", "Kernel", "TuneResult", "Record", "InputError", "EnvError", "load_config"]
+
+
+def load_config(config, sizes=None):
+    """Loads and checks a search config (InputError with file:line:column when it is not
+    valid); returns what it declares: kernel, problem sizes, params, buffers, args."""
+    return _hone.load_config(os.fspath(config), _sizes(sizes))
+
+
+def _sizes(sizes):
+    if sizes is None:
+        return {}
+    if not isinstance(sizes, dict):
+        raise InputError(f"sizes: expected a dict of problem sizes, such as {{'N': 4096}}, "
+                         f"not {type(sizes).__name__}")
+    out = {}
+    for name, v in sizes.items():
+        if not isinstance(name, str):
+            raise InputError(f"sizes: problem size names are strings, not {name!r}")
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise InputError(f"sizes[{name!r}]: expected an int, not {type(v).__name__}")
+        out[name] = v.__index__()
+    return out
+
+
+def _print_progress(state):
+    best = state["best"]
+    text = f"{state['done']}/{state['total']}"
+    if state["failures"]:
+        text += f", {state['failures']} failed"
+    if best is not None and best["time_us"] is not None:
+        text += f", best {best['time_us']:.4g} us {best['key']}"
+    end = "\n" if state["done"] == state["total"] else ""
+    print(f"\r{text}\x1b[K" if sys.stderr.isatty() else text, end=end if sys.stderr.isatty()
+          else "\n", file=sys.stderr, flush=True)
+
+
+def tune(config, sizes=None, *, device=0, output=None, fresh=False, retry_failed=False,
+         jobs=0, cache_dir=None, no_cache=False, only=None, max_evals=None, time_limit=None,
+         l2_flush=None, timer=None, in_process=False, progress=None, on_result=None,
+         _text=None):
+    """Tunes a search config on a GPU, as ``hone tune`` does, and returns a TuneResult.
+
+    ``sizes`` overrides problem sizes (``--set``). The options are the CLI's: ``device``,
+    ``output`` (results database), ``fresh``, ``retry_failed``, ``jobs``, ``cache_dir``,
+    ``no_cache``, ``only`` (one configuration, by key), ``max_evals``, ``time_limit``
+    (seconds), ``l2_flush`` (True/False), ``timer`` (auto, profiler, cupti, events),
+    ``in_process``. ``progress``: a callable taking a dict (done, total, failures, best,
+    elapsed_s, eta_s, ...) after each configuration, or True to print a progress line.
+    ``on_result``: a callable taking each new record as a dict.
+
+    Ctrl-C (KeyboardInterrupt) or an exception in a callback stops the run cleanly: what was
+    measured is stored, and running the same call again resumes. Errors: InputError (the config,
+    an option), EnvError (no GPU, no driver)."""
+    if progress is True:
+        progress = _print_progress
+    elif progress is False:
+        progress = None
+    for name, cb in (("progress", progress), ("on_result", on_result)):
+        if cb is not None and not callable(cb):
+            raise InputError(f"{name}: expected a callable (or None), not {type(cb).__name__}")
+    if isinstance(l2_flush, bool):
+        l2_flush = "on" if l2_flush else "off"
+    if on_result is not None:
+        user_result = on_result
+        on_result = lambda d: user_result(Record(**d))  # noqa: E731
+    d = _hone.tune(
+        os.fspath(config), _text, _sizes(sizes), _int("device", device), bool(in_process),
+        bool(fresh), bool(retry_failed), _int("jobs", jobs),
+        "" if cache_dir is None else os.fspath(cache_dir), bool(no_cache),
+        "" if output is None else os.fspath(output), "" if only is None else str(only),
+        -1 if max_evals is None else _int("max_evals", max_evals),
+        -1.0 if time_limit is None else float(time_limit), l2_flush or "", timer or "",
+        progress, on_result)
+    return TuneResult(d)
+
+
+def _int(name, v):
+    if isinstance(v, bool) or not hasattr(v, "__index__"):
+        raise InputError(f"{name}: expected an int, not {type(v).__name__}")
+    return v.__index__()

@@ -1,0 +1,512 @@
+"""Kernel Tuner's ``tune_kernel`` on hone's engine.
+
+``from hone.compat import tune_kernel`` takes Kernel Tuner's common arguments, writes a hone
+search config for them (the arrays become the buffers' initial contents), tunes it with
+``hone.tune``, and returns ``(results, env)`` shaped as Kernel Tuner's: one dict per
+configuration with the tunable parameters, ``time`` (ms, the mean of the samples), ``times``,
+``compile_time`` and the metrics; ``env`` with the device, the problem and the best
+configuration. An argument hone cannot honour raises ``hone.InputError`` naming it.
+docs/python.md lists what maps to what.
+"""
+import ast
+import inspect
+import itertools
+import json
+import os
+import sys
+import tempfile
+import textwrap
+import time
+from collections import OrderedDict
+
+from .errors import InputError
+
+# numpy dtype names -> hone element types.
+_ELEM = {
+    "float16": "half", "float32": "float", "float64": "double",
+    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+    "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+}
+
+# Kernel Tuner's strategy names -> hone's, and their options -> hone's (None: taken apart).
+_STRATEGY = {
+    None: "exhaustive", "brute_force": "exhaustive", "random_sample": "random",
+    "genetic_algorithm": "genetic", "simulated_annealing": "annealing", "diff_evo": "diff_evo",
+    "bayes_opt": "bayes_opt", "greedy_mls": "local_search", "mls": "local_search",
+    "greedy_ils": "local_search", "ordered_greedy_mls": "local_search",
+}
+_STRATEGY_OPTIONS = {
+    "genetic": {"popsize": "population"},
+    "diff_evo": {"popsize": "population"},
+    "bayes_opt": {"popsize": "initial"},
+}
+
+_LANGS = {"cuda", "cupy", "nvcuda"}
+
+# Arguments that only change what Kernel Tuner prints or logs: accepted, without effect.
+_IGNORED = ("verbose", "log", "seed")
+
+
+def _unsupported(name, why):
+    raise InputError(f"tune_kernel: {name}: {why}")
+
+
+def _is_array(x):
+    return hasattr(x, "dtype") and hasattr(x, "shape") and getattr(x, "ndim", 0) >= 1
+
+
+def _host_bytes(x):
+    """The array's data as bytes in C order (CuPy and torch arrays are copied to the host)."""
+    import numpy as np
+    if hasattr(x, "get") and not isinstance(x, np.ndarray):  # CuPy
+        x = x.get()
+    elif hasattr(x, "detach") and hasattr(x, "cpu"):  # torch
+        x = x.detach().cpu().numpy()
+    return np.ascontiguousarray(x).tobytes()
+
+
+def _elem(dtype, what, detail):
+    name = getattr(dtype, "name", str(dtype)).replace("torch.", "")
+    if name not in _ELEM:
+        _unsupported(what, f"{detail}: element type {name} has no hone buffer type (one of "
+                           f"{', '.join(_ELEM)})")
+    return _ELEM[name]
+
+
+def _product(names):
+    """grid_div entries: names or expressions of parameters, multiplied."""
+    return " * ".join(f"({n})" for n in names) if names else "1"
+
+
+class _Translate(ast.NodeVisitor):
+    """A restriction written in Python (a lambda or a function of the parameter dict `p`, or a
+    string of parameter names) as an expression of hone's language."""
+
+    OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+           ast.Mod: "%", ast.Pow: "**", ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<",
+           ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+    FUNCS = {"min", "max", "abs", "int", "float"}
+
+    def __init__(self, arg, params):
+        self.arg = arg
+        self.params = params
+
+    def expr(self, n):
+        if isinstance(n, ast.BoolOp):
+            op = " and " if isinstance(n.op, ast.And) else " or "
+            return "(" + op.join(self.expr(v) for v in n.values) + ")"
+        if isinstance(n, ast.UnaryOp):
+            if isinstance(n.op, ast.Not):
+                return f"(not {self.expr(n.operand)})"
+            if isinstance(n.op, ast.USub):
+                return f"(-{self.expr(n.operand)})"
+            if isinstance(n.op, ast.UAdd):
+                return self.expr(n.operand)
+        if isinstance(n, ast.BinOp) and type(n.op) in self.OPS:
+            return f"({self.expr(n.left)} {self.OPS[type(n.op)]} {self.expr(n.right)})"
+        if isinstance(n, ast.Compare) and all(type(o) in self.OPS for o in n.ops):
+            parts = [self.expr(n.left)]
+            for op, right in zip(n.ops, n.comparators):
+                parts += [self.OPS[type(op)], self.expr(right)]
+            return "(" + " ".join(parts) + ")"
+        if isinstance(n, ast.IfExp):
+            return f"({self.expr(n.test)} ? {self.expr(n.body)} : {self.expr(n.orelse)})"
+        if isinstance(n, ast.Constant) and isinstance(n.value, (bool, int, float, str)):
+            if isinstance(n.value, bool):
+                return "true" if n.value else "false"
+            if isinstance(n.value, str):
+                return json.dumps(n.value)
+            return repr(n.value)
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and \
+                n.value.id == self.arg and isinstance(n.slice, ast.Constant) and \
+                n.slice.value in self.params:
+            return n.slice.value
+        if isinstance(n, ast.Name) and self.arg is None and n.id in self.params:
+            return n.id
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and \
+                n.func.id in self.FUNCS and not n.keywords:
+            return f"{n.func.id}({', '.join(self.expr(a) for a in n.args)})"
+        raise ValueError(ast.dump(n)[:80])
+
+
+def _callable_expr(f, params):
+    """A lambda p: ... or def f(p): return ... as hone expression text, or None."""
+    try:
+        src = textwrap.dedent(inspect.getsource(f))
+    except (OSError, TypeError):
+        return None
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        try:  # a lambda inside a longer statement: the line alone may not parse
+            tree = ast.parse(src.strip().rstrip(",").split("=", 1)[-1].strip().strip("[]"))
+        except SyntaxError:
+            return None
+    nargs = f.__code__.co_argcount
+    bodies = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and len(node.args.args) == nargs:
+            bodies.append((node.args.args[0].arg if nargs else None, node.body))
+        elif isinstance(node, (ast.FunctionDef,)) and node.name == f.__name__ and \
+                len(node.body) == 1 and isinstance(node.body[0], ast.Return):
+            bodies.append((node.args.args[0].arg if node.args.args else None,
+                           node.body[0].value))
+    if len(bodies) != 1 or nargs != 1:
+        return None
+    arg, body = bodies[0]
+    try:
+        return _Translate(arg, params).expr(body)
+    except ValueError:
+        return None
+
+
+def _enumerated_expr(f, tune_params, limit=2000):
+    """A restriction that cannot be translated, evaluated in Python over every configuration:
+    the configurations it keeps (or those it drops, whichever are fewer) as an expression."""
+    names = list(tune_params)
+    total = 1
+    for v in tune_params.values():
+        total *= len(v)
+    if total > 1_000_000:
+        return None
+    keep, drop = [], []
+    for values in itertools.product(*tune_params.values()):
+        p = dict(zip(names, values))
+        (keep if f(p) else drop).append(values)
+    if not drop:
+        return "true"
+
+    def conj(values):
+        return "(" + " and ".join(f"{n} == {json.dumps(v) if isinstance(v, str) else repr(v)}"
+                                  for n, v in zip(names, values)) + ")"
+    if len(keep) <= len(drop) and len(keep) <= limit:
+        return " or ".join(conj(v) for v in keep) if keep else "false"
+    if len(drop) <= limit:
+        return "not (" + " or ".join(conj(v) for v in drop) + ")"
+    return None
+
+
+def _restrictions(restrictions, tune_params):
+    if restrictions is None:
+        return []
+    if callable(restrictions) or isinstance(restrictions, str):
+        restrictions = [restrictions]
+    out = []
+    for r in restrictions:
+        if isinstance(r, str):
+            out.append(r)
+        elif callable(r):
+            e = _callable_expr(r, set(tune_params))
+            if e is None:
+                e = _enumerated_expr(r, tune_params)
+            if e is None:
+                _unsupported("restrictions", f"{getattr(r, '__name__', r)!r} is neither "
+                                             "translatable to hone's expression language nor "
+                                             "small enough to evaluate per configuration")
+            out.append(e)
+        else:
+            _unsupported("restrictions", f"expected strings or callables, not {type(r).__name__}")
+    return out
+
+
+def _source(kernel_source, workdir):
+    if isinstance(kernel_source, (list, tuple)):
+        if not kernel_source:
+            _unsupported("kernel_source", "an empty list")
+        main, headers = kernel_source[0], kernel_source[1:]
+    else:
+        main, headers = kernel_source, []
+    include_dirs = []
+    for h in headers:
+        if not isinstance(h, (str, os.PathLike)) or not os.path.isfile(h):
+            _unsupported("kernel_source", f"{h!r} is not a file")
+        include_dirs.append(os.path.dirname(os.path.abspath(h)))
+    if callable(main):
+        _unsupported("kernel_source", "a code generator function (give the source text or file)")
+    if isinstance(main, os.PathLike) or (isinstance(main, str) and "\n" not in main and
+                                         os.path.isfile(main)):
+        path = os.path.abspath(main)
+        include_dirs.insert(0, os.path.dirname(path))
+        return path, include_dirs
+    if not isinstance(main, str):
+        _unsupported("kernel_source", f"expected source text or a file, not {type(main).__name__}")
+    if "\n" not in main and main.endswith((".cu", ".cuh", ".h", ".hpp")):
+        _unsupported("kernel_source", f"no file {main!r}")
+    path = os.path.join(workdir, "kernel.cu")
+    with open(path, "w") as f:
+        f.write(main)
+    return path, [os.getcwd()] + include_dirs
+
+
+def build_config(kernel_name, kernel_source, problem_size, arguments, tune_params,
+                 grid_div_x=None, grid_div_y=None, grid_div_z=None, restrictions=None,
+                 iterations=7, block_size_names=None, strategy=None, strategy_options=None,
+                 compiler_options=None, defines=None, workdir=None):
+    """The hone search config (a dict, written as JSON, which is YAML) for Kernel Tuner's
+    arguments; array arguments are written into `workdir` as the buffers' init files."""
+    if not isinstance(kernel_name, str) or not kernel_name:
+        _unsupported("kernel_name", "expected the kernel's name")
+    if not isinstance(tune_params, dict) or not tune_params:
+        _unsupported("tune_params", "expected a dict of parameter name -> list of values")
+    params = OrderedDict()
+    for name, values in tune_params.items():
+        vals = list(values) if not isinstance(values, str) else None
+        if not vals:
+            _unsupported("tune_params", f"{name!r}: expected a non-empty list of values")
+        out = []
+        for v in vals:
+            if hasattr(v, "item") and not isinstance(v, (bool, int, float, str)):
+                v = v.item()  # numpy scalars
+            if not isinstance(v, (bool, int, float, str)):
+                _unsupported("tune_params", f"{name!r}: value {v!r} is not an int, float, bool "
+                                            "or str")
+            out.append(v)
+        params[name] = out
+    names = list(block_size_names or ["block_size_x", "block_size_y", "block_size_z"])
+    if len(names) > 3 or not all(isinstance(n, str) for n in names):
+        _unsupported("block_size_names", "expected up to three parameter names")
+    names += ["block_size_x", "block_size_y", "block_size_z"][len(names):]
+    options = ["-Dkernel_tuner=1"]
+    # Kernel Tuner defines every block size name, 1 where it is not a tunable parameter.
+    for n in names:
+        if n not in params:
+            options.append(f"-D{n}=1")
+    if compiler_options:
+        if isinstance(compiler_options, str) or not all(isinstance(o, str)
+                                                        for o in compiler_options):
+            _unsupported("compiler_options", "expected a list of strings")
+        options += list(compiler_options)
+    if defines:
+        for k, v in defines.items():
+            if callable(v):
+                _unsupported("defines", f"{k!r}: a value computed per configuration")
+            options.append(f"-D{k}={v}")
+
+    # Problem sizes: integers become the config's problem sizes; names or expressions of
+    # parameters are used as they are.
+    if isinstance(problem_size, (int, str)) or hasattr(problem_size, "item") or \
+            callable(problem_size):
+        problem_size = (problem_size,)
+    try:
+        dims = list(problem_size)
+    except TypeError:
+        _unsupported("problem_size", f"expected an int, a tuple of up to 3, or parameter names, "
+                                     f"not {type(problem_size).__name__}")
+    if not 1 <= len(dims) <= 3:
+        _unsupported("problem_size", "expected 1 to 3 dimensions")
+    problem = OrderedDict()
+    dim_exprs = []
+    for i, d in enumerate(dims):
+        if hasattr(d, "item") and not isinstance(d, (int, str)):
+            d = d.item()
+        if callable(d):
+            _unsupported("problem_size", "a function of the parameters (give an expression "
+                                         "string of parameter names)")
+        if isinstance(d, bool) or not isinstance(d, (int, str)):
+            _unsupported("problem_size", f"dimension {i}: {d!r} is not an int or a string")
+        if isinstance(d, int):
+            name = "problem_size_" + "xyz"[i]
+            problem[name] = d
+            dim_exprs.append(name)
+        else:
+            dim_exprs.append(f"({d})")
+    divs = []
+    for i, g in enumerate((grid_div_x, grid_div_y, grid_div_z)):
+        if g is None:
+            g = [names[i]] if names[i] in params else []
+        elif callable(g):
+            _unsupported(f"grid_div_{'xyz'[i]}", "a function (give a list of parameter names "
+                                                 "or expressions)")
+        elif isinstance(g, str):
+            g = [g]
+        divs.append(list(g))
+    grid = []
+    for i in range(3):
+        size = dim_exprs[i] if i < len(dim_exprs) else "1"
+        grid.append(f"ceil_div({size}, {_product(divs[i])})" if divs[i] else size)
+    block = [n if n in params else "1" for n in names]
+
+    if not isinstance(arguments, (list, tuple)):
+        _unsupported("arguments", "expected a list of arrays and scalars")
+    buffers = OrderedDict()
+    args = []
+    for i, a in enumerate(arguments):
+        if _is_array(a):
+            name = f"arg{i}"
+            t = _elem(a.dtype, "arguments", f"arguments[{i}]")
+            path = os.path.join(workdir, f"{name}.bin")
+            with open(path, "wb") as f:
+                f.write(_host_bytes(a))
+            count = int(a.size) if not callable(getattr(a, "size", None)) else int(a.numel())
+            buffers[name] = {"type": t, "count": count, "role": "inout", "init": {"file": path}}
+            args.append(name)
+        elif hasattr(a, "dtype") and hasattr(a, "item"):  # a numpy scalar
+            v = a.item()
+            args.append({"value": json.dumps(v) if isinstance(v, str) else v,
+                         "type": _elem(a.dtype, "arguments", f"arguments[{i}]")})
+        elif isinstance(a, bool) or not isinstance(a, (int, float)):
+            _unsupported("arguments", f"arguments[{i}]: expected a NumPy/CuPy array or a NumPy "
+                                      f"scalar, not {type(a).__name__}")
+        else:
+            # Kernel Tuner asks for NumPy scalars; a Python int is taken as int32, a float as
+            # float32, as NumPy would convert them for a C kernel of those types.
+            args.append({"value": a, "type": "int32" if isinstance(a, int) else "float"})
+
+    hone_strategy = _STRATEGY.get(strategy) if (strategy is None or isinstance(strategy, str)) \
+        else None
+    if hone_strategy is None:
+        _unsupported("strategy", f"{strategy!r} has no counterpart in hone (supported: "
+                                 f"{', '.join(sorted(k for k in _STRATEGY if k))})")
+    search = {"strategy": hone_strategy}
+    total = 1
+    for v in params.values():
+        total *= len(v)
+    for k, v in (strategy_options or {}).items():
+        if k == "max_fevals":
+            search["max_evals"] = int(v)
+        elif k == "time_limit":
+            search["time_limit_s"] = float(v)
+        elif k == "fraction" and hone_strategy == "random":
+            search["max_evals"] = max(1, int(round(float(v) * total)))
+        elif k in _STRATEGY_OPTIONS.get(hone_strategy, {}):
+            search[_STRATEGY_OPTIONS[hone_strategy][k]] = v
+        else:
+            _unsupported("strategy_options", f"{k!r} has no counterpart in hone's "
+                                              f"{hone_strategy} strategy")
+
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        _unsupported("iterations", "expected a positive int")
+    source_path, include_dirs = _source(kernel_source, workdir)
+    config = OrderedDict()
+    config["kernel"] = {"source": source_path, "name": kernel_name, "options": options,
+                        "include_dirs": include_dirs}
+    if problem:
+        config["problem"] = problem
+    config["params"] = params
+    constraints = _restrictions(restrictions, params)
+    if constraints:
+        config["constraints"] = constraints
+    config["buffers"] = buffers
+    config["args"] = args
+    config["launch"] = {"grid": grid, "block": block}
+    # hone times each configuration until its median is known to 1%, with at least
+    # `iterations` samples (Kernel Tuner takes exactly that many).
+    config["timing"] = {"min_samples": iterations, "max_samples": max(200, iterations)}
+    config["search"] = search
+    config["output"] = os.path.join(workdir, "results.db")
+    return config
+
+
+def _status_text(status):
+    if status in ("compile_error", "compile_timeout"):
+        return "CompilationFailedConfig"
+    if status == "device_limits":
+        return "InvalidConfig"
+    return "RuntimeFailedConfig"
+
+
+def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params,
+                grid_div_x=None, grid_div_y=None, grid_div_z=None, restrictions=None,
+                answer=None, atol=1e-6, verify=None, verbose=False, lang=None, device=0,
+                platform=0, smem_args=None, cmem_args=None, texmem_args=None, compiler=None,
+                compiler_options=None, defines=None, log=None, iterations=7,
+                block_size_names=None, quiet=False, strategy=None, strategy_options=None,
+                cache=None, metrics=None, simulation_mode=None, parallel=None, observers=None,
+                objective=None, objective_higher_is_better=None, objectives=None, seed=None,
+                **hone_options):
+    """Kernel Tuner's tune_kernel on hone. Extra keyword arguments go to hone.tune (jobs,
+    cache_dir, timer, ...)."""
+    from . import tune
+
+    if answer is not None and any(x is not None for x in answer):
+        _unsupported("answer", "hone verifies against a reference configuration of the space, "
+                               "not against given outputs (leave answer out, or tune with a "
+                               "hone config whose verify section names a reference)")
+    if verify is not None:
+        _unsupported("verify", "a Python verification function cannot run in hone's GPU worker")
+    for name, v in (("smem_args", smem_args), ("cmem_args", cmem_args),
+                    ("texmem_args", texmem_args), ("observers", observers),
+                    ("objectives", objectives), ("simulation_mode", simulation_mode),
+                    ("parallel", parallel)):
+        if v:
+            _unsupported(name, "not supported by hone")
+    if lang is not None and str(lang).lower() not in _LANGS:
+        _unsupported("lang", f"{lang!r}: hone runs CUDA (lang CUDA, cupy or nvcuda)")
+    if compiler not in (None, "nvrtc"):
+        _unsupported("compiler", f"{compiler!r}: hone compiles with NVRTC")
+    if platform not in (0, None):
+        _unsupported("platform", "OpenCL platforms are not supported")
+    if isinstance(device, bool) or not isinstance(device, int):
+        _unsupported("device", "expected a GPU ordinal")
+    if metrics is not None and not isinstance(metrics, dict):
+        _unsupported("metrics", "expected a dict of name -> function of the result")
+    objective = objective or "time"
+    if objective != "time" and objective not in (metrics or {}):
+        _unsupported("objective", f"{objective!r} is neither 'time' nor one of the metrics")
+    higher = bool(objective_higher_is_better) if objective != "time" else False
+
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="hone-compat-") as workdir:
+        config = build_config(kernel_name, kernel_source, problem_size, arguments, tune_params,
+                              grid_div_x, grid_div_y, grid_div_z, restrictions, iterations,
+                              block_size_names, strategy, strategy_options, compiler_options,
+                              defines, workdir)
+        if cache is not None:
+            c = os.fspath(cache)
+            config["output"] = os.path.abspath(c if c.endswith(".db") else c + ".db")
+        path = os.path.join(workdir, f"{kernel_name.split('<')[0]}.yaml")
+        with open(path, "w") as f:
+            json.dump(config, f, indent=2)
+        r = tune(path, device=device, **hone_options)
+    elapsed = time.perf_counter() - start
+
+    results = []
+    names = list(config["params"])
+    for rec in r.records:
+        d = OrderedDict((n, rec.params.get(n)) for n in names)
+        if rec.timed:
+            times = [t / 1000.0 for t in rec.samples_us] or [rec.time_us / 1000.0]
+            d["time"] = sum(times) / len(times)
+            d["times"] = times
+        else:
+            d["time"] = _status_text(rec.status)
+            d["error"] = rec.message
+        d["compile_time"] = rec.compile_ms
+        d["verification_time"] = 0
+        d["benchmark_time"] = sum(rec.samples_us) / 1000.0
+        d["strategy_time"] = 0
+        d["framework_time"] = 0
+        d["timestamp"] = rec.created_at
+        for name, f in (metrics or {}).items():
+            if rec.timed:
+                try:
+                    d[name] = f(d)
+                except ZeroDivisionError:
+                    d[name] = float("nan")
+        results.append(d)
+    timed = [d for d in results if not isinstance(d["time"], str)]
+    best = None
+    if timed:
+        best = (max if higher else min)(timed, key=lambda d: d[objective])
+    env = OrderedDict()
+    env["device_name"] = r.device
+    env["compute_capability"] = r.arch.replace("sm_", "")
+    env["kernel_name"] = kernel_name
+    env["problem_size"] = problem_size
+    env["tune_params"] = {k: list(v) for k, v in config["params"].items()}
+    env["restrictions"] = config.get("constraints", [])
+    env["iterations"] = iterations
+    env["strategy"] = config["search"]["strategy"]
+    env["objective"] = objective
+    env["objective_higher_is_better"] = higher
+    env["best_config"] = best
+    env["total_time_s"] = elapsed
+    env["hone_version"] = r.identity.get("tool_version")
+    env["hone_output"] = r.output if cache is not None else None
+    env["hone_evaluated"] = r.evaluated
+    env["hone_resumed"] = r.resumed
+    if not quiet and best is not None:
+        shown = ", ".join(f"{n}={best[n]}" for n in names)
+        print(f"best performing configuration:\n{shown}, {objective}={best[objective]}",
+              file=sys.stdout)
+    return results, env

@@ -1,0 +1,148 @@
+"""hone.compat.tune_kernel: Kernel Tuner's arguments as a hone config (no GPU needed), and the
+refusals naming the argument."""
+import json
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+import hone
+from hone import compat
+
+KERNEL = """
+__global__ void vector_add(float *c, float *a, float *b, int n) {
+    int i = blockIdx.x * block_size_x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+"""
+
+
+def vector_add_args(size=10000):
+    a = np.random.randn(size).astype(np.float32)
+    b = np.random.randn(size).astype(np.float32)
+    c = np.zeros_like(b)
+    return [c, a, b, np.int32(size)], a, b
+
+
+def build(tmp_path, **kw):
+    args, a, b = vector_add_args()
+    base = dict(kernel_name="vector_add", kernel_source=KERNEL, problem_size=10000,
+                arguments=args, tune_params={"block_size_x": [128, 192, 256]},
+                workdir=str(tmp_path))
+    base.update(kw)
+    cfg = compat.build_config(**base)
+    path = tmp_path / "c.yaml"
+    path.write_text(json.dumps(cfg, indent=2))
+    return cfg, path, a, b
+
+
+def test_vector_add_config(tmp_path):
+    cfg, path, a, b = build(tmp_path)
+    assert cfg["kernel"]["name"] == "vector_add"
+    assert "-Dblock_size_y=1" in cfg["kernel"]["options"]
+    assert "-Dkernel_tuner=1" in cfg["kernel"]["options"]
+    assert cfg["problem"] == {"problem_size_x": 10000}
+    assert cfg["launch"]["grid"] == ["ceil_div(problem_size_x, (block_size_x))", "1", "1"]
+    assert cfg["launch"]["block"] == ["block_size_x", "1", "1"]
+    assert list(cfg["buffers"]) == ["arg0", "arg1", "arg2"]
+    assert cfg["buffers"]["arg1"]["type"] == "float"
+    assert cfg["buffers"]["arg1"]["count"] == 10000
+    data = np.fromfile(cfg["buffers"]["arg1"]["init"]["file"], dtype=np.float32)
+    assert np.array_equal(data, a)
+    assert cfg["args"][3] == {"value": 10000, "type": "int32"}
+    assert cfg["search"] == {"strategy": "exhaustive"}
+    assert cfg["timing"]["min_samples"] == 7
+    info = hone.load_config(path)  # hone accepts it
+    assert info["params"] == {"block_size_x": [128, 192, 256]}
+    assert [x["name"] for x in info["args"]] == ["arg0", "arg1", "arg2", "10000"]
+
+
+def test_grid_divisors_and_2d_problem(tmp_path):
+    args, _, _ = vector_add_args()
+    cfg, path, _, _ = build(tmp_path, problem_size=(64, 32),
+                            tune_params={"block_size_x": [16, 32], "block_size_y": [1, 2],
+                                         "tile_size_x": [1, 2]},
+                            grid_div_x=["block_size_x", "tile_size_x"], grid_div_y=[])
+    assert cfg["launch"]["grid"] == [
+        "ceil_div(problem_size_x, (block_size_x) * (tile_size_x))", "problem_size_y", "1"]
+    assert cfg["launch"]["block"] == ["block_size_x", "block_size_y", "1"]
+    hone.load_config(path)
+
+
+def test_problem_size_from_a_parameter(tmp_path):
+    cfg, path, _, _ = build(tmp_path, problem_size="num_blocks",
+                            tune_params={"block_size_x": [32, 64], "num_blocks": [4, 8]},
+                            grid_div_x=[])
+    assert cfg["launch"]["grid"][0] == "(num_blocks)"
+    assert "problem" not in cfg
+    hone.load_config(path)
+
+
+def test_restrictions(tmp_path):
+    tp = {"block_size_x": [32, 64, 128], "block_size_y": [1, 2, 4]}
+    cfg, path, _, _ = build(tmp_path, tune_params=tp, restrictions=[
+        "block_size_x * block_size_y <= 256",
+        lambda p: p["block_size_x"] * p["block_size_y"] >= 64,
+    ])
+    assert cfg["constraints"][0] == "block_size_x * block_size_y <= 256"
+    assert cfg["constraints"][1] == "((block_size_x * block_size_y) >= 64)"
+    hone.load_config(path)
+
+    def restrict(p):
+        return p["block_size_y"] in (1, 4)  # `in` is not in hone's language: enumerated
+    cfg, path, _, _ = build(tmp_path, tune_params=tp, restrictions=restrict)
+    e = cfg["constraints"][0]
+    assert "block_size_y == 2" in e and e.startswith("not (")
+    hone.load_config(path)
+
+    def as_function(p):
+        return p["block_size_x"] // 32 > p["block_size_y"] if p["block_size_x"] > 32 else True
+    cfg, _, _, _ = build(tmp_path, tune_params=tp, restrictions=[as_function])
+    assert cfg["constraints"] == [
+        "((block_size_x > 32) ? ((block_size_x // 32) > block_size_y) : true)"]
+
+
+def test_kernel_source_file_and_strategy(tmp_path):
+    src = tmp_path / "va.cu"
+    src.write_text(KERNEL)
+    cfg, path, _, _ = build(tmp_path, kernel_source=str(src), strategy="random_sample",
+                            strategy_options={"fraction": 0.5}, iterations=32)
+    assert cfg["kernel"]["source"] == str(src)
+    assert cfg["search"] == {"strategy": "random", "max_evals": 2}
+    assert cfg["timing"]["min_samples"] == 32
+    cfg, _, _, _ = build(tmp_path, strategy="genetic_algorithm",
+                         strategy_options={"max_fevals": 20, "popsize": 8})
+    assert cfg["search"] == {"strategy": "genetic", "max_evals": 20, "population": 8}
+
+
+@pytest.mark.parametrize("kw,name", [
+    ({"answer": [np.zeros(4), None, None, None]}, "answer"),
+    ({"verify": lambda a, b, atol=None: True}, "verify"),
+    ({"cmem_args": {"d_filter": np.zeros(4)}}, "cmem_args"),
+    ({"smem_args": {"size": 4}}, "smem_args"),
+    ({"lang": "OpenCL"}, "lang"),
+    ({"compiler": "nvcc"}, "compiler"),
+    ({"strategy": "pso"}, "strategy"),
+    ({"strategy_options": {"maxiter": 3}}, "strategy_options"),
+    ({"observers": [object()]}, "observers"),
+    ({"objective": "GFLOP/s"}, "objective"),
+    ({"problem_size": lambda p: p}, "problem_size"),
+    ({"grid_div_x": lambda p: 1}, "grid_div_x"),
+    ({"tune_params": {"block_size_x": []}}, "tune_params"),
+    ({"arguments": [[1, 2, 3]]}, "arguments"),
+    ({"arguments": [np.zeros(4, dtype=np.complex64)]}, "arguments"),
+    ({"iterations": 0}, "iterations"),
+])
+def test_refusals_name_the_argument(kw, name):
+    args, _, _ = vector_add_args(16)
+    base = dict(kernel_name="vector_add", kernel_source=KERNEL, problem_size=16,
+                arguments=args, tune_params={"block_size_x": [32]})
+    base.update(kw)
+    with pytest.raises(hone.InputError, match=f"tune_kernel: {name}:"):
+        compat.tune_kernel(**base)
+
+
+def test_untranslatable_restriction_over_a_huge_space_is_refused(tmp_path):
+    tp = {f"p{i}": list(range(10)) for i in range(7)}  # 10^7 configurations
+    with pytest.raises(hone.InputError, match="restrictions"):
+        build(tmp_path, tune_params=tp, restrictions=lambda p: sum(p.values()) in (3, 4))
