@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "hone/final_word.hpp"
 #include "report/html_report.hpp"
 #include "report/report.hpp"
 #include "report/analysis.hpp"
@@ -535,6 +536,22 @@ median time of one launch with its distribution-free 95% confidence interval; ro
     for (const auto& v : views) {
         if (several) out += "<h3>" + run_heading(v) + "</h3>";
         out += best_table(v, opt.top);
+    }
+
+    bool any_final = false;
+    for (const auto& v : views) any_final = any_final || !v.run->final_word.empty();
+    if (any_final) {
+        out += R"(<h2>Final word</h2><p class="how">Runs measured on several GPUs: their best
+configurations (every one whose interval overlaps the best's, at least 3, at most 8) measured
+again on the first GPU, in interleaved rounds; the winner and its ties come from these
+measurements, not from the search's (taken on whichever GPU was free). The ratio of the same
+configuration's median on another GPU to the first GPU's tells how far the cards agree.</p>)";
+        for (const auto& v : views) {
+            const auto w = final_word_from_json(v.run->final_word);
+            if (!w) continue;
+            if (several) out += "<h3>" + run_heading(v) + "</h3>";
+            out += "<pre>" + esc(final_word_text(*w)) + "</pre>";
+        }
     }
 
     out += R"(<h2>The objective against each parameter</h2><p class="how">Every configuration
