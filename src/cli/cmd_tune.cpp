@@ -202,6 +202,9 @@ int run_tune(const tune_args& a) {
     for (const auto& [name, values] : lists) firsts[name] = values.front();
     const spec first = load_spec(a.config, firsts);
     const auto sizes = size_runs(lists, first.problem_lists);
+    // Every size is checked before any GPU is started.
+    std::vector<spec> specs;
+    for (const auto& size : sizes) specs.push_back(load_spec(a.config, size));
     const auto groups = device_groups(a, first);
     const bool several_gpus = groups.size() > 1 || groups.front().size() > 1 || a.devices_given;
     if (sizes.size() == 1 && !several_gpus) {  // one GPU, one run: as hone always tuned
@@ -225,8 +228,7 @@ int run_tune(const tune_args& a) {
                     groups.size() > 1 ? fmt::format(" on GPU {}", fmt::join(groups[g], ",")) : "");
             }
             nlohmann::ordered_json j;
-            const int one = tune_spec(a, load_spec(a.config, sizes[i]), sizes[i],
-                                      a.json ? &j : nullptr, sessions);
+            const int one = tune_spec(a, specs[i], sizes[i], a.json ? &j : nullptr, sessions);
             if (a.json) all.push_back(std::move(j));
             if (one == 130) {
                 rc = 130;

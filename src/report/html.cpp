@@ -153,6 +153,10 @@ std::string best_table(const run_view& v, std::size_t top) {
         any([](auto* r) { return r->gpu.num_regs >= 0 || r->resources.registers >= 0; });
     const bool occ = any([](auto* r) { return r->gpu.active_blocks_per_sm >= 0; });
     const bool mode = any([](auto* r) { return !r->gpu.sample_mode.empty(); });
+    // Measured on several GPUs: which one measured each row, and its state (NVML).
+    const int first_gpu = order.front()->device;
+    const bool gpu = any([&](auto* r) { return r->device != first_gpu; });
+    const bool tele = any([](auto* r) { return r->gpu.telemetry.sm_clock_mhz > 0; });
     std::string out = R"(<div class="scroll"><table><tr><th>#</th>)";
     for (const auto& n : names) out += fmt::format("<th>{}</th>", esc(n));
     out += "<th>median [95% CI]</th><th>n</th>";
@@ -161,6 +165,8 @@ std::string best_table(const run_view& v, std::size_t top) {
     if (gflops) out += "<th>GFLOP/s</th>";
     if (regs) out += "<th>regs</th><th>spill B</th><th>smem B</th>";
     if (occ) out += "<th>occ</th>";
+    if (gpu) out += "<th>GPU</th>";
+    if (tele) out += "<th>SM MHz</th><th>°C</th><th>W</th>";
     out += R"(<th class="t">status</th><th class="t"></th></tr>)";
     const summary& best = order.front()->gpu.time_us;
     for (std::size_t i = 0; i < rows; ++i) {
@@ -199,6 +205,12 @@ std::string best_table(const run_view& v, std::size_t top) {
             out += fmt::format("<td>{}</td>", r.gpu.active_blocks_per_sm >= 0
                                                   ? fmt::format("{:.0f}%", r.gpu.occupancy * 100)
                                                   : "–");
+        if (gpu) out += fmt::format("<td>{}</td>", r.device >= 0 ? std::to_string(r.device) : "–");
+        if (tele) {
+            const gpu_telemetry& t = r.gpu.telemetry;
+            for (double x : {t.sm_clock_mhz, t.temperature_c, t.power_w})
+                out += fmt::format("<td>{}</td>", x >= 0 ? fmt::format("{:.0f}", x) : "–");
+        }
         out += fmt::format(R"(<td class="t">{}</td><td class="t">{}</td></tr>)", status_name(r.st),
                            i == 0 ? "best"
                            : tie  ? "tie"

@@ -1,6 +1,12 @@
 // hone tune's lists: problem sizes (--set N=V1,V2 and lists in the config's problem section),
 // one run per combination, and --devices. Every malformed list is an input_error.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "hone/error.hpp"
 #include "hone/spec.hpp"
@@ -86,4 +92,51 @@ TEST_CASE("a size list in the config: the first value (or --set's) in the spec, 
     const spec second = load_spec(dir.file("k.yaml"), runs[1]);
     CHECK(second.problem_bindings().at("N") == value(int64_t{1048576}));
     CHECK(second.problem_bindings().at("M") == value(int64_t{2097152}));
+}
+
+namespace {
+
+struct cli_run {
+    int rc = -1;
+    std::string err;
+};
+
+// hone tune with these arguments on configs/vector_add.yaml; its exit code and stderr.
+cli_run tune_cli(const temp_dir& dir, const std::string& args) {
+    const std::string err = dir.file("stderr");
+    const int status =
+        std::system(fmt::format("{} tune {}/configs/vector_add.yaml -o {} {} >/dev/null 2>{}",
+                                HONE_BINARY, HONE_SOURCE_DIR, dir.file("r.db"), args, err)
+                        .c_str());
+    cli_run r;
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::stringstream s;
+    s << std::ifstream(err).rdbuf();
+    r.err = s.str();
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("hone tune: bad --devices and --set lists exit 2 before any GPU is touched") {
+    temp_dir dir;
+    const std::pair<const char*, const char*> cases[] = {
+        {"--devices ''", "an empty list of GPUs"},
+        {"--devices 0,0", "GPU 0 is named twice"},
+        {"--devices 0,x", "got 'x'"},
+        {"--devices 0,1 --in-process", "--in-process measures on one GPU"},
+        {"--devices all --in-process", "--in-process measures on one GPU"},
+        {"--set N=4096,4096", "4096 is listed twice"},
+        {"--set N=4096,", "expected an integer after ','"},
+        {"--set N=4096 --set N=8192", "N is set twice"},
+        {"--set N=4096,0", "expected a positive integer"},
+    };
+    for (const auto& [args, expected] : cases) {
+        CAPTURE(args);
+        const cli_run r = tune_cli(dir, args);
+        CHECK(r.rc == 2);
+        CHECK(r.err.find(expected) != std::string::npos);
+    }
+    // --device and --devices together: the command line's own error.
+    CHECK(tune_cli(dir, "--device 0 --devices 1").rc != 0);
 }
