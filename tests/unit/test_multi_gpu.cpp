@@ -5,6 +5,7 @@
 // the run goes on; with every session lost the run stops with an env_error and keeps what it
 // stored; the final word comes from the first session; mixed models are refused.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <atomic>
 #include <chrono>
@@ -193,24 +194,21 @@ TEST_CASE("several GPUs: each configuration measured once, by whichever GPU has 
     CHECK(fast->prepared == 1);
     CHECK(slow->prepared == 1);
     // The slow GPU's jobs (at most the two it takes at once) never held up the others: the
-    // rest all went to the fast one.
-    CHECK(slow->collected_keys.size() <= 2);
-    CHECK(fast->collected_keys.size() + slow->collected_keys.size() == 16);
+    // rest all went to the fast one. (The sessions' own counts include the final word's.)
+    CHECK(count_device(r.records, 1) <= 2);
+    CHECK(count_device(r.records, 0) + count_device(r.records, 1) == 16);
     REQUIRE(r.records.size() == 16);
     std::set<std::string> keys;
     for (const auto& rec : r.records) {
         CAPTURE(rec.key);
         keys.insert(rec.key);
         CHECK(rec.st == status::ok);
-        const bool on_slow = std::find(slow->collected_keys.begin(), slow->collected_keys.end(),
-                                       rec.key) != slow->collected_keys.end();
-        CHECK(rec.device == (on_slow ? 1 : 0));
-        CHECK(rec.device_uuid == (on_slow ? "GPU-fake-1" : "GPU-fake-0"));
+        REQUIRE((rec.device == 0 || rec.device == 1));
+        CHECK(rec.device_uuid == "GPU-fake-" + std::to_string(rec.device));
         CHECK(rec.gpu.telemetry.sm_clock_mhz == 1980);
     }
     CHECK(keys.size() == 16);
-    CHECK(r.measured_by.at(0) == fast->collected_keys.size());
-    CHECK(count_device(r.records, 1) == slow->collected_keys.size());
+    CHECK(r.measured_by.at(0) == count_device(r.records, 0));
     REQUIRE(r.devices.size() == 2);
     CHECK(r.dropped.empty());
 }
@@ -249,8 +247,13 @@ TEST_CASE("several GPUs: the final word comes from the first GPU's interleaved r
     // The reference GPU measured each finalist final_rounds more times, in rotated order.
     const std::vector<std::string> tail(ref->collected_keys.end() - 3 * final_rounds,
                                         ref->collected_keys.end());
-    CHECK(tail == std::vector<std::string>{"X=1,Y=1", "X=1,Y=2", "X=1,Y=3", "X=1,Y=2", "X=1,Y=3",
-                                           "X=1,Y=1", "X=1,Y=3", "X=1,Y=1", "X=1,Y=2"});
+    CAPTURE(fmt::format("{}", fmt::join(tail, " ")));
+    // (in the search's order, which the other GPU's long readings may have changed: each
+    // round one later than the round before)
+    const std::set<std::string> finalists(tail.begin(), tail.begin() + 3);
+    CHECK(finalists == std::set<std::string>{"X=1,Y=1", "X=1,Y=2", "X=1,Y=3"});
+    for (std::size_t round = 1; round < final_rounds; ++round)
+        for (std::size_t k = 0; k < 3; ++k) CHECK(tail[3 * round + k] == tail[(k + round) % 3]);
     // Stored with the run: show and wisdom read it back.
     results_store store(f.opt.output);
     const auto stored = final_word_from_json(store.final_word(r.identity.id()));
