@@ -86,6 +86,15 @@ struct job_steps {
     }
 };
 
+// The GPU's state while a job was measured, read from NVML after its samples (read-only
+// queries; -1 where NVML is absent or does not report it). Explains a disagreement between
+// runs or cards: a lower SM clock, a hotter card, a power cap reached.
+struct gpu_telemetry {
+    double sm_clock_mhz = -1;
+    double temperature_c = -1;
+    double power_w = -1;
+};
+
 struct job_result {
     status st = status::ok;
     std::string message;      // CUDA error name + text, verify summary, or watchdog note
@@ -105,6 +114,7 @@ struct job_result {
     double gpu_span_s = 0;
     double wall_s = 0;        // wall time of the job inside the session
     job_steps steps;          // and its parts
+    gpu_telemetry telemetry;
 };
 
 // What prepare() did and found; the times are the worker's own.
@@ -163,5 +173,7 @@ std::unique_ptr<gpu_session> make_worker_session(int ordinal);
 
 // Devices visible to the driver; throws env_error when no driver or no GPU is found.
 std::vector<device_info> list_devices();
+// The same without free memory: no context is made on any GPU (cheap; for checking ordinals).
+std::vector<device_info> describe_devices();
 
 }  // namespace hone

@@ -60,6 +60,10 @@ struct eval_record {
     int dynamic_shared_bytes = 0;
     std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
     std::string created_at;  // ISO 8601, filled by the store
+    // The GPU that measured it (its ordinal in the measuring process and its UUID); -1 and ""
+    // where no GPU ran it (a compile failure) or the record predates schema 3.
+    int device = -1;
+    std::string device_uuid;
 };
 
 std::string tool_version();  // "0.1.0"

@@ -146,6 +146,11 @@ struct search_spec {
     uint64_t seed = 1;
     std::vector<search_option> options;  // checked against the strategy's at load time
     source_pos strategy_pos, max_evals_pos;
+    // The GPUs to measure on (docs/multi-gpu.md): `devices: all` or a list of ordinals; not
+    // part of the run's identity. Empty and all_devices false: not given (--device's GPU).
+    std::vector<int> devices;
+    bool all_devices = false;
+    source_pos devices_pos;
 };
 
 struct spec {
@@ -153,6 +158,9 @@ struct spec {
     std::string dir;   // its folder, absolute
     kernel_spec kernel;
     std::vector<problem_size> problem;
+    // Problem sizes given as a list (`N: [65536, 1048576]`): each value is a run of its own
+    // (hone tune tunes them all); `problem` holds the first, or the --set override.
+    std::vector<std::pair<std::string, std::vector<int64_t>>> problem_lists;
     std::vector<param_spec> params;
     std::vector<expression> constraints;
     std::vector<buffer_spec> buffers;

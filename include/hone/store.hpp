@@ -55,6 +55,9 @@ public:
     // Nothing is written when it fails.
     int64_t put_run(const run_identity& id, const std::vector<eval_record>& records);
     std::vector<eval_record> query(const store_query& q);
+    // The run's final word (final_word.hpp) as JSON text, "" for none; set replaces it.
+    void set_final_word(int64_t run_id, const std::string& json_text);
+    std::string final_word(const std::string& identity_id);
     std::vector<run_identity> runs();
     // Every run, oldest first, with its number, times, result count and what supersedes it.
     std::vector<stored_run> stored_runs();

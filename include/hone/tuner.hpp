@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hone/compile.hpp"
+#include "hone/final_word.hpp"
 #include "hone/gpu.hpp"
 #include "hone/record.hpp"
 #include "hone/space.hpp"
@@ -34,6 +35,9 @@ struct pipeline_state {
 
 struct tune_options {
     int device = 0;
+    // Several GPUs of one model in one run (docs/multi-gpu.md): ordinals, each measured by its
+    // own session; empty = `device` alone. The first is the final word's reference GPU.
+    std::vector<int> devices;
     bool isolated = true;       // GPU work in a supervised worker process
     bool fresh = false;         // forget stored results of this identity first
     bool retry_failed = false;  // re-run configurations that faulted or timed out
@@ -49,10 +53,28 @@ struct tune_options {
     std::function<void(const eval_record&)> on_result;
     // Embedding: use this session instead of creating one (e.g. the application's own).
     std::shared_ptr<gpu_session> session;
+    // When non-empty, the run measures on exactly these sessions (session alone means a list of
+    // one); the first is the reference GPU. Any gpu_session will do: a local worker, an
+    // application's own, another process's GPU.
+    std::vector<std::shared_ptr<gpu_session>> sessions;
+    // One line for the user: a GPU dropped from the run, a GPU that failed to start.
+    std::function<void(const std::string&)> on_message;
     // Where the run's time went, filled in when set: hone's own summary and benchmarks
     // (src/tune/diagnostics.hpp); an application has no use for it.
     tune_diagnostics* diagnostics = nullptr;
 };
+
+// One session per ordinal, started at once (worker processes, or in this process with
+// isolated = false). A device that fails to start is left out with a message to `say`, unless
+// none starts: then the first failure is rethrown. input_error for an empty list or an ordinal
+// named twice; see check_one_model for mixed models.
+std::vector<std::shared_ptr<gpu_session>> open_gpu_sessions(
+    const std::vector<int>& devices, bool isolated,
+    const std::function<void(const std::string&)>& say = {});
+
+// input_error unless every session's GPU is of one model (name, SM count, memory): results of
+// different models are not one run's. Also refuses one GPU (UUID) twice.
+void check_one_model(const std::vector<std::shared_ptr<gpu_session>>& sessions);
 
 struct tune_result {
     run_identity identity;
@@ -66,7 +88,13 @@ struct tune_result {
     // and device had (an edited header, other options or tools): describe_change(), e.g.
     // "source changed since the stored results: re-measuring".
     std::string remeasure_reason;
-    device_info device;
+    device_info device;                // the reference GPU (the first of several)
+    std::vector<device_info> devices;  // every GPU of the run, reference first
+    std::vector<std::string> dropped;  // GPUs dropped during the run, with why
+    // Several GPUs: the top configurations measured again on the reference GPU. Absent with one
+    // GPU, or when the run was interrupted.
+    std::optional<hone::final_word> final;
+    std::map<int, std::size_t> measured_by;  // results of this run per GPU ordinal
 };
 
 tune_result tune(const spec& s, const tune_options& opt);

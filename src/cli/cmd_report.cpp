@@ -6,6 +6,7 @@
 #include "cli/commands_internal.hpp"
 #include "formats/output_file.hpp"
 #include "formats/stored_runs.hpp"
+#include "hone/store.hpp"
 #include "report/html_report.hpp"
 
 namespace hone::cli {
@@ -20,8 +21,10 @@ struct report_args {
 int run_report(const report_args& a) {
     std::vector<report_run> runs;
     for (const auto& db : a.dbs) {
-        for (auto& r : select_runs(read_stored_runs(db, true), a.run, db))
-            runs.push_back({std::move(r.identity), std::move(r.records), db});
+        for (auto& r : select_runs(read_stored_runs(db, true), a.run, db)) {
+            std::string final_word = results_store(db).final_word(r.identity.id());
+            runs.push_back({std::move(r.identity), std::move(r.records), db, std::move(final_word)});
+        }
     }
     std::string out = a.output;
     if (out.empty())

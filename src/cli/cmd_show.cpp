@@ -10,6 +10,7 @@
 #include "cli/commands_internal.hpp"
 #include "formats/stored_runs.hpp"
 #include "report/report.hpp"
+#include "hone/final_word.hpp"
 #include "hone/store.hpp"
 
 namespace hone::cli {
@@ -65,6 +66,7 @@ int run_show(const show_args& a) {
         q.where = a.where;
         const auto records = store.query(q);
         const std::string note = superseded_note(runs, run);
+        const auto final = final_word_from_json(store.final_word(q.identity));
         if (a.json) {
             out.push_back(
                 {{"run", run.run_id},
@@ -73,6 +75,8 @@ int run_show(const show_args& a) {
                  {"superseded_by", run.superseded_by ? nlohmann::ordered_json(run.superseded_by)
                                                      : nlohmann::ordered_json()},
                  {"identity", to_json(run.identity)},
+                 {"final_word", final ? nlohmann::ordered_json::parse(to_json_text(*final))
+                                      : nlohmann::ordered_json()},
                  {"results", to_json(records)}});
             continue;
         }
@@ -93,6 +97,7 @@ int run_show(const show_args& a) {
         t.top = a.all ? 0 : a.top;
         t.by = stored_rank_by(id);
         fmt::print("{}\n", best_table(records, t));
+        if (final) fmt::print("{}\n", final_word_text(*final));
         if (const std::string f = failure_table(records, t); !f.empty()) fmt::print("{}\n", f);
     }
     if (a.json) {

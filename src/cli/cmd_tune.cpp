@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
 #include "driver/cuda_api.hpp"
+#include "hone/final_word.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "report/report.hpp"
@@ -34,6 +36,10 @@ struct tune_args {
     std::string config;
     std::vector<std::string> sets;
     int device = 0;
+    bool device_given = false;
+    std::string devices;  // --devices
+    bool devices_given = false;
+    bool per_model = false;
     bool json = false, quiet = false, fresh = false, retry_failed = false, in_process = false;
     int jobs = 0;
     std::string cache_dir, output, only, l2_flush, timer, captures;
@@ -102,9 +108,78 @@ void print_failures(const std::vector<eval_record>& records, const std::string& 
     if (any) fmt::print("\n");
 }
 
+using session_list = std::vector<std::shared_ptr<gpu_session>>;
+
 int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& sets,
-              nlohmann::ordered_json* json_out);
+              nlohmann::ordered_json* json_out, const session_list& sessions = {});
 int run_captures(const tune_args& a);
+
+void say(const std::string& line) {
+    fmt::print(stderr, "hone: {}\n", line);
+}
+
+// The GPUs of the run, in groups of one model each: --devices, else search.devices, else
+// --device. Ordinals are checked against the driver's list (no context is made); mixed models
+// are refused unless --per-model asks for one run per model.
+std::vector<std::vector<int>> device_groups(const tune_args& a, const spec& s) {
+    std::optional<std::vector<int>> chosen;  // nullopt: all
+    std::string where = "--devices";
+    if (a.devices_given) {
+        chosen = parse_devices(a.devices);
+    } else if (!a.device_given && (s.search.all_devices || !s.search.devices.empty())) {
+        where = fmt::format("{}:{}:{}", s.search.devices_pos.file, s.search.devices_pos.line,
+                            s.search.devices_pos.column);
+        if (!s.search.all_devices) chosen = s.search.devices;
+    } else {
+        return {{a.device}};
+    }
+    if (a.in_process && (!chosen || chosen->size() > 1))
+        throw input_error({where, 0, 0},
+                          "--in-process measures on one GPU: name one, or leave "
+                          "--in-process out");
+    const std::vector<device_info> all = describe_devices();
+    if (all.empty()) throw env_error("no GPU found");
+    std::vector<int> ordinals;
+    if (chosen) {
+        for (int d : *chosen)
+            if (d >= static_cast<int>(all.size()))
+                throw input_error({where, 0, 0},
+                                  fmt::format("there is no GPU {}: this machine has {} (0-{}; see "
+                                              "`hone devices`)",
+                                              d, all.size(), all.size() - 1));
+        ordinals = *chosen;
+    } else {
+        for (const auto& d : all) ordinals.push_back(d.ordinal);
+    }
+    std::vector<std::vector<int>> groups;
+    std::vector<const device_attrs*> models;
+    for (int d : ordinals) {
+        const device_attrs& m = all[static_cast<std::size_t>(d)].attrs;
+        std::size_t g = 0;
+        while (g < models.size() &&
+               !(models[g]->name == m.name && models[g]->sm_count == m.sm_count &&
+                 models[g]->total_mem == m.total_mem))
+            ++g;
+        if (g == models.size()) {
+            models.push_back(&m);
+            groups.emplace_back();
+        }
+        groups[g].push_back(d);
+    }
+    if (groups.size() > 1 && !a.per_model) {
+        std::string list;
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            list += fmt::format("{}GPU {} {} ({} SMs, {} MiB)", g ? ", " : "",
+                                fmt::join(groups[g], ","), models[g]->name, models[g]->sm_count,
+                                models[g]->total_mem >> 20);
+        throw input_error({where, 0, 0},
+                          fmt::format("GPUs of different models in one run: {}; results of "
+                                      "different models do not rank together: name GPUs of one "
+                                      "model, or add --per-model for one run per model",
+                                      list));
+    }
+    return groups;
+}
 
 int run_tune(const tune_args& a) {
     if (!a.captures.empty()) return run_captures(a);
@@ -120,18 +195,63 @@ int run_tune(const tune_args& a) {
         c.cache_dir = a.cache_dir;
         return run_check(c);
     }
-    const auto sets = parse_sets(a.sets);
-    return tune_spec(a, load_spec(a.config, sets), sets, nullptr);
+    // Sizes given as lists (--set N=1,2,3 or a list in the config's problem section): one run
+    // per combination, into one database, on the same GPU sessions.
+    const auto lists = parse_set_lists(a.sets);
+    std::map<std::string, int64_t> firsts;
+    for (const auto& [name, values] : lists) firsts[name] = values.front();
+    const spec first = load_spec(a.config, firsts);
+    const auto sizes = size_runs(lists, first.problem_lists);
+    // Every size is checked before any GPU is started.
+    std::vector<spec> specs;
+    for (const auto& size : sizes) specs.push_back(load_spec(a.config, size));
+    const auto groups = device_groups(a, first);
+    const bool several_gpus = groups.size() > 1 || groups.front().size() > 1 || a.devices_given;
+    if (sizes.size() == 1 && !several_gpus) {  // one GPU, one run: as hone always tuned
+        tune_args one = a;
+        one.device = groups.front().front();
+        return tune_spec(one, first, sizes.front(), nullptr);
+    }
+    int rc = 0;
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (std::size_t g = 0; g < groups.size() && rc != 130; ++g) {
+        if (a.in_process) cu::prefer_one_work_queue();  // before this process's context
+        const session_list sessions = open_gpu_sessions(groups[g], !a.in_process, say);
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            if (!a.json && (sizes.size() > 1 || groups.size() > 1)) {
+                std::string what;
+                for (const auto& [k, v] : sizes[i])
+                    what += fmt::format("{}{}={}", what.empty() ? "" : ",", k, v);
+                fmt::print(
+                    "== run {}/{}: {}{}\n", g * sizes.size() + i + 1, groups.size() * sizes.size(),
+                    what.empty() ? "the config's sizes" : what,
+                    groups.size() > 1 ? fmt::format(" on GPU {}", fmt::join(groups[g], ",")) : "");
+            }
+            nlohmann::ordered_json j;
+            const int one = tune_spec(a, specs[i], sizes[i], a.json ? &j : nullptr, sessions);
+            if (a.json) all.push_back(std::move(j));
+            if (one == 130) {
+                rc = 130;
+                break;
+            }
+            rc = std::max(rc, one);
+            if (!a.json && i + 1 < sizes.size()) fmt::print("\n");
+        }
+    }
+    if (a.json) std::cout << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
+    return rc;
 }
 
 // One tuning run of `s`; with `json_out`, its JSON goes there instead of stdout.
 int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& sets,
-              nlohmann::ordered_json* json_out) {
+              nlohmann::ordered_json* json_out, const session_list& sessions) {
     if (a.l2_flush == "on") s.timing.l2_flush = true;
     if (a.l2_flush == "off") s.timing.l2_flush = false;
     if (!a.timer.empty()) s.timing.timer = a.timer;
     tune_options opt;
     opt.device = a.device;
+    opt.sessions = sessions;
+    opt.on_message = say;
     opt.isolated = !a.in_process;
     if (a.in_process) cu::prefer_one_work_queue();  // this process runs the session
     opt.fresh = a.fresh;
@@ -225,15 +345,39 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
                      {"compiled", r.compiled},
                      {"cache_hits", r.cache_hits}};
         j["rusage"] = rusage_json();
-        j["best"] = best.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(best[0]->key);
+        const std::string winner = r.final ? r.final->winner() : "";
+        j["best"] = !winner.empty() ? nlohmann::ordered_json(winner)
+                    : best.empty()  ? nlohmann::ordered_json()
+                                    : nlohmann::ordered_json(best[0]->key);
+        nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+        for (const auto& d : r.devices)
+            devices.push_back(
+                {{"ordinal", d.ordinal},
+                 {"uuid", d.uuid},
+                 {"name", d.attrs.name},
+                 {"measured", r.measured_by.count(d.ordinal) ? r.measured_by.at(d.ordinal) : 0}});
+        j["devices"] = std::move(devices);
+        j["dropped"] = r.dropped;
+        j["final_word"] = r.final ? nlohmann::ordered_json::parse(to_json_text(*r.final))
+                                  : nlohmann::ordered_json();
         j["results"] = to_json(r.records);
         if (json_out)
             *json_out = std::move(j);
         else
             std::cout << j.dump(2) << "\n";
     } else {
-        fmt::print("{} on {} ({}, GPU {}), {}\n", s.kernel.name, r.device.attrs.name,
-                   r.device.attrs.arch(), r.device.ordinal, r.identity.problem);
+        std::string gpus = fmt::format("GPU {}", r.device.ordinal);
+        if (r.devices.size() > 1) {
+            gpus = "GPUs";
+            for (const auto& d : r.devices)
+                gpus += fmt::format(" {}{}", d.ordinal,
+                                    r.measured_by.count(d.ordinal)
+                                        ? fmt::format(" ({} measured)", r.measured_by.at(d.ordinal))
+                                        : "");
+        }
+        fmt::print("{} on {} ({}, {}), {}\n", s.kernel.name, r.device.attrs.name,
+                   r.device.attrs.arch(), gpus, r.identity.problem);
+        for (const auto& d : r.dropped) fmt::print("dropped: {}\n", d);
         fmt::print("results: {} ({} evaluated now, {} resumed){}\n", r.output, r.evaluated,
                    r.resumed, r.interrupted ? "; interrupted: run the same command to resume" : "");
         if (!r.remeasure_reason.empty()) fmt::print("{}\n", r.remeasure_reason);
@@ -241,7 +385,14 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
         print_failures(r.records, r.output);
         fmt::print("{}", time_split_text(diag.time, r));
         fmt::print("\n{}", best_table(r.records, t));
-        if (!best.empty()) fmt::print("\nreproduce the best:\n{}", reproduce_snippet(*best[0], a.config, sets));
+        const eval_record* winner = best.empty() ? nullptr : best[0];
+        if (r.final) {
+            fmt::print("\n{}", final_word_text(*r.final));
+            for (const auto& rec : r.records)
+                if (rec.key == r.final->winner()) winner = &rec;
+        }
+        if (winner)
+            fmt::print("\nreproduce the best:\n{}", reproduce_snippet(*winner, a.config, sets));
     }
     if (r.interrupted) return 130;
     return best.empty() ? 1 : 0;
@@ -354,6 +505,16 @@ Examples:
   hone tune configs/sgemm.yaml --max-evals 50 --json > sgemm.json
   hone tune configs/vector_add.yaml --timer events     # as NVBench times
   hone tune configs/vector_add.yaml --captures hone-captures   the sizes an application used
+  hone tune configs/sgemm.yaml --devices all              # every GPU of this machine
+  hone tune configs/vector_add.yaml --set N=65536,1048576,16777216 --devices 0,1
+
+--devices all (or 0,1,3, or search.devices in the config) measures on several GPUs of one
+model at once: each configuration goes to whichever GPU is free; a GPU whose worker cannot be
+started again is dropped and the run goes on with the others. Every result names the GPU
+that measured it. After the search, the best configurations are measured again, interleaved,
+on the first GPU: that final word names the winner and its ties, and how far the GPUs read
+the same configuration apart (docs/multi-gpu.md). A list of sizes (--set N=1,2,3, or a list
+in the config's problem section) tunes each size as a run of its own, into one database.
 
 --captures DIR tunes every problem size that an application captured for this config's kernel
 (run it with HONE_CAPTURE=<kernel glob>, see docs/embedding.md): one run per size, into the
@@ -364,20 +525,35 @@ its wisdom.
 The search section of the config picks the strategy (exhaustive, random, auto, annealing,
 genetic, local_search, diff_evo, bayes_opt, ...; `hone replay --help` lists them with their
 options). With a strategy other than exhaustive, the progress line counts up to the budget.)");
-    c->add_option("config", a->config, "Search config (YAML)")->required()->check(CLI::ExistingFile);
-    c->add_option("--set", a->sets, "Override a problem size: NAME=VALUE (repeatable)");
-    c->add_option("--device", a->device, "GPU ordinal (see `hone devices`)")->check(CLI::NonNegativeNumber);
+    c->add_option("config", a->config, "Search config (YAML)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    c->add_option("--set", a->sets,
+                  "Override a problem size: NAME=VALUE, or NAME=V1,V2,... for one run per value "
+                  "(repeatable)");
+    CLI::Option* device = c->add_option("--device", a->device, "GPU ordinal (see `hone devices`)")
+                              ->check(CLI::NonNegativeNumber);
+    CLI::Option* devices =
+        c->add_option("--devices", a->devices,
+                      "GPUs of one model to measure on at once: all, or ordinals 0,1,3 (the first "
+                      "gives the final word; docs/multi-gpu.md)")
+            ->excludes(device);
+    c->add_flag("--per-model", a->per_model,
+                "With GPUs of several models: one run per model (else an error)");
     c->add_option("-o,--output", a->output, "Results database (default: the config's `output`)");
     c->add_option("-j,--jobs", a->jobs, "Compile worker processes (default: one per core)")->check(CLI::NonNegativeNumber);
     c->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $HONE_CACHE_DIR or ~/.cache/hone)");
     c->add_flag("--no-cache", a->no_cache, "Compile everything, use no cache");
     c->add_option("--only", a->only, "Evaluate one configuration, by key (as printed)");
-    c->add_option("--max-evals", a->max_evals,
-                  "Evaluations in all, stored ones of the run included (overrides search.max_evals; "
-                  "0 = no limit)")
+    c->add_option(
+         "--max-evals", a->max_evals,
+         "Evaluations in all, stored ones of the run included (overrides search.max_evals; "
+         "0 = no limit)")
         ->check(CLI::NonNegativeNumber);
-    c->add_option("--time-limit", a->time_limit, "Stop after S seconds")->check(CLI::NonNegativeNumber);
-    c->add_option("--l2-flush", a->l2_flush, "Override timing.l2_flush")->check(CLI::IsMember({"on", "off"}));
+    c->add_option("--time-limit", a->time_limit, "Stop after S seconds")
+        ->check(CLI::NonNegativeNumber);
+    c->add_option("--l2-flush", a->l2_flush, "Override timing.l2_flush")
+        ->check(CLI::IsMember({"on", "off"}));
     c->add_option("--timer", a->timer,
                   "Override timing.timer: auto, profiler (gpu__time_duration, as Nsight "
                   "Compute), cupti (kernel timestamps), events")
@@ -398,7 +574,11 @@ options). With a strategy other than exhaustive, the progress line counts up to 
     c->add_option("--top", a->top, "Rows of the best table (0 = all)");
     c->add_flag("--json", a->json, "Print machine-readable results");
     c->add_flag("-q,--quiet", a->quiet, "No progress line");
-    c->callback([a, &action] { action = [a] { return run_tune(*a); }; });
+    c->callback([a, &action, device, devices] {
+        a->device_given = device->count() > 0;
+        a->devices_given = devices->count() > 0;
+        action = [a] { return run_tune(*a); };
+    });
 }
 
 }  // namespace hone::cli

@@ -87,4 +87,13 @@ std::vector<device_info> list_devices() {
     return out;
 }
 
+std::vector<device_info> describe_devices() {
+    const cu::api& a = cu::driver();
+    int count = 0;
+    cu::check(a.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    std::vector<device_info> out;
+    for (int i = 0; i < count; ++i) out.push_back(cu::read_device_info(i));
+    return out;
+}
+
 }  // namespace hone

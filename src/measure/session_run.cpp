@@ -2,6 +2,7 @@
 
 #include "common/clock.hpp"
 #include "driver/driver.hpp"
+#include "driver/nvml.hpp"
 #include "verify/verify.hpp"
 #include "measure/session.hpp"
 
@@ -122,6 +123,8 @@ job_result in_process_session::run(const job& j) {
     try {
         rewarm_if_idle(r.steps);
         run_checked(j, r);
+        // Read right after the samples: the state the GPU measured them in.
+        if (has_timing(r.st)) r.telemetry = nvml::read(info_.uuid);
     } catch (const cuda_error& e) {
         r.st = e.sticky() ? status::runtime_fault : status::launch_error;
         r.message = e.what();

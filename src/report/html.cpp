@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "hone/final_word.hpp"
 #include "report/html_report.hpp"
 #include "report/report.hpp"
 #include "report/analysis.hpp"
@@ -152,6 +153,10 @@ std::string best_table(const run_view& v, std::size_t top) {
         any([](auto* r) { return r->gpu.num_regs >= 0 || r->resources.registers >= 0; });
     const bool occ = any([](auto* r) { return r->gpu.active_blocks_per_sm >= 0; });
     const bool mode = any([](auto* r) { return !r->gpu.sample_mode.empty(); });
+    // Measured on several GPUs: which one measured each row, and its state (NVML).
+    const int first_gpu = order.front()->device;
+    const bool gpu = any([&](auto* r) { return r->device != first_gpu; });
+    const bool tele = any([](auto* r) { return r->gpu.telemetry.sm_clock_mhz > 0; });
     std::string out = R"(<div class="scroll"><table><tr><th>#</th>)";
     for (const auto& n : names) out += fmt::format("<th>{}</th>", esc(n));
     out += "<th>median [95% CI]</th><th>n</th>";
@@ -160,6 +165,8 @@ std::string best_table(const run_view& v, std::size_t top) {
     if (gflops) out += "<th>GFLOP/s</th>";
     if (regs) out += "<th>regs</th><th>spill B</th><th>smem B</th>";
     if (occ) out += "<th>occ</th>";
+    if (gpu) out += "<th>GPU</th>";
+    if (tele) out += "<th>SM MHz</th><th>°C</th><th>W</th>";
     out += R"(<th class="t">status</th><th class="t"></th></tr>)";
     const summary& best = order.front()->gpu.time_us;
     for (std::size_t i = 0; i < rows; ++i) {
@@ -199,6 +206,12 @@ std::string best_table(const run_view& v, std::size_t top) {
             out += fmt::format("<td>{}</td>", r.gpu.active_blocks_per_sm >= 0
                                                   ? fmt::format("{:.0f}%", r.gpu.occupancy * 100)
                                                   : "–");
+        if (gpu) out += fmt::format("<td>{}</td>", r.device >= 0 ? std::to_string(r.device) : "–");
+        if (tele) {
+            const gpu_telemetry& t = r.gpu.telemetry;
+            for (double x : {t.sm_clock_mhz, t.temperature_c, t.power_w})
+                out += fmt::format("<td>{}</td>", x >= 0 ? fmt::format("{:.0f}", x) : "–");
+        }
         out += fmt::format(R"(<td class="t">{}</td><td class="t">{}</td></tr>)", status_name(r.st),
                            i == 0 ? "best"
                            : tie  ? "tie"
@@ -546,6 +559,22 @@ median time of one launch with its distribution-free 95% confidence interval; ro
     for (const auto& v : views) {
         if (several) out += "<h3>" + run_heading(v) + "</h3>";
         out += best_table(v, opt.top);
+    }
+
+    bool any_final = false;
+    for (const auto& v : views) any_final = any_final || !v.run->final_word.empty();
+    if (any_final) {
+        out += R"(<h2>Final word</h2><p class="how">Runs measured on several GPUs: their best
+configurations (every one whose interval overlaps the best's, at least 3, at most 8) measured
+again on the first GPU, in interleaved rounds; the winner and its ties come from these
+measurements, not from the search's (taken on whichever GPU was free). The ratio of the same
+configuration's median on another GPU to the first GPU's tells how far the cards agree.</p>)";
+        for (const auto& v : views) {
+            const auto w = final_word_from_json(v.run->final_word);
+            if (!w) continue;
+            if (several) out += "<h3>" + run_heading(v) + "</h3>";
+            out += "<pre>" + esc(final_word_text(*w)) + "</pre>";
+        }
     }
 
     out += R"(<h2>The objective against each parameter</h2><p class="how">Every configuration

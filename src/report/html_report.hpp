@@ -16,6 +16,7 @@ struct report_run {
     run_identity identity;
     std::vector<eval_record> records;  // in stored (evaluation) order
     std::string source;                // the database it came from
+    std::string final_word;            // a run on several GPUs: its final word (JSON), or ""
 };
 
 struct html_options {

@@ -80,6 +80,12 @@ ojson record_json(const eval_record& r) {
         {"gbps", metric(r.gbps)},
         {"gflops", metric(r.gflops)},
         {"metrics", r.metrics},
+        {"device", r.device >= 0 ? ojson(r.device) : ojson()},
+        {"device_uuid", r.device_uuid},
+        {"telemetry",
+         {{"sm_clock_mhz", metric(r.gpu.telemetry.sm_clock_mhz)},
+          {"temperature_c", metric(r.gpu.telemetry.temperature_c)},
+          {"power_w", metric(r.gpu.telemetry.power_w)}}},
         {"created_at", r.created_at}};
 }
 

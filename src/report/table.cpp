@@ -112,6 +112,8 @@ struct layout {
     std::vector<column> cols;
     std::size_t params_end = 0;  // columns [1, params_end) are parameters
     bool gbps = false, gflops = false;
+    bool gpu = false;        // measured on several GPUs: which one measured each row
+    bool telemetry = false;  // the GPU's clock, temperature and power (NVML) are known
 };
 
 layout make_layout(const std::vector<std::string>& names,
@@ -129,6 +131,12 @@ layout make_layout(const std::vector<std::string>& names,
     if (l.gbps) l.cols.push_back({"GB/s"});
     if (l.gflops) l.cols.push_back({"GFLOP/s"});
     for (const char* h : {"regs", "spill B", "smem B", "occ"}) l.cols.push_back({h});
+    l.gpu = std::any_of(order.begin(), order.end(),
+                        [&](auto* r) { return r->device != order.front()->device; });
+    l.telemetry = std::any_of(order.begin(), order.end(),
+                              [](auto* r) { return r->gpu.telemetry.sm_clock_mhz > 0; });
+    if (l.gpu) l.cols.push_back({"gpu"});
+    if (l.telemetry) l.cols.push_back({"MHz/C/W", false});
     l.cols.push_back({"status", false});
     l.cols.push_back({"", false});
     return l;
@@ -149,6 +157,13 @@ void add_row(layout& l, std::size_t rank, const eval_record& r, const summary& b
     put(spill_cell(r));
     put(smem_cell(r));
     put(r.gpu.active_blocks_per_sm >= 0 ? fmt::format("{:.0f}%", r.gpu.occupancy * 100) : "-");
+    if (l.gpu) put(r.device >= 0 ? std::to_string(r.device) : "-");
+    if (l.telemetry) {
+        const gpu_telemetry& t = r.gpu.telemetry;
+        put(t.sm_clock_mhz > 0 ? fmt::format("{:.0f}/{:.0f}/{:.0f}", t.sm_clock_mhz,
+                                             t.temperature_c, t.power_w)
+                               : "-");
+    }
     put(status_name(r.st));
     // Within the noise of the best: the measurement cannot tell these apart.
     put(rank > 1 && overlaps(best, r.gpu.time_us) ? "tie" : "");

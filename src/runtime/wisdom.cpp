@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "hone/error.hpp"
+#include "hone/final_word.hpp"
 #include "hone/record.hpp"
 #include "hone/store.hpp"
 #include "record/params_json.hpp"
@@ -67,6 +68,7 @@ void write_entry(std::string& out, const tuned_entry& e, std::size_t keep, bool 
     out += fmt::format("      \"tuned_at\": {},\n", str(e.tuned_at));
     out += fmt::format("      \"objective\": {},\n", str(e.objective));
     out += fmt::format("      \"ranked\": {},\n", e.ranked);
+    if (!e.decided_by.empty()) out += fmt::format("      \"decided_by\": {},\n", str(e.decided_by));
     const tuned_config& best = e.configs.front();
     out += fmt::format("      \"best\": {{\"params\": {}, \"time_us\": {}, \"value\": {}}},\n",
                        params_line(best.params), number(best.time_us), number(best.objective));
@@ -203,6 +205,7 @@ struct reader {
         e.spec_hash = text(j, "spec_hash", where, false);
         e.tuned_at = text(j, "tuned_at", where, false);
         e.objective = text(j, "objective", where);
+        e.decided_by = text(j, "decided_by", where, false);
         if (e.objective != "time" && e.objective != "gbps" && e.objective != "gflops")
             bad(file, where + ".objective",
                 fmt::format("expected time, gbps or gflops, got \"{}\"", e.objective));
@@ -344,7 +347,7 @@ std::vector<tuned_entry> tuned_from_db(const std::string& db_path) {
     for (const run_identity& run : store.runs()) {
         const std::vector<eval_record> records = store.query({run.id(), "", 0, true});
         const rank_by by = parse_rank_by(run.objective);
-        const auto order = ranked(records, by);
+        auto order = ranked(records, by);
         if (order.empty()) continue;
         tuned_entry e;
         e.kernel = run.kernel_name;
@@ -361,21 +364,49 @@ std::vector<tuned_entry> tuned_from_db(const std::string& db_path) {
         e.problem = parse_problem(run.problem);
         e.objective = run.objective;
         for (const auto& rec : records) e.tuned_at = std::max(e.tuned_at, rec.created_at);
-        const double best_time = order.front()->gpu.time_us.median;
-        const double best_value = objective_value(*order.front(), by);
+        // With a final word, its finalists lead in its order, timed as it measured them (the
+        // reference GPU's interleaved rounds); the rest follow as the search ranked them.
+        std::map<std::string, double> final_time;
+        if (const auto fw = final_word_from_json(store.final_word(run.id()));
+            fw && !fw->winner().empty()) {
+            std::vector<const eval_record*> lead;
+            for (const auto& fe : fw->entries) {
+                if (!has_timing(fe.st)) continue;
+                for (const eval_record* rec : order)
+                    if (rec->key == fe.key) {
+                        lead.push_back(rec);
+                        final_time[fe.key] = fe.time_us.median;
+                    }
+            }
+            for (const eval_record* rec : order)
+                if (!final_time.count(rec->key)) lead.push_back(rec);
+            order = std::move(lead);
+            e.decided_by = fmt::format("final word of GPU {} ({} interleaved rounds, {} finalists)",
+                                       fw->device, fw->rounds, final_time.size());
+        }
+        const bool higher_better = by != rank_by::time;
         for (const eval_record* rec : order) {
             tuned_config c;
             c.params = rec->params;
             c.time_us = rec->gpu.time_us.median;
             c.objective = objective_value(*rec, by);
-            const bool higher_better = by != rank_by::time;
+            if (final_time.count(rec->key)) {  // a rate scales with the time it came from
+                const double t = final_time[rec->key];
+                if (higher_better && c.objective > 0 && t > 0) c.objective *= c.time_us / t;
+                c.time_us = t;
+            }
+            if (!higher_better) c.objective = c.time_us;
+            e.configs.push_back(std::move(c));
+        }
+        const double best_time = e.configs.front().time_us;
+        const double best_value = e.configs.front().objective;
+        for (tuned_config& c : e.configs) {
             if (higher_better && c.objective > 0 && best_value > 0)
                 c.rel = best_value / c.objective;
             else
                 c.rel = best_time > 0 ? c.time_us / best_time : 1.0;
             c.rel = std::max(c.rel, 1.0);
             if (!(c.objective > 0)) c.objective = c.time_us;
-            e.configs.push_back(std::move(c));
         }
         e.ranked = e.configs.size();
         out.push_back(std::move(e));

@@ -28,10 +28,26 @@ void load_problem(const doc& d, const entry* e, const std::map<std::string, int6
         for (const auto& item : read_map(d, e->value, "problem")) {
             check_new_name(d, item.key_node, item.key, s);
             problem_size p{item.key, 0, value_pos(d, item)};
+            const auto it = overrides.find(item.key);
+            if (item.value.IsSequence()) {  // a size list: one run per value
+                std::vector<int64_t> values;
+                for (const YAML::Node& v : read_list(d, item.value, "problem sizes")) {
+                    const int64_t x = read_int(d, v);
+                    if (x <= 0) fail(d, v, fmt::format("expected a positive integer, got {}", x));
+                    if (std::find(values.begin(), values.end(), x) != values.end())
+                        fail(d, v, fmt::format("{} is listed twice", x));
+                    values.push_back(x);
+                }
+                if (values.empty())
+                    fail(d, item.value, "an empty list of sizes: give at least one value");
+                p.value = it != overrides.end() ? it->second : values.front();
+                s.problem_lists.emplace_back(item.key, std::move(values));
+                s.problem.push_back(p);
+                continue;
+            }
             // Earlier sizes only: s.problem holds exactly those so far.
             const expression x = read_expr(d, item.value);
             check_expr(s, x, use_problem, "a problem size");
-            const auto it = overrides.find(item.key);
             p.value = it != overrides.end() ? it->second : x.eval_int(s.problem_bindings());
             s.problem.push_back(p);
         }

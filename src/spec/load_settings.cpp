@@ -1,6 +1,8 @@
 // Timing and search settings.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "search/strategy.hpp"
 #include "spec/loader.hpp"
 
@@ -62,6 +64,24 @@ void load_search(const doc& d, const entry* e, spec& s) {
     }
     for (const auto& item : m) {
         if (item.key == "strategy") continue;
+        if (item.key == "devices") {
+            x.devices_pos = pos_of(d, item.value);
+            if (!item.value.IsSequence()) {
+                if (read_string(d, item.value, "devices") != "all")
+                    fail(d, item.value, "expected `all` or a list of GPU ordinals, e.g. [0, 1]");
+                x.all_devices = true;
+                continue;
+            }
+            for (const YAML::Node& v : read_list(d, item.value, "GPU ordinals")) {
+                const int64_t o = read_int(d, v);
+                if (o < 0 || o > 1023) fail(d, v, fmt::format("{} is not a GPU ordinal", o));
+                if (std::find(x.devices.begin(), x.devices.end(), o) != x.devices.end())
+                    fail(d, v, fmt::format("GPU {} is named twice", o));
+                x.devices.push_back(static_cast<int>(o));
+            }
+            if (x.devices.empty()) fail(d, item.value, "an empty list of GPUs: give `all` or ordinals");
+            continue;
+        }
         if (item.key == "max_evals") {
             x.max_evals = read_int(d, item.value);
             x.max_evals_pos = pos_of(d, item.value);
@@ -82,14 +102,15 @@ void load_search(const doc& d, const entry* e, spec& s) {
             if (!st) {
                 fail(d, item.key_node,
                      fmt::format("unknown key '{}' in search: expected strategy, max_evals, "
-                                 "time_limit_s, seed, or an option of the strategy named{}",
+                                 "time_limit_s, seed, devices, or an option of the strategy named{}",
                                  item.key,
                                  suggestion(item.key, {"strategy", "max_evals", "time_limit_s",
-                                                       "seed"})));
+                                                       "seed", "devices"})));
             }
             const strategy_info* info = find_strategy(x.strategy);
             bool known = false;
-            std::vector<std::string> names = {"strategy", "max_evals", "time_limit_s", "seed"};
+            std::vector<std::string> names = {"strategy", "max_evals", "time_limit_s", "seed",
+                                              "devices"};
             for (const auto& o : info->options) {
                 known = known || o.name == item.key;
                 names.push_back(o.name);

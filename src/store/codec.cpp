@@ -58,6 +58,9 @@ constexpr std::array columns = {"key",
                                 "timer",
                                 "steps",
                                 "metrics",
+                                "device",
+                                "device_uuid",
+                                "telemetry",
                                 "created_at"};
 
 std::string samples_text(const std::vector<double>& samples) {
@@ -146,6 +149,13 @@ void bind_record(sql::stmt& s, int64_t run_id, const eval_record& r) {
                      {"waits", g.steps.waits}}
           .dump());
     b(nlohmann::json(r.metrics).dump());
+    b(r.device);
+    b(r.device_uuid);
+    const gpu_telemetry& tm = g.telemetry;
+    b(nlohmann::json{{"sm_clock_mhz", tm.sm_clock_mhz},
+                     {"temperature_c", tm.temperature_c},
+                     {"power_w", tm.power_w}}
+          .dump());
     b(r.created_at);  // empty: now
 }
 
@@ -217,6 +227,12 @@ eval_record read_record(const sql::stmt& s, const std::string& path) {
         r.metrics = decoding(path, r.key, "metrics", [&] {
             return nlohmann::json::parse(text).get<std::map<std::string, double>>();
         });
+    }
+    r.device = s.i32(c++);
+    r.device_uuid = s.text(c++);
+    if (std::map<std::string, double> tm; read_number_object(s.text(c++), tm)) {
+        auto get = [&](const char* k) { return tm.count(k) ? tm[k] : -1.0; };
+        g.telemetry = {get("sm_clock_mhz"), get("temperature_c"), get("power_w")};
     }
     r.created_at = s.text(c++);
     return r;

@@ -8,7 +8,7 @@
 
 namespace hone::store_detail {
 
-constexpr int schema_version = 2;
+constexpr int schema_version = 3;
 constexpr int oldest_upgradable_schema = 1;
 constexpr int32_t application_id = 0x686f6e65;  // "hone"
 

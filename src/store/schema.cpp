@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS runs (
     first_seen TEXT NOT NULL,
     last_seen TEXT NOT NULL,
     objective TEXT NOT NULL DEFAULT 'time',
-    origin TEXT NOT NULL DEFAULT ''
+    origin TEXT NOT NULL DEFAULT '',
+    final_word TEXT NOT NULL DEFAULT ''
 ))";
 
 // Times are in microseconds; -1 means "not reported" as in resource_usage and job_result.
@@ -77,6 +78,9 @@ CREATE TABLE IF NOT EXISTS results (
     timer TEXT NOT NULL DEFAULT '',
     steps TEXT NOT NULL DEFAULT '{}',
     metrics TEXT NOT NULL DEFAULT '{}',
+    device INTEGER NOT NULL DEFAULT -1,
+    device_uuid TEXT NOT NULL DEFAULT '',
+    telemetry TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (run_id, key)
 ))";
 
@@ -88,6 +92,15 @@ constexpr const char* from_schema_1[] = {
     "ALTER TABLE results ADD COLUMN timer TEXT NOT NULL DEFAULT ''",
     "ALTER TABLE results ADD COLUMN steps TEXT NOT NULL DEFAULT '{}'",
     "ALTER TABLE results ADD COLUMN metrics TEXT NOT NULL DEFAULT '{}'",
+};
+
+// Schema 2 lacked each result's GPU (a run may measure on several) and its state while
+// measured, and the run's final word (final_word.hpp).
+constexpr const char* from_schema_2[] = {
+    "ALTER TABLE runs ADD COLUMN final_word TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE results ADD COLUMN device INTEGER NOT NULL DEFAULT -1",
+    "ALTER TABLE results ADD COLUMN device_uuid TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE results ADD COLUMN telemetry TEXT NOT NULL DEFAULT '{}'",
 };
 
 }  // namespace
@@ -113,8 +126,10 @@ void create_schema(sqlite3* db, const std::string& path) {
 
 void upgrade_schema(sqlite3* db, const std::string& path, int from_version) {
     sql::transaction t(db, path);
-    if (from_version == 1)
+    if (from_version <= 1)
         for (const char* step : from_schema_1) sql::exec(db, path, step);
+    if (from_version <= 2)
+        for (const char* step : from_schema_2) sql::exec(db, path, step);
     sql::exec(db, path, fmt::format("PRAGMA user_version = {}", schema_version).c_str());
     sql::stmt s(db, path, "UPDATE meta SET value = ?1 WHERE key = 'schema'");
     s.bind(1, std::to_string(schema_version)).run();

@@ -1,4 +1,4 @@
-// The results database layout (schema 2). Any change to it bumps schema_version in open.hpp.
+// The results database layout (schema 3). Any change to it bumps schema_version in open.hpp.
 #pragma once
 #include <sqlite3.h>
 

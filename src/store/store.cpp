@@ -186,6 +186,19 @@ std::vector<eval_record> results_store::query(const store_query& q) {
     return out;
 }
 
+void results_store::set_final_word(int64_t run_id, const std::string& json_text) {
+    sql::transaction t(db_, path_);
+    sql::stmt s(db_, path_, "UPDATE runs SET final_word = ?2 WHERE run_id = ?1");
+    s.bind(1, run_id).bind(2, json_text).run();
+    t.commit();
+}
+
+std::string results_store::final_word(const std::string& identity_id) {
+    sql::stmt s(db_, path_, "SELECT final_word FROM runs WHERE identity = ?1");
+    s.bind(1, identity_id);
+    return s.step() ? s.text(0) : std::string();
+}
+
 std::vector<run_identity> results_store::runs() {
     sql::stmt s(db_, path_, R"(
         SELECT config_path, kernel_name, source_hash, spec_hash, problem, device_name,

@@ -1,21 +1,28 @@
 // The tuning pipeline: the strategy hands out configurations, the compile pool works ahead of
-// the GPU, the GPU session measures in strategy order, every result is stored as it finishes.
+// the GPUs, the GPU sessions measure (each configuration on whichever GPU has room), every
+// result is stored as it finishes, by this thread alone. With several GPUs, the best are
+// measured again on the first (the final word).
 #include "hone/tuner.hpp"
 
 #include <fmt/format.h>
 
 #include <deque>
 #include <map>
+#include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "common/clock.hpp"
 #include "compile/compile_cache.hpp"
 #include "compile/compile_hint.hpp"
 #include "compile/compile_pool.hpp"
 #include "hone/store.hpp"
+#include "measure/stats.hpp"
+#include "report/final_word.hpp"
 #include "report/report.hpp"
 #include "search/strategy.hpp"
 #include "tune/diagnostics.hpp"
+#include "tune/gpu_pool.hpp"
 #include "tune/internal.hpp"
 #include "worker/worker_session.hpp"
 
@@ -35,7 +42,13 @@ struct in_flight {
     pending p;
     bindings scope;
     eval_record r;
+    job j;             // kept to hand it to another GPU if its own is dropped
+    int attempts = 0;  // GPUs it was lost with
 };
+
+// A job lost with this many GPUs (each dropped while it ran) is stored as a fault rather than
+// handed to yet another: it may be what brings them down.
+constexpr int max_attempts = 2;
 
 // What the strategy is told of a result: smaller is better; nullopt when the record has no usable
 // objective (a failure, or a run without the metric).
@@ -62,13 +75,16 @@ private:
     void fill_queue();
     void wait_head();
     void hand_over();
+    void submit(in_flight&& f);
+    void open_sessions();
+    void run_final_word();
     bool stopping() const { return opt_.stop && *opt_.stop; }
     bool out_of_time() const { return time_limit_s_ > 0 && seconds_since(t0_) > time_limit_s_; }
     void make_search();
     std::optional<point> point_of(const config& c) const;
     std::optional<point> point_of_key(const std::string& key) const;
     bool start_eval(const pending& p, const bindings& scope, eval_record& r, job& j);
-    void finish_eval(const bindings& scope, eval_record& r, job_result&& g);
+    void finish_eval(const bindings& scope, eval_record& r, job_result&& g, std::size_t slot);
     void record(const point& p, eval_record&& r);
     void drain();
     void assign(std::pair<uint64_t, compile_result>&& got);
@@ -79,7 +95,7 @@ private:
     tune_result out_;
     time_split time_;
     steady_clock::time_point t0_ = steady_clock::now();
-    std::shared_ptr<gpu_session> session_;
+    std::unique_ptr<gpu_pool> gpus_;
     std::unique_ptr<search_space> space_;
     std::unique_ptr<strategy> strategy_;
     std::unique_ptr<compile_cache> cache_;
@@ -87,7 +103,9 @@ private:
     std::unique_ptr<results_store> store_;
     int64_t run_id_ = 0;
     std::deque<pending> queue_;
-    std::deque<in_flight> flight_;  // handed to the GPU side, oldest first
+    std::map<uint64_t, in_flight> flight_;  // handed to the GPU side, by tag
+    std::deque<in_flight> retry_;           // lost with a dropped GPU: to hand to another
+    uint64_t next_tag_ = 0;
     steady_clock::time_point busy_since_;  // when flight_ last became non-empty
     bool exhausted_ = false;
     uint64_t budget_ = 0;  // evaluations in all, resumed ones included; 0 = none
@@ -97,14 +115,22 @@ private:
     std::optional<double> best_obj_;
 };
 
+void pipeline::open_sessions() {
+    std::vector<std::shared_ptr<gpu_session>> sessions = opt_.sessions;
+    if (sessions.empty() && opt_.session) sessions.push_back(opt_.session);
+    if (sessions.empty())
+        sessions =
+            open_gpu_sessions(opt_.devices.empty() ? std::vector<int>{opt_.device} : opt_.devices,
+                              opt_.isolated, opt_.on_message);
+    check_one_model(sessions);
+    for (const auto& g : sessions) out_.devices.push_back(g->device());
+    gpus_ = std::make_unique<gpu_pool>(std::move(sessions), opt_.on_message);
+}
+
 tune_result pipeline::run() {
-    session_ = opt_.session;
-    if (!session_) {
-        session_ = opt_.isolated ? std::shared_ptr<gpu_session>(make_worker_session(opt_.device))
-                                 : std::shared_ptr<gpu_session>(make_in_process_session(opt_.device));
-    }
+    open_sessions();
     time_.session_start_s = seconds_since(t0_);
-    out_.device = session_->device();
+    out_.device = out_.devices.front();
     bindings base = s_.problem_bindings();
     out_.device.attrs.add_to(base);
     space_ = std::make_unique<search_space>(s_, base);
@@ -130,7 +156,9 @@ tune_result pipeline::run() {
     pool_ = std::make_unique<compile_pool>(jobs, cache_.get(), std::max(60.0, s_.timing.timeout_s));
 
     const std::string arch = out_.device.attrs.arch();
-    if (state_.total > 0) {
+    const bool final_word_due =
+        gpus_->size() > 1 && (state_.total > 0 || store_->final_word(id).empty());
+    if (state_.total > 0 || final_word_due) {
         run_plan plan = make_run_plan(s_, *space_);
         // Through the pool, like every compile: NVRTC never runs in this process, which may be
         // an application's (NVRTC may initialise the driver in its process).
@@ -146,27 +174,62 @@ tune_result pipeline::run() {
         time_.reference_compile_s = seconds_since(t);
         fill_queue();  // the first configurations compile while the GPU side prepares
         t = steady_clock::now();
-        time_.prepare = session_->prepare(plan);
+        const auto reports = gpus_->prepare(plan);
+        for (const auto& r : reports)
+            if (r) {
+                time_.prepare = *r;  // the first prepared GPU's (the reference's)
+                break;
+            }
         time_.prepare_s = seconds_since(t);
     }
     time_.setup_s = seconds_since(t0_);
+    // New results make an earlier final word stale; a run on several GPUs gives a new one.
+    if (state_.total > 0) store_->set_final_word(run_id_, "");
 
     // Each result is stored while the next job runs (hand_over).
     fill_queue();
     for (;;) {
         hand_over();
         if (flight_.empty()) {
-            out_.interrupted = stopping() && !queue_.empty();
+            out_.interrupted = stopping() && (!queue_.empty() || !retry_.empty());
             break;
         }
-        in_flight done = std::move(flight_.front());
-        flight_.pop_front();
-        finish_eval(done.scope, done.r, session_->collect());
+        // A GPU with room waits for a compile only: the other GPUs' results are taken as they
+        // come meanwhile.
+        const bool compile_bound =
+            gpus_->room() > 0 && retry_.empty() && !queue_.empty() && !queue_.front().result;
+        std::optional<gpu_done> got = gpus_->wait(compile_bound ? 0.002 : -1.0);
+        if (!got) continue;
+        auto it = flight_.find(got->tag);
+        if (it == flight_.end()) throw std::logic_error("a GPU result for no job in flight");
+        in_flight done = std::move(it->second);
+        flight_.erase(it);
+        if (!got->result) {  // lost with its GPU, which was dropped
+            if (gpus_->live_count() == 0) {
+                gpus_->abandon();
+                throw env_error(
+                    fmt::format("every GPU of the run was dropped ({}); the {} results "
+                                "stored so far are kept: run the same command to resume",
+                                fmt::join(gpus_->dropped(), "; "), state_.done));
+            }
+            if (++done.attempts < max_attempts) {
+                retry_.push_back(std::move(done));
+                continue;
+            }
+            job_result lost;
+            lost.st = status::runtime_fault;
+            lost.message =
+                fmt::format("lost with {} GPUs, each dropped while it ran", done.attempts);
+            got->result = std::move(lost);
+        }
+        finish_eval(done.scope, done.r, std::move(*got->result), got->slot);
         // On a stop, the configurations in flight are abandoned, not stored; none is left in
-        // the session (an application's own session stays usable).
+        // the sessions (an application's own session stays usable).
         const bool stop = stopping();  // read once: a signal may set it at any time
-        if (stop)
-            for (; !flight_.empty(); flight_.pop_front()) session_->collect();
+        if (stop) {
+            gpus_->abandon();
+            flight_.clear();
+        }
         if (flight_.empty()) time_.gpu_s += seconds_since(busy_since_);
         if (stop) {
             out_.interrupted = true;
@@ -175,18 +238,37 @@ tune_result pipeline::run() {
         record(done.p.pt, std::move(done.r));
         fill_queue();
     }
+    out_.dropped = gpus_->dropped();
+    if (!out_.interrupted && !stopping() && gpus_->size() > 1 &&
+        (out_.evaluated > 0 || store_->final_word(id).empty()))
+        run_final_word();
+    else if (const auto stored = final_word_from_json(store_->final_word(id)))
+        out_.final = stored;
     time_.wall_s = seconds_since(t0_);
     if (opt_.diagnostics) opt_.diagnostics->time = time_;
     out_.records = store_->query({id, "", 0, false});
     return out_;
 }
 
+void pipeline::submit(in_flight&& f) {
+    if (flight_.empty()) busy_since_ = steady_clock::now();
+    const uint64_t tag = next_tag_++;
+    gpus_->submit(tag, f.j);
+    flight_.emplace(tag, std::move(f));
+}
+
 // Jobs go to the GPU side as soon as it can take them (max_in_flight: the worker holds the
 // next one while it measures the current), so that it never waits for the hand-over. Failed
 // compiles are stored on the way, without the GPU.
 void pipeline::hand_over() {
-    while (flight_.size() < session_->max_in_flight() && !queue_.empty() && !stopping() &&
+    while (gpus_->room() > 0 && (!retry_.empty() || !queue_.empty()) && !stopping() &&
            !out_of_time()) {
+        if (!retry_.empty()) {
+            in_flight again = std::move(retry_.front());
+            retry_.pop_front();
+            submit(std::move(again));
+            continue;
+        }
         // With a job in flight, wait for no compile: the next one can go over later.
         if (!flight_.empty() && !queue_.front().result) {
             drain();
@@ -199,9 +281,7 @@ void pipeline::hand_over() {
         eval_record r;
         job j;
         if (start_eval(head, scope, r, j)) {
-            if (flight_.empty()) busy_since_ = steady_clock::now();
-            session_->submit(j);
-            flight_.push_back(in_flight{std::move(head), std::move(scope), std::move(r)});
+            submit(in_flight{std::move(head), std::move(scope), std::move(r), std::move(j)});
         } else {  // a compile or launch-size failure: complete without the GPU
             record(head.pt, std::move(r));
         }
@@ -209,8 +289,135 @@ void pipeline::hand_over() {
     }
 }
 
+// After the search, with several GPUs: the finalists (finalists()) measured final_rounds times
+// on the reference GPU, interleaved, and once on every other GPU at the same time. The winner
+// and its ties come from the reference GPU's rounds alone.
+void pipeline::run_final_word() {
+    const std::size_t ref = gpus_->first_live();
+    if (ref >= gpus_->size()) return;
+    const rank_by by = stored_rank_by(out_.identity);
+    const std::vector<eval_record> records = store_->query({out_.identity.id(), "", 0, false});
+    const std::vector<const eval_record*> chosen = finalists(records, by);
+    if (chosen.empty()) return;
+
+    // Their jobs, compiled again (from the cache, as a rule).
+    struct finalist {
+        const eval_record* rec;
+        pending p;
+        bindings scope;
+        eval_record r;
+        job j;
+    };
+    std::vector<finalist> fs;
+    for (const eval_record* rec : chosen) {
+        std::map<std::string, value> params(rec->params.begin(), rec->params.end());
+        std::optional<point> pt;
+        try {
+            pt = point_of(space_->make_config(params, {}));
+        } catch (const input_error&) {
+        }
+        if (!pt) continue;
+        finalist f{rec, {}, {}, {}, {}};
+        f.p.cfg = space_->to_config(*pt);
+        f.p.key = f.p.cfg.key(s_);
+        f.p.pt = *pt;
+        f.scope = f.p.cfg.scope(s_, space_->base());
+        f.p.ticket =
+            pool_->submit(make_compile_request(s_, f.p.cfg, f.scope, out_.device.attrs.arch()));
+        fs.push_back(std::move(f));
+    }
+    for (std::size_t left = fs.size(); left > 0;) {
+        auto got = pool_->wait(-1);
+        if (!got) throw std::logic_error("compile pool returned nothing with work in flight");
+        for (auto& f : fs)
+            if (f.p.ticket == got->first && !f.p.result) {
+                f.p.result = std::move(got->second);
+                --left;
+            }
+    }
+    std::erase_if(fs, [&](finalist& f) { return !start_eval(f.p, f.scope, f.r, f.j); });
+    if (fs.empty()) return;
+
+    // Tags: round * n + i on the reference GPU; final_rounds * n + slot * n + i elsewhere.
+    const std::size_t n = fs.size();
+    std::size_t expected = 0;
+    for (int round = 0; round < final_rounds; ++round)
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::size_t i = (k + static_cast<std::size_t>(round)) % n;
+            gpus_->submit_to(ref, static_cast<uint64_t>(round) * n + i, fs[i].j);
+            ++expected;
+        }
+    for (std::size_t g = 0; g < gpus_->size(); ++g) {
+        if (g == ref || !gpus_->live(g)) continue;
+        for (std::size_t i = 0; i < n; ++i) {
+            gpus_->submit_to(g, final_rounds * n + g * n + i, fs[i].j);
+            ++expected;
+        }
+    }
+    std::vector<std::vector<double>> samples(n);
+    std::vector<status> st(n, status::ok);
+    std::vector<gpu_telemetry> tele(n);
+    std::vector<std::vector<other_gpu_time>> others(n);
+    for (; expected > 0; --expected) {
+        const gpu_done d = *gpus_->wait();
+        if (!d.result) continue;  // lost with a GPU dropped meanwhile
+        const job_result& g = *d.result;
+        if (d.tag < final_rounds * n) {
+            const std::size_t i = d.tag % n;
+            if (!has_timing(g.st)) {
+                if (st[i] == status::ok) st[i] = g.st;
+                continue;
+            }
+            samples[i].insert(samples[i].end(), g.samples_us.begin(), g.samples_us.end());
+            tele[i] = g.telemetry;
+        } else {
+            const std::size_t i = (d.tag - final_rounds * n) % n;
+            const device_info& dev = out_.devices[d.slot];
+            others[i].push_back({dev.ordinal, dev.uuid, has_timing(g.st) ? g.time_us.median : 0.0});
+        }
+    }
+
+    final_word w;
+    w.device = out_.devices[ref].ordinal;
+    w.device_uuid = out_.devices[ref].uuid;
+    w.devices.push_back(w.device);
+    for (std::size_t g = 0; g < out_.devices.size(); ++g)
+        if (g != ref) w.devices.push_back(out_.devices[g].ordinal);
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < n; ++i) {
+        final_entry e;
+        e.key = fs[i].p.key;
+        e.search_median_us = fs[i].rec->gpu.time_us.median;
+        e.st = samples[i].empty() && st[i] == status::ok ? status::runtime_fault : st[i];
+        if (!samples[i].empty()) {
+            e.st = status::ok;
+            job_result g;
+            g.st = status::ok;
+            g.samples_us = samples[i];
+            g.time_us = summarize(samples[i]);
+            eval_record r = fs[i].r;
+            finish_eval(fs[i].scope, r, std::move(g), ref);
+            e.time_us = r.gpu.time_us;
+            e.objective = objective_score(r, by).value_or(0.0);
+            for (const auto& o : others[i])
+                if (o.median_us > 0 && e.time_us.median > 0)
+                    ratios.push_back(o.median_us / e.time_us.median);
+        }
+        e.telemetry = tele[i];
+        e.others = std::move(others[i]);
+        w.entries.push_back(std::move(e));
+    }
+    decide(w);
+    w.agreement = summarize_agreement(std::move(ratios));
+    store_->set_final_word(run_id_, to_json_text(w));
+    out_.final = std::move(w);
+}
+
 void pipeline::fill_queue() {
-    const std::size_t window = static_cast<std::size_t>(2 * pool_->jobs() + 4);
+    // Enough to keep the compile workers busy, plus whatever the GPUs beyond the first take at
+    // once: with several GPUs the strategy is asked for batches as wide as they can measure.
+    const std::size_t extra_gpus = gpus_->capacity() - std::min(gpus_->capacity(), gpus_->depth(0));
+    const std::size_t window = static_cast<std::size_t>(2 * pool_->jobs() + 4) + extra_gpus;
     while (!exhausted_ && queue_.size() < window) {
         const uint64_t spent = started_ + out_.resumed;
         if (budget_ > 0 && spent >= budget_) {
@@ -401,8 +608,11 @@ bool pipeline::start_eval(const pending& p, const bindings& scope, eval_record& 
     return true;
 }
 
-void pipeline::finish_eval(const bindings& scope, eval_record& r, job_result&& g) {
+void pipeline::finish_eval(const bindings& scope, eval_record& r, job_result&& g,
+                           std::size_t slot) {
     r.gpu = std::move(g);
+    r.device = out_.devices[slot].ordinal;
+    r.device_uuid = out_.devices[slot].uuid;
     time_.worker_s += r.gpu.wall_s;
     time_.gpu_steps += r.gpu.steps;
     time_.gpu_busy_s += r.gpu.gpu_busy_s;
@@ -422,6 +632,7 @@ void pipeline::record(const point& p, eval_record&& r) {
     time_.store_s += seconds_since(t);
     ++out_.evaluated;
     ++state_.done;
+    if (r.device >= 0) ++out_.measured_by[r.device];
     const std::optional<double> obj = objective_score(r, stored_rank_by(out_.identity));
     if (!obj) ++state_.failures;
     if (obj && (!best_obj_ || *obj < *best_obj_)) {
@@ -447,6 +658,82 @@ void pipeline::report_progress() {
 
 }  // namespace
 
-tune_result tune(const spec& s, const tune_options& opt) { return pipeline(s, opt).run(); }
+tune_result tune(const spec& s, const tune_options& opt) {
+    return pipeline(s, opt).run();
+}
+
+std::vector<std::shared_ptr<gpu_session>> open_gpu_sessions(
+    const std::vector<int>& devices, bool isolated,
+    const std::function<void(const std::string&)>& say) {
+    if (devices.empty()) throw input_error({"--devices", 0, 0}, "no GPU given");
+    std::set<int> seen;
+    for (int d : devices) {
+        if (d < 0)
+            throw input_error(
+                {"--devices", 0, 0},
+                fmt::format("{} is not a GPU ordinal (0, 1, ...: see `hone devices`)", d));
+        if (!seen.insert(d).second)
+            throw input_error({"--devices", 0, 0}, fmt::format("GPU {} is named twice", d));
+    }
+    std::vector<std::shared_ptr<gpu_session>> out(devices.size());
+    std::vector<std::exception_ptr> errors(devices.size());
+    auto open = [&](std::size_t i) {
+        try {
+            out[i] = isolated ? std::shared_ptr<gpu_session>(make_worker_session(devices[i]))
+                              : std::shared_ptr<gpu_session>(make_in_process_session(devices[i]));
+        } catch (...) {
+            errors[i] = std::current_exception();
+        }
+    };
+    if (devices.size() == 1) {
+        open(0);
+    } else {  // each start (a process, CUDA's initialisation) takes a while: all at once
+        std::vector<std::thread> threads;
+        for (std::size_t i = 0; i < devices.size(); ++i) threads.emplace_back(open, i);
+        for (auto& t : threads) t.join();
+    }
+    std::vector<std::shared_ptr<gpu_session>> started;
+    std::exception_ptr first;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        if (out[i]) {
+            started.push_back(std::move(out[i]));
+            continue;
+        }
+        if (!first) first = errors[i];
+        if (say && devices.size() > 1) {
+            try {
+                std::rethrow_exception(errors[i]);
+            } catch (const std::exception& e) {
+                say(fmt::format("GPU {} left out of the run: it did not start: {}", devices[i],
+                                e.what()));
+            }
+        }
+    }
+    if (started.empty()) std::rethrow_exception(first);
+    return started;
+}
+
+void check_one_model(const std::vector<std::shared_ptr<gpu_session>>& sessions) {
+    if (sessions.empty()) throw input_error({"--devices", 0, 0}, "no GPU session given");
+    const device_info& a = sessions.front()->device();
+    std::set<std::string> uuids;
+    for (const auto& g : sessions) {
+        const device_info& b = g->device();
+        if (!b.uuid.empty() && !uuids.insert(b.uuid).second)
+            throw input_error({"--devices", 0, 0},
+                              fmt::format("GPU {} ({}) is in the run twice", b.ordinal, b.uuid));
+        if (b.attrs.name != a.attrs.name || b.attrs.sm_count != a.attrs.sm_count ||
+            b.attrs.total_mem != a.attrs.total_mem)
+            throw input_error(
+                {"--devices", 0, 0},
+                fmt::format(
+                    "GPUs of different models in one run: GPU {} is {} ({} SMs, {} MiB) and "
+                    "GPU {} is {} ({} SMs, {} MiB); results of different models do not "
+                    "rank together: name GPUs of one model, or add --per-model for one run "
+                    "per model",
+                    a.ordinal, a.attrs.name, a.attrs.sm_count, a.attrs.total_mem >> 20, b.ordinal,
+                    b.attrs.name, b.attrs.sm_count, b.attrs.total_mem >> 20));
+    }
+}
 
 }  // namespace hone

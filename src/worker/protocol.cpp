@@ -51,9 +51,10 @@ HONE_JSON_FIELDS(kernel_arg, buffer, type, bits)
 HONE_JSON_FIELDS(job, key, launch, verify, deadline_s)
 HONE_JSON_FIELDS(summary, n, median, mean, stddev, min, max, ci_low, ci_high, mean_ci_half)
 HONE_JSON_FIELDS(job_steps, load_s, verify_s, warmup_s, samples_s, waits)
+HONE_JSON_FIELDS(gpu_telemetry, sm_clock_mhz, temperature_c, power_w)
 HONE_JSON_FIELDS(job_result, st, message, output, num_regs, local_bytes, static_shared_bytes,
                  max_threads_per_block, active_blocks_per_sm, occupancy, time_us, samples_us,
-                 sample_mode, timer, gpu_busy_s, gpu_span_s, wall_s, steps)
+                 sample_mode, timer, gpu_busy_s, gpu_span_s, wall_s, steps, telemetry)
 HONE_JSON_FIELDS(prepare_report, reference_us, inputs_s, upload_s, reference_s, timer, timer_note,
                  timer_s, clock_s, clock_mhz)
 

@@ -54,6 +54,7 @@ HONE_JSON_DECLARE(run_plan)
 HONE_JSON_DECLARE(job)
 HONE_JSON_DECLARE(summary)
 HONE_JSON_DECLARE(job_steps)
+HONE_JSON_DECLARE(gpu_telemetry)
 HONE_JSON_DECLARE(job_result)
 HONE_JSON_DECLARE(prepare_report)
 #undef HONE_JSON_DECLARE

@@ -240,8 +240,12 @@ TEST_CASE("store: a schema 1 database is upgraded in place, its rows kept") {
         results_store s(path);
         s.put(s.begin_run(identity()), full_record(0));
     }
-    // Back to schema 1's layout: the columns schema 2 added are dropped.
-    for (const char* sql : {"ALTER TABLE results DROP COLUMN timer",
+    // Back to schema 1's layout: the columns schemas 2 and 3 added are dropped.
+    for (const char* sql : {"ALTER TABLE results DROP COLUMN device",
+                            "ALTER TABLE results DROP COLUMN device_uuid",
+                            "ALTER TABLE results DROP COLUMN telemetry",
+                            "ALTER TABLE runs DROP COLUMN final_word",
+                            "ALTER TABLE results DROP COLUMN timer",
                             "ALTER TABLE results DROP COLUMN steps",
                             "ALTER TABLE results DROP COLUMN metrics",
                             "ALTER TABLE runs DROP COLUMN objective",
@@ -250,16 +254,60 @@ TEST_CASE("store: a schema 1 database is upgraded in place, its rows kept") {
         raw_scalar(path, sql);
     }
     results_store s(path);
-    CHECK(raw_scalar(path, "PRAGMA user_version") == "2");
-    CHECK(raw_scalar(path, "SELECT value FROM meta WHERE key = 'schema'") == "2");
+    CHECK(raw_scalar(path, "PRAGMA user_version") == "3");
+    CHECK(raw_scalar(path, "SELECT value FROM meta WHERE key = 'schema'") == "3");
     const auto out = s.query({identity().id(), "", 0, false});
     REQUIRE(out.size() == 1);
     CHECK(out[0].key == full_record(0).key);
     CHECK(out[0].gpu.timer.empty());
+    CHECK(out[0].device == -1);
     CHECK(out[0].metrics.empty());
     REQUIRE(s.runs().size() == 1);
     CHECK(s.runs()[0].objective == "time");
     CHECK(s.runs()[0].origin.empty());
+}
+
+TEST_CASE("store: a schema 2 database is upgraded in place: no device, no telemetry, no final word") {
+    temp_dir dir;
+    const std::string path = dir.file("r.db");
+    {
+        results_store s(path);
+        s.put(s.begin_run(identity()), full_record(0));
+    }
+    for (const char* sql : {"ALTER TABLE results DROP COLUMN device",
+                            "ALTER TABLE results DROP COLUMN device_uuid",
+                            "ALTER TABLE results DROP COLUMN telemetry",
+                            "ALTER TABLE runs DROP COLUMN final_word", "PRAGMA user_version = 2",
+                            "UPDATE meta SET value = '2' WHERE key = 'schema'"}) {
+        raw_scalar(path, sql);
+    }
+    results_store s(path);
+    CHECK(raw_scalar(path, "PRAGMA user_version") == "3");
+    const auto out = s.query({identity().id(), "", 0, false});
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].key == full_record(0).key);
+    CHECK(out[0].gpu.time_us.median == full_record(0).gpu.time_us.median);
+    CHECK(out[0].device == -1);
+    CHECK(out[0].device_uuid.empty());
+    CHECK(out[0].gpu.telemetry.sm_clock_mhz == -1);
+    CHECK(s.final_word(identity().id()).empty());
+    // And it takes the new fields from now on.
+    eval_record r = full_record(1);
+    r.device = 3;
+    r.device_uuid = "GPU-three";
+    r.gpu.telemetry = {1755, 41, 312.5};
+    const int64_t run = s.begin_run(identity());
+    s.put(run, r);
+    s.set_final_word(run, "{\"device\": 3}");
+    CHECK(s.final_word(identity().id()) == "{\"device\": 3}");
+    for (const auto& got : s.query({identity().id(), "", 0, false})) {
+        if (got.key != r.key) continue;
+        CHECK(got.device == 3);
+        CHECK(got.device_uuid == "GPU-three");
+        CHECK(got.gpu.telemetry.sm_clock_mhz == 1755);
+        CHECK(got.gpu.telemetry.temperature_c == 41);
+        CHECK(got.gpu.telemetry.power_w == 312.5);
+    }
 }
 
 TEST_CASE("store: WAL journal, application id, schema version and meta are set") {
@@ -269,9 +317,9 @@ TEST_CASE("store: WAL journal, application id, schema version and meta are set")
     CHECK(s.path() == path);
     CHECK(raw_scalar(path, "PRAGMA journal_mode") == "wal");
     CHECK(raw_scalar(path, "PRAGMA application_id") == std::to_string(0x686f6e65));
-    CHECK(raw_scalar(path, "PRAGMA user_version") == "2");
+    CHECK(raw_scalar(path, "PRAGMA user_version") == "3");
     CHECK(raw_scalar(path, "SELECT value FROM meta WHERE key = 'format'") == "hone-results");
-    CHECK(raw_scalar(path, "SELECT value FROM meta WHERE key = 'schema'") == "2");
+    CHECK(raw_scalar(path, "SELECT value FROM meta WHERE key = 'schema'") == "3");
 }
 
 TEST_CASE("store: begin_run is idempotent per identity and runs() lists identities") {
@@ -560,10 +608,10 @@ TEST_CASE("store: another schema version is refused and left unchanged") {
         results_store s(path);
         s.put(s.begin_run(identity()), full_record(0));
     }
-    raw_scalar(path, "PRAGMA user_version = 3");
+    raw_scalar(path, "PRAGMA user_version = 4");
     const std::string before = read_bytes(path);
     CHECK(open_error(path) == path +
-                                   " was written by hone schema 3; this hone reads schema 2: "
+                                   " was written by hone schema 4; this hone reads schema 3: "
                                   "use another --output or move the file");
     CHECK(read_bytes(path) == before);
 }

@@ -1,0 +1,14 @@
+// The GPU's clock, temperature and power from NVML, loaded at run time with dlopen as the
+// driver is: hone runs where NVML is absent, and only reads (never sets clocks or limits).
+#pragma once
+#include <string>
+
+#include "hone/gpu.hpp"
+
+namespace hone::nvml {
+
+// The state of the GPU with this UUID ("GPU-..."), now; -1 for whatever NVML cannot tell (NVML
+// absent, the GPU not found, a query not supported). Thread-safe; never throws.
+gpu_telemetry read(const std::string& uuid);
+
+}  // namespace hone::nvml

@@ -1,0 +1,437 @@
+// One run on several GPU sessions, without a GPU: real compiles, fake sessions of different
+// speeds, one that faults on a configuration, one that is lost. What it checks: every
+// configuration is measured once, on whichever session has room (a held-up session never
+// stalls the others); every result names its GPU; a lost session's jobs go to the others and
+// the run goes on; with every session lost the run stops with an env_error and keeps what it
+// stored; the final word comes from the first session; mixed models are refused.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hone/device_attrs.hpp"
+#include "hone/final_word.hpp"
+#include "hone/spec.hpp"
+#include "hone/store.hpp"
+#include "hone/tuner.hpp"
+#include "measure/stats.hpp"
+#include "report/final_word.hpp"
+#include "temp_dir.hpp"
+
+using namespace hone;
+
+namespace {
+
+const char* kernel_source = R"(
+extern "C" __global__ void scale(float* x, long long n) {
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= X * Y;
+}
+)";
+
+// 4 x 4 = 16 configurations; X*10+Y microseconds each.
+const char* config_text =
+    "kernel: {source: scale.cu, name: scale}\n"
+    "problem: {N: 4096}\n"
+    "params: {X: [1, 2, 3, 4], Y: [1, 2, 3, 4]}\n"
+    "buffers: {x: {type: float, count: N, role: inout}}\n"
+    "args: [x, {value: N, type: int64}]\n"
+    "launch: {grid: [\"ceil_div(N, 256)\"], block: [256]}\n"
+    "verify: {reference: {X: 1, Y: 1}}\n";
+
+double time_of(const std::string& key) {
+    const double x = std::stod(key.substr(key.find("X=") + 2));
+    const double y = std::stod(key.substr(key.find("Y=") + 2));
+    return x * 10 + y;
+}
+
+// A GPU session of its own thread: answers each job with time_of(key) * scale microseconds.
+// `hold` keeps its collect() waiting until released (a slow GPU); `fault_key` answers that
+// configuration with a runtime fault; `lose_after` throws env_error (a lost device) at that
+// collect and after.
+class fake_gpu final : public gpu_session {
+  public:
+    explicit fake_gpu(int ordinal, std::string name = "Fake GPU", double scale = 1.0)
+        : scale_(scale) {
+        info_.attrs = nominal_device("sm_90").value();
+        info_.attrs.name = std::move(name);
+        info_.ordinal = ordinal;
+        info_.uuid = "GPU-fake-" + std::to_string(ordinal);
+    }
+    const device_info& device() const override { return info_; }
+    bool isolated() const override { return true; }
+    prepare_report prepare(const run_plan&) override {
+        ++prepared;
+        return {};
+    }
+    job_result run(const job&) override {
+        FAIL("the tuner uses submit and collect");
+        return {};
+    }
+    std::size_t max_in_flight() const override { return 2; }
+    void submit(const job& j) override {
+        std::lock_guard lk(m_);
+        REQUIRE(queued_.size() < 2);
+        queued_.push_back(j.key);
+        submitted.push_back(j.key);
+    }
+    job_result collect() override {
+        // A measurement takes a while: the jobs handed out at once spread over the sessions.
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        {
+            std::unique_lock lk(m_);
+            released_.wait_for(lk, std::chrono::seconds(60), [&] { return !hold; });
+        }
+        std::lock_guard lk(m_);
+        REQUIRE_FALSE(queued_.empty());
+        const std::string key = queued_.front();
+        queued_.pop_front();
+        if (lose_after >= 0 && collected >= lose_after) throw env_error("fake device lost");
+        ++collected;
+        collected_keys.push_back(key);
+        job_result r;
+        if (key == fault_key) {
+            r.st = status::runtime_fault;
+            r.message = "an illegal address (fake)";
+            return r;
+        }
+        r.samples_us.assign(10, time_of(key) * scale_);
+        r.time_us = summarize(r.samples_us);
+        r.gpu_busy_s = r.gpu_span_s = 1e-5;
+        r.telemetry = {1980, 40, 300};
+        return r;
+    }
+    std::size_t held() {
+        std::lock_guard lk(m_);
+        return queued_.size();
+    }
+    void release() {
+        {
+            std::lock_guard lk(m_);
+            hold = false;
+        }
+        released_.notify_all();
+    }
+
+    std::vector<std::string> submitted, collected_keys;
+    std::atomic<int> prepared{0};
+    int collected = 0;
+    bool hold = false;
+    int lose_after = -1;
+    int delay_ms = 5;
+    std::string fault_key;
+
+  private:
+    device_info info_;
+    double scale_;
+    std::mutex m_;
+    std::condition_variable released_;
+    std::deque<std::string> queued_;
+};
+
+struct fixture {
+    temp_dir dir;
+    tune_options opt;
+    std::vector<std::string> messages;
+    fixture() {
+        dir.write("scale.cu", kernel_source);
+        dir.write("scale.yaml", config_text);
+        opt.jobs = 2;
+        opt.cache_dir = dir.file("cache");
+        opt.output = dir.file("results.db");
+        opt.on_message = [this](const std::string& m) { messages.push_back(m); };
+    }
+    // Loads the config and compiles its space into the cache (a first run, on one session,
+    // into another database), so that the runs under test hand out jobs as fast as the
+    // sessions take them.
+    spec load() {
+        const spec s = load_spec(dir.file("scale.yaml"));
+        if (!compiled) {
+            tune_options first = opt;
+            first.output = dir.file("first.db");
+            auto one = std::make_shared<fake_gpu>(0);
+            one->delay_ms = 0;
+            first.sessions = {one};
+            REQUIRE(tune(s, first).evaluated == 16);
+            compiled = true;
+        }
+        return s;
+    }
+    bool compiled = false;
+};
+
+std::size_t count_device(const std::vector<eval_record>& records, int device) {
+    std::size_t n = 0;
+    for (const auto& r : records) n += r.device == device ? 1 : 0;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("several GPUs: each configuration measured once, by whichever GPU has room") {
+    fixture f;
+    const spec s = f.load();
+    auto fast = std::make_shared<fake_gpu>(0);
+    auto slow = std::make_shared<fake_gpu>(1);
+    slow->hold = true;  // holds what it is given until the fast GPU has done all the rest
+    f.opt.sessions = {fast, slow};
+    std::size_t stored = 0;
+    f.opt.on_result = [&](const eval_record&) {
+        if (++stored + slow->held() == 16) slow->release();
+    };
+    const tune_result r = tune(s, f.opt);
+    slow->release();
+    CHECK_FALSE(r.interrupted);
+    CHECK(r.evaluated == 16);
+    CHECK(fast->prepared == 1);
+    CHECK(slow->prepared == 1);
+    // The slow GPU's jobs (at most the two it takes at once) never held up the others: the
+    // rest all went to the fast one. (The sessions' own counts include the final word's.)
+    CHECK(count_device(r.records, 1) <= 2);
+    CHECK(count_device(r.records, 0) + count_device(r.records, 1) == 16);
+    REQUIRE(r.records.size() == 16);
+    std::set<std::string> keys;
+    for (const auto& rec : r.records) {
+        CAPTURE(rec.key);
+        keys.insert(rec.key);
+        CHECK(rec.st == status::ok);
+        REQUIRE((rec.device == 0 || rec.device == 1));
+        CHECK(rec.device_uuid == "GPU-fake-" + std::to_string(rec.device));
+        CHECK(rec.gpu.telemetry.sm_clock_mhz == 1980);
+    }
+    CHECK(keys.size() == 16);
+    CHECK(r.measured_by.at(0) == count_device(r.records, 0));
+    REQUIRE(r.devices.size() == 2);
+    CHECK(r.dropped.empty());
+}
+
+TEST_CASE("several GPUs: the final word comes from the first GPU's interleaved rounds") {
+    fixture f;
+    const spec s = f.load();
+    auto ref = std::make_shared<fake_gpu>(0);
+    auto other = std::make_shared<fake_gpu>(1, "Fake GPU", 1.1);  // reads everything 10% long
+    f.opt.sessions = {ref, other};
+    const tune_result r = tune(s, f.opt);
+    CHECK(r.evaluated == 16);
+    REQUIRE(r.final.has_value());
+    const final_word& w = *r.final;
+    CHECK(w.device == 0);
+    CHECK(w.device_uuid == "GPU-fake-0");
+    CHECK(w.devices == std::vector<int>{0, 1});
+    // Every sample is exact, so no interval overlaps the best's: the minimum of three finalists.
+    REQUIRE(w.entries.size() == final_min);
+    CHECK(w.winner() == "X=1,Y=1");
+    CHECK(w.entries[1].key == "X=1,Y=2");
+    CHECK(w.entries[2].key == "X=1,Y=3");
+    for (const auto& e : w.entries) {
+        CAPTURE(e.key);
+        CHECK(e.st == status::ok);
+        CHECK_FALSE(e.tie);
+        CHECK(e.time_us.median == doctest::Approx(time_of(e.key)));
+        CHECK(e.time_us.n == 10u * final_rounds);  // the rounds' samples pooled
+        REQUIRE(e.others.size() == 1);
+        CHECK(e.others[0].device == 1);
+        CHECK(e.others[0].median_us == doctest::Approx(time_of(e.key) * 1.1));
+    }
+    CHECK(w.agreement.pairs == 3);
+    CHECK(w.agreement.median_ratio == doctest::Approx(1.1));
+    CHECK(w.agreement.min == doctest::Approx(1.1));
+    // The reference GPU measured each finalist final_rounds more times, in rotated order.
+    const std::vector<std::string> tail(ref->collected_keys.end() - 3 * final_rounds,
+                                        ref->collected_keys.end());
+    CAPTURE(fmt::format("{}", fmt::join(tail, " ")));
+    // (in the search's order, which the other GPU's long readings may have changed: each
+    // round one later than the round before)
+    const std::set<std::string> finalists(tail.begin(), tail.begin() + 3);
+    CHECK(finalists == std::set<std::string>{"X=1,Y=1", "X=1,Y=2", "X=1,Y=3"});
+    for (std::size_t round = 1; round < final_rounds; ++round)
+        for (std::size_t k = 0; k < 3; ++k) CHECK(tail[3 * round + k] == tail[(k + round) % 3]);
+    // Stored with the run: show and wisdom read it back.
+    results_store store(f.opt.output);
+    const auto stored = final_word_from_json(store.final_word(r.identity.id()));
+    REQUIRE(stored.has_value());
+    CHECK(stored->winner() == "X=1,Y=1");
+    CHECK(stored->agreement.median_ratio == doctest::Approx(1.1));
+    CHECK(final_word_text(*stored).find("winner") != std::string::npos);
+
+    // Resumed with nothing new to measure: the stored final word stands, measured again by no one.
+    const std::size_t before = ref->collected_keys.size();
+    const tune_result again = tune(s, f.opt);
+    CHECK(again.evaluated == 0);
+    CHECK(ref->collected_keys.size() == before);
+    REQUIRE(again.final.has_value());
+    CHECK(again.final->winner() == "X=1,Y=1");
+}
+
+TEST_CASE("several GPUs: a fault costs its configuration on its GPU, nothing more") {
+    fixture f;
+    const spec s = f.load();
+    auto a = std::make_shared<fake_gpu>(0);
+    auto b = std::make_shared<fake_gpu>(1);
+    a->fault_key = b->fault_key = "X=2,Y=3";
+    f.opt.sessions = {a, b};
+    const tune_result r = tune(s, f.opt);
+    CHECK(r.evaluated == 16);
+    CHECK(r.dropped.empty());
+    int faults = 0;
+    for (const auto& rec : r.records) {
+        if (rec.st == status::runtime_fault) {
+            ++faults;
+            CHECK(rec.key == "X=2,Y=3");
+            CHECK(rec.device >= 0);
+        } else {
+            CHECK(rec.st == status::ok);
+        }
+    }
+    CHECK(faults == 1);
+}
+
+TEST_CASE("several GPUs: a lost GPU is dropped, its jobs go to the others, the run goes on") {
+    fixture f;
+    const spec s = f.load();
+    auto a = std::make_shared<fake_gpu>(0);
+    auto b = std::make_shared<fake_gpu>(1);
+    auto c = std::make_shared<fake_gpu>(2);
+    b->lose_after = 1;  // measures one configuration, then its device is gone
+    f.opt.sessions = {a, b, c};
+    const tune_result r = tune(s, f.opt);
+    CHECK_FALSE(r.interrupted);
+    CHECK(r.evaluated == 16);
+    REQUIRE(r.records.size() == 16);
+    for (const auto& rec : r.records) CHECK(rec.st == status::ok);
+    CHECK(count_device(r.records, 1) == 1);
+    CHECK(count_device(r.records, 0) + count_device(r.records, 2) == 15);
+    REQUIRE(r.dropped.size() == 1);
+    CHECK(r.dropped[0].find("GPU 1") != std::string::npos);
+    CHECK(r.dropped[0].find("fake device lost") != std::string::npos);
+    REQUIRE_FALSE(f.messages.empty());
+    CHECK(f.messages[0].find("dropped") != std::string::npos);
+    CHECK(f.messages[0].find("goes on") != std::string::npos);
+    // The final word still comes, from the first GPU, with the one left beside it.
+    REQUIRE(r.final.has_value());
+    CHECK(r.final->device == 0);
+    for (const auto& e : r.final->entries) {
+        REQUIRE(e.others.size() == 1);
+        CHECK(e.others[0].device == 2);
+    }
+}
+
+TEST_CASE("several GPUs: when every GPU is lost the run stops, and what it stored stays") {
+    fixture f;
+    const spec s = f.load();
+    auto a = std::make_shared<fake_gpu>(0);
+    auto b = std::make_shared<fake_gpu>(1);
+    a->lose_after = 2;
+    b->lose_after = 3;
+    f.opt.sessions = {a, b};
+    CHECK_THROWS_WITH_AS(tune(s, f.opt), doctest::Contains("every GPU of the run was dropped"),
+                         env_error);
+    results_store store(f.opt.output);
+    const auto kept = store.query({});
+    CHECK(kept.size() == 5);
+    for (const auto& rec : kept) CHECK(rec.st == status::ok);
+}
+
+TEST_CASE("several GPUs: GPUs of different models, or one GPU twice, are refused") {
+    fixture f;
+    const spec s = load_spec(f.dir.file("scale.yaml"));
+    f.opt.sessions = {std::make_shared<fake_gpu>(0), std::make_shared<fake_gpu>(1, "Other GPU")};
+    CHECK_THROWS_WITH_AS(tune(s, f.opt), doctest::Contains("GPUs of different models in one run"),
+                         input_error);
+    f.opt.sessions = {std::make_shared<fake_gpu>(0), std::make_shared<fake_gpu>(0)};
+    CHECK_THROWS_WITH_AS(tune(s, f.opt), doctest::Contains("is in the run twice"), input_error);
+    CHECK_THROWS_WITH_AS(open_gpu_sessions({}, true), doctest::Contains("no GPU given"),
+                         input_error);
+    CHECK_THROWS_WITH_AS(open_gpu_sessions({0, 1, 0}, true), doctest::Contains("named twice"),
+                         input_error);
+}
+
+TEST_CASE("final word: finalists are the best's ties, at least final_min, at most final_max") {
+    auto rec = [](const std::string& key, double median, double half) {
+        eval_record r;
+        r.key = key;
+        r.st = status::ok;
+        r.gpu.time_us.median = median;
+        r.gpu.time_us.ci_low = median - half;
+        r.gpu.time_us.ci_high = median + half;
+        r.gpu.time_us.n = 10;
+        return r;
+    };
+    std::vector<eval_record> records;
+    // Clear gaps: the minimum, best first.
+    for (int i = 0; i < 6; ++i) records.push_back(rec("k" + std::to_string(i), 10.0 + i, 0.1));
+    auto keys = [](const std::vector<const eval_record*>& v) {
+        std::vector<std::string> out;
+        for (const auto* r : v) out.push_back(r->key);
+        return out;
+    };
+    CHECK(keys(finalists(records, rank_by::time)) == std::vector<std::string>{"k0", "k1", "k2"});
+    // Wide intervals: every tie, up to the cap.
+    records.clear();
+    for (int i = 0; i < 12; ++i)
+        records.push_back(rec("k" + std::to_string(i + 10), 10.0 + 0.01 * i, 1.0));
+    CHECK(finalists(records, rank_by::time).size() == final_max);
+    // Fewer timed records than the minimum: all of them; failures never.
+    records = {rec("a", 5, 0.1)};
+    eval_record failed = rec("b", 1, 0.1);
+    failed.st = status::runtime_fault;
+    records.push_back(failed);
+    CHECK(keys(finalists(records, rank_by::time)) == std::vector<std::string>{"a"});
+    CHECK(finalists({}, rank_by::time).empty());
+}
+
+TEST_CASE("final word: decide ranks by objective and marks ties; agreement quantiles") {
+    final_word w;
+    auto entry = [](const std::string& key, double median, double half, status st = status::ok) {
+        final_entry e;
+        e.key = key;
+        e.st = st;
+        e.time_us.median = median;
+        e.time_us.ci_low = median - half;
+        e.time_us.ci_high = median + half;
+        e.objective = median;
+        return e;
+    };
+    w.entries = {entry("c", 12, 0.5), entry("a", 10, 0.5), entry("x", 1, 0, status::timeout),
+                 entry("b", 10.8, 0.5)};
+    decide(w);
+    CHECK(w.winner() == "a");
+    CHECK(w.entries[1].key == "b");
+    CHECK(w.entries[1].tie);
+    CHECK(w.entries[2].key == "c");
+    CHECK_FALSE(w.entries[2].tie);
+    CHECK(w.entries[3].key == "x");  // untimed last
+    CHECK_FALSE(w.entries[3].tie);
+
+    const gpu_agreement a = summarize_agreement({1.0, 1.02, 0.98, 1.01, 0.0, 1.05});
+    CHECK(a.pairs == 5);  // the 0 (no timing) left out
+    CHECK(a.median_ratio == doctest::Approx(1.01));
+    CHECK(a.min == doctest::Approx(0.98));
+    CHECK(a.max == doctest::Approx(1.05));
+    CHECK(a.p10 >= a.min);
+    CHECK(a.p90 <= a.max);
+    CHECK(summarize_agreement({}).pairs == 0);
+
+    // A round trip through the stored text.
+    w.device = 2;
+    w.devices = {2, 0};
+    w.agreement = a;
+    const auto back = final_word_from_json(to_json_text(w));
+    REQUIRE(back.has_value());
+    CHECK(back->device == 2);
+    CHECK(back->devices == std::vector<int>{2, 0});
+    CHECK(back->winner() == "a");
+    CHECK(back->entries[1].tie);
+    CHECK(back->entries[3].st == status::timeout);
+    CHECK(back->agreement.pairs == 5);
+    CHECK_FALSE(final_word_from_json("").has_value());
+    CHECK_THROWS_AS(final_word_from_json("{\"entries\": 3}"), env_error);
+}
