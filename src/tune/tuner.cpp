@@ -71,6 +71,7 @@ private:
     void drain();
     void assign(std::pair<uint64_t, compile_result>&& got);
     void report_progress();
+    std::string stop_reason() const;
 
     const spec& s_;
     const tune_options& opt_;
@@ -79,6 +80,7 @@ private:
     std::shared_ptr<gpu_session> session_;
     std::unique_ptr<search_space> space_;
     std::unique_ptr<strategy> strategy_;
+    std::string strategy_name_;  // as resolved
     std::unique_ptr<compile_cache> cache_;
     std::unique_ptr<compile_pool> pool_;
     std::unique_ptr<results_store> store_;
@@ -174,7 +176,28 @@ tune_result pipeline::run() {
     }
     out_.time.wall_s = seconds_since(t0_);
     out_.records = store_->query({id, "", 0, false});
+    if (!out_.interrupted) out_.stop_reason = stop_reason();
     return out_;
+}
+
+// Why a run that was not interrupted evaluated fewer than its budget; "" when it did not.
+std::string pipeline::stop_reason() const {
+    const uint64_t done = out_.resumed + out_.evaluated;
+    const std::optional<uint64_t> count = opt_.only.empty() ? space_->count() : std::optional<uint64_t>(1);
+    if (budget_ > 0 && done >= budget_) {
+        if (out_.evaluated > 0) return "";
+        return fmt::format("nothing to evaluate: the {} stored results meet the budget of {} "
+                           "(a larger --max-evals goes on from them; --fresh starts over)",
+                           out_.resumed, budget_);
+    }
+    if (count && done >= *count)
+        return budget_ > 0 ? fmt::format("every valid configuration is evaluated ({} of the budget's {})",
+                                         done, budget_)
+                           : "";
+    if (out_of_time())
+        return fmt::format("the time limit of {:g} s ended the run after {} evaluations", time_limit_s_, done);
+    return fmt::format("strategy {} found no configuration left to propose after {} evaluations{}", strategy_name_,
+                       done, budget_ > 0 ? fmt::format(" of the budget's {}", budget_) : "");
 }
 
 // Jobs go to the GPU side as soon as it can take them (max_in_flight: the worker holds the
@@ -253,6 +276,7 @@ void pipeline::make_search() {
     }
     setup.budget = given > 0 ? given : adaptive ? default_budget : 0;
     budget_ = opt_.only.empty() ? static_cast<uint64_t>(setup.budget) : 0;
+    strategy_name_ = opt_.only.empty() ? setup.name : "--only";
 
     std::optional<point> only;
     if (!opt_.only.empty()) {
