@@ -183,21 +183,25 @@ tune_result pipeline::run() {
 // Why a run that was not interrupted evaluated fewer than its budget; "" when it did not.
 std::string pipeline::stop_reason() const {
     const uint64_t done = out_.resumed + out_.evaluated;
-    const std::optional<uint64_t> count = opt_.only.empty() ? space_->count() : std::optional<uint64_t>(1);
+    const std::optional<uint64_t> count =
+        opt_.only.empty() ? space_->count() : std::optional<uint64_t>(1);
     if (budget_ > 0 && done >= budget_) {
         if (out_.evaluated > 0) return "";
         return fmt::format("nothing to evaluate: the {} stored results meet the budget of {} "
                            "(a larger --max-evals goes on from them; --fresh starts over)",
                            out_.resumed, budget_);
     }
-    if (count && done >= *count)
-        return budget_ > 0 ? fmt::format("every valid configuration is evaluated ({} of the budget's {})",
-                                         done, budget_)
-                           : "";
+    if (count && done >= *count) {
+        if (budget_ == 0) return "";
+        return fmt::format("every valid configuration is evaluated ({} of the budget's {})", done,
+                           budget_);
+    }
     if (out_of_time())
-        return fmt::format("the time limit of {:g} s ended the run after {} evaluations", time_limit_s_, done);
-    return fmt::format("strategy {} found no configuration left to propose after {} evaluations{}", strategy_name_,
-                       done, budget_ > 0 ? fmt::format(" of the budget's {}", budget_) : "");
+        return fmt::format("the time limit of {:g} s ended the run after {} evaluations",
+                           time_limit_s_, done);
+    return fmt::format("strategy {} found no configuration left to propose after {} evaluations{}",
+                       strategy_name_, done,
+                       budget_ > 0 ? fmt::format(" of the budget's {}", budget_) : "");
 }
 
 // Jobs go to the GPU side as soon as it can take them (max_in_flight: the worker holds the

@@ -325,10 +325,11 @@ TEST_CASE("a run resumed with a larger budget goes on to it, or says why not") {
         results_store store(f.opt.output);
         const int64_t run = store.begin_run(make_identity(s, f.gpu->device()));
         for (const point& p : points) {
-            const config c = space.to_config(p);
+            const hone::config c = space.to_config(p);
             eval_record r;
             r.key = c.key(s);
-            for (std::size_t i = 0; i < s.params.size(); ++i) r.params.emplace_back(s.params[i].name, c.values[i]);
+            for (std::size_t i = 0; i < s.params.size(); ++i)
+                r.params.emplace_back(s.params[i].name, c.values[i]);
             r.gpu.samples_us.assign(10, 5.0);
             r.gpu.time_us = summarize(r.gpu.samples_us);
             store.put(run, r);
@@ -345,7 +346,8 @@ TEST_CASE("a run resumed with a larger budget goes on to it, or says why not") {
     // The same budget again: nothing to evaluate, and the reason.
     const tune_result third = tune(s, more);
     CHECK(third.evaluated == 0);
-    CHECK(third.stop_reason.find("the 258 stored results meet the budget of 258") != std::string::npos);
+    CHECK(third.stop_reason.find("the 258 stored results meet the budget of 258") !=
+          std::string::npos);
 
     // A budget beyond the space: every configuration, and that the space ended the run.
     more.max_evals = 300;
