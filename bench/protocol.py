@@ -334,10 +334,13 @@ def main():
             bs = lambda k: "" if best[k][0] is None else f"{pct(best[k][0])} ({best[k][1]})"
             sc = lambda k: "" if best[k][0] is None else f"{best[k][0]:.3f}"
             label = stem + (" (design)" if stem in fold["design"] else "")
+            verdict = "yes" if ok else "no"
+            if ok and not full:
+                verdict = "own goal yes; Kernel Tuner not run"
             print(f"| {label} | {fold['chosen']} | {pct(h[f'within_{first}'])} / {pct(h[f'within_{last}'])} | "
                   f"{bs(f'within_{first}')} | {bs(f'within_{last}')} | {h[f'score_{first}']:.3f} / "
                   f"{h[f'score_{last}']:.3f} | {sc(f'score_{first}')} / {sc(f'score_{last}')} | "
-                  f"{'yes' if ok else 'no'} |")
+                  f"{verdict} |")
     print()
     if missing:
         print(f"Not run ({len(missing)}; `--run` runs them):\n")
