@@ -2,7 +2,7 @@
 # The benchmarks of bench/RESULTS.md, on the GPU machine:
 #   bench/run.sh OUT_DIR [PHASE...]   phases: va24 va16 fixed compile sgemm baselines overhead
 #                                     euclid ab w12 timers clocks kernel sgemm_large
-#                                     sgemm_large_random sgemm_large_ab (default: all but ab,
+#                                     sgemm_large_random sgemm_large_ab sgemm_resume (default: all but ab,
 #                                     w12, timers, clocks, kernel and the sgemm_large ones)
 # Each tuning run writes OUT_DIR/<label>.json (`hone tune --json`); bench/summarize.py turns
 # them into the tables. Binaries come from $HONE_BIN_DIR (default .carry/).
@@ -186,7 +186,19 @@ for phase in $phases; do
         sgemm_search_run sgemm_ab_new_$seed "{strategy: ${SGEMM_STRATEGY:-auto}, seed: $seed}"
       done
       ;;
-    sgemm_large_random)  # the same budget, random search (the shipped config's own strategy)
+    sgemm_resume)  # issue 35: random search stores 300, then a budget of 320 resumes from them
+      # (expected: 300 evaluated; 20 evaluated, 300 resumed; 0 evaluated and the reason).
+      cfg=configs/.sgemm_resume.yaml
+      sgemm_config "{strategy: random, seed: 1}" "$cfg"
+      for step in "a 300" "b 320" "c 320"; do
+        set -- $step
+        "$B/hone" tune "$cfg" --json --quiet -o "$work/sgemm_resume.db" -j $jobs_all \
+          --cache-dir $work/cache-resume --max-evals $2 >"$out/sgemm_resume_$1.json" 2>"$out/sgemm_resume_$1.err"
+        echo "sgemm_resume_$1 --max-evals $2 rc=$?: $(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print("evaluated", j["evaluated"], "resumed", j["resumed"], "stop_reason:", repr(j.get("stop_reason")))' "$out/sgemm_resume_$1.json" 2>&1)"
+      done
+      rm -f "$cfg"
+      ;;
+    sgemm_large_random)  # the same budget, random search (the baseline auto is measured against)
       sgemm_search_run sgemm_large_random "{strategy: random, seed: ${SGEMM_SEED:-1}}"
       ;;
   esac

@@ -31,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 HONE_STRATEGIES = ["auto", "random", "annealing", "genetic", "local_search", "diff_evo", "bayes_opt",
                    "guided_descent", "portfolio", "gp_climb"]
-KT_STRATEGIES = ["genetic_algorithm", "diff_evo", "dual_annealing", "bayes_opt"]
+KT_STRATEGIES = ["genetic_algorithm", "diff_evo", "dual_annealing", "pso", "bayes_opt"]
 CHECKPOINTS = (100, 200, 1000)
 
 

@@ -88,6 +88,10 @@ struct tune_result {
     // and device had (an edited header, other options or tools): describe_change(), e.g.
     // "source changed since the stored results: re-measuring".
     std::string remeasure_reason;
+    // Why the run ended before its budget (or, without one, before the space's end) when it
+    // was not interrupted: the budget spent by stored results, every configuration evaluated,
+    // the time limit, or a strategy with nothing left to propose. Empty otherwise.
+    std::string stop_reason;
     device_info device;                // the reference GPU (the first of several)
     std::vector<device_info> devices;  // every GPU of the run, reference first
     std::vector<std::string> dropped;  // GPUs dropped during the run, with why

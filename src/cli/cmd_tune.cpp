@@ -312,6 +312,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
         j["identity"] = to_json(r.identity);
         j["interrupted"] = r.interrupted;
         j["remeasure_reason"] = r.remeasure_reason;
+        j["stop_reason"] = r.stop_reason;
         j["resumed"] = r.resumed;
         j["evaluated"] = r.evaluated;
         j["time"] = {{"wall_s", diag.time.wall_s},
@@ -381,6 +382,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
         fmt::print("results: {} ({} evaluated now, {} resumed){}\n", r.output, r.evaluated,
                    r.resumed, r.interrupted ? "; interrupted: run the same command to resume" : "");
         if (!r.remeasure_reason.empty()) fmt::print("{}\n", r.remeasure_reason);
+        if (!r.stop_reason.empty()) fmt::print("{}\n", r.stop_reason);
         fmt::print("{}\n", status_summary(r.records));
         print_failures(r.records, r.output);
         fmt::print("{}", time_split_text(diag.time, r));

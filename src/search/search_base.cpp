@@ -72,12 +72,16 @@ void search_base::observe(const point& p, std::optional<double> objective) {
 
 std::optional<point> search_base::fresh_sample() {
     // Rejection of seen points: with a known count, enough tries that missing an unseen point
-    // has a chance of e^-20.
-    uint64_t tries = 1000;
+    // has a chance of e^-20 where the draws are independent of what was seen, plus one try per
+    // seen point. Draws can replay the seen points one after another: a resumed run with the
+    // same seed draws again, in order, the configurations its first run stored (hundreds of
+    // them in a row where a fixed number of tries once ended the search with nothing proposed).
+    const uint64_t seen = seen_.size();
+    uint64_t tries = 1000 + seen;
     if (const auto c = d_.count()) {
-        if (seen_.size() >= *c) return std::nullopt;
-        const double expected = static_cast<double>(*c) / static_cast<double>(*c - seen_.size());
-        tries = std::max<uint64_t>(100, static_cast<uint64_t>(20 * expected));
+        if (seen >= *c) return std::nullopt;
+        const double expected = static_cast<double>(*c) / static_cast<double>(*c - seen);
+        tries = std::max<uint64_t>(100, static_cast<uint64_t>(20 * expected)) + seen;
     }
     for (uint64_t i = 0; i < tries; ++i) {
         auto p = d_.sample(rng_);

@@ -89,6 +89,7 @@ private:
     void drain();
     void assign(std::pair<uint64_t, compile_result>&& got);
     void report_progress();
+    std::string stop_reason() const;
 
     const spec& s_;
     const tune_options& opt_;
@@ -98,6 +99,7 @@ private:
     std::unique_ptr<gpu_pool> gpus_;
     std::unique_ptr<search_space> space_;
     std::unique_ptr<strategy> strategy_;
+    std::string strategy_name_;  // as resolved
     std::unique_ptr<compile_cache> cache_;
     std::unique_ptr<compile_pool> pool_;
     std::unique_ptr<results_store> store_;
@@ -247,6 +249,7 @@ tune_result pipeline::run() {
     time_.wall_s = seconds_since(t0_);
     if (opt_.diagnostics) opt_.diagnostics->time = time_;
     out_.records = store_->query({id, "", 0, false});
+    if (!out_.interrupted) out_.stop_reason = stop_reason();
     return out_;
 }
 
@@ -255,6 +258,30 @@ void pipeline::submit(in_flight&& f) {
     const uint64_t tag = next_tag_++;
     gpus_->submit(tag, f.j);
     flight_.emplace(tag, std::move(f));
+}
+
+// Why a run that was not interrupted evaluated fewer than its budget; "" when it did not.
+std::string pipeline::stop_reason() const {
+    const uint64_t done = out_.resumed + out_.evaluated;
+    const std::optional<uint64_t> count =
+        opt_.only.empty() ? space_->count() : std::optional<uint64_t>(1);
+    if (budget_ > 0 && done >= budget_) {
+        if (out_.evaluated > 0) return "";
+        return fmt::format("nothing to evaluate: the {} stored results meet the budget of {} "
+                           "(a larger --max-evals goes on from them; --fresh starts over)",
+                           out_.resumed, budget_);
+    }
+    if (count && done >= *count) {
+        if (budget_ == 0) return "";
+        return fmt::format("every valid configuration is evaluated ({} of the budget's {})", done,
+                           budget_);
+    }
+    if (out_of_time())
+        return fmt::format("the time limit of {:g} s ended the run after {} evaluations",
+                           time_limit_s_, done);
+    return fmt::format("strategy {} found no configuration left to propose after {} evaluations{}",
+                       strategy_name_, done,
+                       budget_ > 0 ? fmt::format(" of the budget's {}", budget_) : "");
 }
 
 // Jobs go to the GPU side as soon as it can take them (max_in_flight: the worker holds the
@@ -464,6 +491,7 @@ void pipeline::make_search() {
     }
     setup.budget = given > 0 ? given : adaptive ? default_budget : 0;
     budget_ = opt_.only.empty() ? static_cast<uint64_t>(setup.budget) : 0;
+    strategy_name_ = opt_.only.empty() ? setup.name : "--only";
 
     std::optional<point> only;
     if (!opt_.only.empty()) {

@@ -15,7 +15,9 @@
 #include "hone/spec.hpp"
 #include "hone/store.hpp"
 #include "hone/tuner.hpp"
+#include "search/strategy.hpp"
 #include "temp_dir.hpp"
+#include "tune/internal.hpp"
 
 using namespace hone;
 
@@ -290,6 +292,68 @@ TEST_CASE("an adaptive strategy: proposals fill the queue, outcomes steer it, th
     tune_options none = f.opt;
     none.max_evals = 0;
     CHECK_THROWS_WITH_AS(tune(s, none), doctest::Contains("needs a budget"), input_error);
+}
+
+TEST_CASE("a run resumed with a larger budget goes on to it, or says why not") {
+    fixture f;
+    // 4 x 66 = 264 configurations; Y, unused by the kernel, makes the space larger.
+    std::string ys;
+    for (int y = 0; y < 66; ++y) ys += (y ? ", " : "") + std::to_string(y);
+    f.dir.write("scale.yaml",
+                "kernel: {source: scale.cu, name: scale}\n"
+                "problem: {N: 4096}\n"
+                "params: {X: [1, 2, 3, 4], FAIL: [0], Y: [" + ys + "]}\n"
+                "buffers: {x: {type: float, count: N, role: inout}}\n"
+                "args: [x, {value: N, type: int64}]\n"
+                "launch: {grid: [\"ceil_div(N, 256)\"], block: [256]}\n"
+                "verify: {reference: {X: 1, FAIL: 0, Y: 0}}\n"
+                "search: {strategy: random, max_evals: 250, seed: 1}\n");
+    const spec s = load_spec(f.dir.file("scale.yaml"));
+    // What a first run of 250 stores, without its 250 compiles: the configurations random
+    // search draws first with seed 1, which the resumed run's generator draws again, in order.
+    {
+        bindings base = s.problem_bindings();
+        f.gpu->device().attrs.add_to(base);
+        const search_space space(s, base);
+        strategy_setup setup;
+        setup.name = "random";
+        setup.seed = 1;
+        setup.budget = 250;
+        auto first = make_strategy(setup, space);
+        const std::vector<point> points = first->propose(250);
+        REQUIRE(points.size() == 250);
+        results_store store(f.opt.output);
+        const int64_t run = store.begin_run(make_identity(s, f.gpu->device()));
+        for (const point& p : points) {
+            const hone::config c = space.to_config(p);
+            eval_record r;
+            r.key = c.key(s);
+            for (std::size_t i = 0; i < s.params.size(); ++i)
+                r.params.emplace_back(s.params[i].name, c.values[i]);
+            r.gpu.samples_us.assign(10, 5.0);
+            r.gpu.time_us = summarize(r.gpu.samples_us);
+            store.put(run, r);
+        }
+    }
+    tune_options more = f.opt;
+    more.max_evals = 258;
+    const tune_result second = tune(s, more);
+    CHECK(second.resumed == 250);
+    CHECK(second.evaluated == 8);
+    CHECK(second.stop_reason == "");
+    CHECK(second.records.size() == 258);
+
+    // The same budget again: nothing to evaluate, and the reason.
+    const tune_result third = tune(s, more);
+    CHECK(third.evaluated == 0);
+    CHECK(third.stop_reason.find("the 258 stored results meet the budget of 258") !=
+          std::string::npos);
+
+    // A budget beyond the space: every configuration, and that the space ended the run.
+    more.max_evals = 300;
+    const tune_result fourth = tune(s, more);
+    CHECK(fourth.evaluated == 6);
+    CHECK(fourth.stop_reason == "every valid configuration is evaluated (264 of the budget's 300)");
 }
 
 TEST_CASE("--only evaluates one configuration, whatever the strategy") {

@@ -460,6 +460,33 @@ TEST_CASE("points observed before proposing (resume) are never proposed") {
     }
 }
 
+TEST_CASE("a run resumed with a larger budget goes on to it, whichever points were stored") {
+    // What a first run of the same seed stored: the points its generator drew first, which a
+    // resumed run's generator draws again, in order (once 300 in a row, past a fixed number of
+    // tries, ended random search with nothing proposed). 10 x 10 x 10 x 8 x 4, a quarter invalid;
+    // 250 stored: more than two calls of that fixed number of tries.
+    const grid g({10, 10, 10, 8, 4}, [](const point& p) { return (p[0] + p[1] + p[4]) % 4 != 0; });
+    const auto f = bowl({7, 2, 5, 3, 1});
+    for (const auto& name : strategy_names()) {
+        CAPTURE(name);
+        auto first = make(name, g, 1, 250);
+        const run_result stored = drive(*first, g, f);
+        REQUIRE(stored.order.size() == 250);
+        auto resumed = make(name, g, 1, 320);
+        for (const auto& p : stored.order) resumed->observe(p, f(p));
+        const run_result more = drive(*resumed, g, f);
+        CHECK(more.order.size() == 70);
+        CHECK(resumed->done());
+        const std::set<point> before(stored.order.begin(), stored.order.end());
+        for (const auto& p : more.order) CHECK(before.count(p) == 0);
+        if (name == "random") {  // the same points as one uninterrupted run of 320
+            auto whole = make(name, g, 1, 320);
+            const run_result all = drive(*whole, g, f);
+            CHECK(std::vector<point>(all.order.begin() + 250, all.order.end()) == more.order);
+        }
+    }
+}
+
 TEST_CASE("the catalogue checks options, and auto resolves") {
     CHECK(strategy_option_error("genetic", "population", 30) == "");
     CHECK(strategy_option_error("genetic", "population", 1).find("must be in 2 ..") !=
