@@ -9,7 +9,8 @@ seconds=${FUZZ_SECONDS:-60}
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DHONE_FUZZ=ON -DBUILD_TESTING=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j2 --target fuzz_spec fuzz_expr
+cmake --build "$build" -j2 --target fuzz_spec fuzz_expr fuzz_kt_cache fuzz_t4 fuzz_t1 fuzz_wisdom \
+  fuzz_row
 
 # run HARNESS SEED_DIR...: the corpus grows in build-fuzz/corpus/HARNESS across runs.
 run() {
@@ -35,4 +36,9 @@ run() {
 status=0
 run fuzz_spec "$root/configs" "$root/tests/bad_inputs" || status=1
 run fuzz_expr "$root/fuzz/expr_seeds" || status=1
+run fuzz_kt_cache "$root/fuzz/seeds/kt_cache" || status=1
+run fuzz_t4 "$root/fuzz/seeds/t4" || status=1
+run fuzz_t1 "$root/fuzz/seeds/t1" || status=1
+run fuzz_wisdom "$root/fuzz/seeds/wisdom" || status=1
+run fuzz_row "$root/fuzz/seeds/row" || status=1
 exit $status
