@@ -81,6 +81,15 @@ source_pos position_in(std::string_view text, std::size_t offset, const std::str
     return {path, line, column};
 }
 
+void check_json_depth(std::string_view text, const std::string& path) {
+    const std::size_t at = json_too_deep(text);
+    if (at != std::string_view::npos)
+        throw input_error(position_in(text, at, path),
+                          fmt::format("JSON nested more than {} levels deep; hone reads no deeper "
+                                      "(arrays and objects inside each other)",
+                                      max_json_depth));
+}
+
 namespace {
 
 // Events ignored; remembers where the parser gave up. nlohmann's DOM parser reports a number

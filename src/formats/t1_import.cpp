@@ -404,7 +404,8 @@ class translator {
             ++out_.constraints_translated;
         }
         if (lines.empty()) return;
-        yaml_ += "constraints:\n";
+        // Notes alone under "constraints:" would leave it empty, which does not load.
+        if (out_.constraints_translated > 0) yaml_ += "constraints:\n";
         for (const auto& l : lines) yaml_ += l + "\n";
     }
 
