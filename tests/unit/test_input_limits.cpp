@@ -84,8 +84,8 @@ TEST_CASE("deep JSON is refused at its position by every JSON reader") {
     // Just inside the limit is read (the record's own object and the document take two).
     CHECK_NOTHROW(parse_kt_cache(cache_with(nested(max_json_depth - 3)), "x.json"));
 
-    const std::string t4 = R"({"schema_version": "1.0.0", "results": [{"configuration": {"x": )" +
-                           deep + "}}]}";
+    const std::string t4 =
+        R"({"schema_version": "1.0.0", "results": [{"configuration": {"x": )" + deep + "}}]}";
     CHECK(contains(input_error_of([&] { read_t4_text(t4, "r.json"); }), "r.json:1:"));
     CHECK(contains(input_error_of([&] { read_t4_text(t4, "r.json"); }), "nested more than"));
 
@@ -105,19 +105,25 @@ TEST_CASE("T1 Values and constraints nested deeply are refused, not recursed int
     };
     const std::string parens(100000, '(');
     const std::string closes(100000, ')');
-    CHECK(contains(input_error_of([&] { translate_t1(t1(parens + "[1]" + closes, "x > 0"), "t.json", "t.yaml"); }),
+    CHECK(contains(input_error_of([&] {
+                       translate_t1(t1(parens + "[1]" + closes, "x > 0"), "t.json", "t.yaml");
+                   }),
                    "nested more than 200 deep"));
     // Brackets inside an item are the item's text, which no expression accepts.
     CHECK(contains(input_error_of([&] {
-                       translate_t1(t1(std::string(100000, '[') + "1" + std::string(100000, ']'), "x > 0"),
-                                    "t.json", "t.yaml");
+                       translate_t1(
+                           t1(std::string(100000, '[') + "1" + std::string(100000, ']'), "x > 0"),
+                           "t.json", "t.yaml");
                    }),
                    "unexpected character '['"));
     const std::string lists = std::string(300, '[') + "1" + std::string(300, ']');
-    CHECK(contains(input_error_of([&] { translate_t1(t1("list(" + lists + ")", "x > 0"), "t.json", "t.yaml"); }),
+    CHECK(contains(input_error_of([&] {
+                       translate_t1(t1("list(" + lists + ")", "x > 0"), "t.json", "t.yaml");
+                   }),
                    "t.json:1:"));
     // A constraint nested too deeply is not translated: a note says why, nothing crashes.
-    const t1_translation t = translate_t1(t1("[1, 2]", parens + "x > 0" + closes), "t.json", "t.yaml");
+    const t1_translation t =
+        translate_t1(t1("[1, 2]", parens + "x > 0" + closes), "t.json", "t.yaml");
     CHECK(t.constraints == 1);
     CHECK(t.constraints_translated == 0);
     bool said = false;
@@ -188,7 +194,8 @@ TEST_CASE("a T1 file listing too many values is refused before the next list is 
 TEST_CASE("a count beyond 2^64 stays exact in 128 bits, and the space samples") {
     // 21 parameters of 9 values and a constraint that is always true: 9^21 valid.
     std::string params = "params: {";
-    for (int i = 0; i < 21; ++i) params += fmt::format("{}p{}: [1, 2, 3, 4, 5, 6, 7, 8, 9]", i ? ", " : "", i);
+    for (int i = 0; i < 21; ++i)
+        params += fmt::format("{}p{}: [1, 2, 3, 4, 5, 6, 7, 8, 9]", i ? ", " : "", i);
     params += "}";
     const std::string yaml = fmt::format(
         "kernel: {{source: ../kernels_src/vector_add.cu, name: \"vector_add<1, false>\"}}\n"
@@ -266,10 +273,11 @@ TEST_CASE("replay keeps only what is printed unless the history is asked for") {
     temp_dir dir;
     std::string records;
     for (int x = 1; x <= 4; ++x)
-        records += fmt::format("{}\"{}\": {{\"x\": {}, \"time\": {}}}", x > 1 ? ", " : "", x, x,
-                               5 - x);
+        records +=
+            fmt::format("{}\"{}\": {{\"x\": {}, \"time\": {}}}", x > 1 ? ", " : "", x, x, 5 - x);
     dir.write("c.json", R"({"device_name": "GPU", "kernel_name": "k", "tune_params_keys": ["x"],
-"tune_params": {"x": [1, 2, 3, 4]}, "cache": {)" + records + "}}");
+"tune_params": {"x": [1, 2, 3, 4]}, "cache": {)" +
+                            records + "}}");
     const recorded_space space = load_recorded_space(dir.file("c.json"));
     replay_options o;
     o.setup.name = "exhaustive";
