@@ -185,8 +185,7 @@ int run_replay(const replay_args& a) {
     };
     for (const auto& s : r.seeds) {
         fmt::print("{:>6} {:>8} {:>8} {:>8} {:>12.6g} {:>9}  {}\n", s.seed, cell(s.evals_to[0]),
-                   cell(s.evals_to[1]), cell(s.evals_to[2]),
-                   s.final_best.value_or(0.0), s.failures,
+                   cell(s.evals_to[1]), cell(s.evals_to[2]), s.final_best.value_or(0.0), s.failures,
                    s.best_key);
     }
     return 0;

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
 

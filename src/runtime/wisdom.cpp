@@ -13,12 +13,12 @@
 #include <sstream>
 
 #include "common/input_limits.hpp"
+#include "common/params_json.hpp"
 #include "formats/json_file.hpp"
 #include "hone/error.hpp"
 #include "hone/record.hpp"
-#include "report/report.hpp"
 #include "hone/store.hpp"
-#include "common/params_json.hpp"
+#include "report/report.hpp"
 
 namespace hone {
 namespace {
@@ -401,8 +401,7 @@ std::vector<tuned_entry> read_tuned(const std::string& path) {
                           "is a folder: expected a wisdom file or a results database");
     {
         std::ifstream in(path, std::ios::binary);
-        if (!in)
-            throw env_error(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
+        if (!in) throw env_error(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
         char head[16] = {};
         in.read(head, sizeof head);
         if (in.gcount() == 16 && std::memcmp(head, "SQLite format 3", 16) == 0)

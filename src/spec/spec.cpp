@@ -3,12 +3,11 @@
 #include "hone/spec.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <yaml-cpp/depthguard.h>
 
 #include "common/input_limits.hpp"
 #include "spec/loader.hpp"

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "common/input_limits.hpp"
+#include "common/params_json.hpp"
 #include "hone/error.hpp"
 #include "store/flat_json.hpp"
-#include "common/params_json.hpp"
 
 namespace hone::store_detail {
 namespace {
@@ -71,9 +71,10 @@ template <typename F>
 auto decoding(const std::string& path, const std::string& key, const char* what,
               std::string_view text, F&& f) {
     if (json_too_deep(text) != std::string_view::npos)
-        throw env_error(fmt::format("{}: the {} of {} do not decode: JSON nested more than {} "
-                                    "levels deep",
-                                    path, what, key, max_json_depth));
+        throw env_error(
+            fmt::format("{}: the {} of {} do not decode: JSON nested more than {} "
+                        "levels deep",
+                        path, what, key, max_json_depth));
     try {
         return f();
     } catch (const nlohmann::json::exception& e) {
