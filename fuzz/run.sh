@@ -69,5 +69,10 @@ run_queued() {
 status=0
 run fuzz_spec "$root/configs" "$root/tests/bad_inputs" || status=1
 run fuzz_expr "$root/fuzz/expr_seeds" || status=1
+run fuzz_kt_cache "$root/fuzz/seeds/kt_cache" || status=1
+run fuzz_t4 "$root/fuzz/seeds/t4" || status=1
+run fuzz_t1 "$root/fuzz/seeds/t1" || status=1
+run fuzz_wisdom "$root/fuzz/seeds/wisdom" || status=1
+run fuzz_row "$root/fuzz/seeds/row" || status=1
 run_queued || status=1
 exit $status

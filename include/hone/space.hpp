@@ -63,8 +63,12 @@ class search_space final : public search_domain {
     search_space& operator=(const search_space&) = delete;
 
     uint64_t total() const;  // before constraints, saturated at UINT64_MAX
-    // Valid configurations: exact when counted (always when enumerated), else nullopt.
+    // Valid configurations: exact when counted (always when enumerated) and below 2^64, else
+    // nullopt.
     std::optional<uint64_t> count() const override;
+    // The exact count in decimal digits, of any size (counted in 128 bits; beyond, a text that
+    // says it saturated); "" when the count is only estimated.
+    const std::string& exact_count_text() const;
     double estimated_count() const;  // exact when counted, else from random draws
     // Half-width of the estimate's 95% interval, relative to it; 0 when exact, infinite when
     // no draw found a valid configuration.
@@ -107,6 +111,7 @@ class search_space final : public search_domain {
     std::vector<uint32_t> codes32_;  // when the cartesian size fits 32 bits
     std::vector<uint64_t> codes64_;
     std::optional<uint64_t> exact_;
+    std::string exact_text_;
     double estimate_ = 0, rel_error_ = 0;
     uint64_t draws_ = 0, accepted_ = 0;
 };

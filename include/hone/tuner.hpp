@@ -116,6 +116,9 @@ struct check_options {
 struct check_result {
     uint64_t total = 0, valid = 0, compiled = 0, failed = 0;
     bool valid_exact = true;  // false: `valid` is an estimate (a space too large to list)
+    // The valid count as text: exact digits of any size, or "about ... (estimated)". `valid`
+    // saturates at UINT64_MAX.
+    std::string valid_text;
     std::string arch;
     std::vector<std::pair<std::string, compile_result>> results;  // key -> result
     double wall_s = 0;

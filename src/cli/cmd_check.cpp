@@ -69,6 +69,7 @@ int run_check(const check_args& a) {
         j["arch"] = res.arch;
         j["total"] = res.total;
         j["valid"] = res.valid;
+        j["valid_text"] = res.valid_text;
         j["compiled"] = res.compiled;
         j["failed"] = res.failed;
         j["wall_s"] = res.wall_s;
@@ -82,8 +83,10 @@ int run_check(const check_args& a) {
         }
         std::cout << j.dump(2) << "\n";
     } else {
-        fmt::print("search space: {} configurations, {} satisfy the constraints; arch {}\n",
-                   res.total, res.valid, res.arch);
+        fmt::print(
+            "search space: {} configurations, {} satisfy the constraints; arch {}\n",
+            res.total == UINT64_MAX ? std::string("more than 2^64") : std::to_string(res.total),
+            res.valid_text, res.arch);
         fmt::print("compiled {} ({}): {} ok, {} failed in {:.1f} s ({:.0f} configurations/s)\n",
                    res.compiled, a.sample > 0 ? fmt::format("a sample of {}", a.sample) : "all",
                    res.compiled - res.failed, res.failed, res.wall_s,

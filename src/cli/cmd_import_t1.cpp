@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/commands_internal.hpp"
+#include "common/input_limits.hpp"
 #include "formats/t1_import.hpp"
 #include "hone/error.hpp"
 
@@ -21,11 +22,9 @@ struct import_t1_args {
 };
 
 std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw env_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    std::optional<std::string> text = read_file_capped(path, max_text_input_bytes());
+    if (!text) throw env_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    return std::move(*text);
 }
 
 // Written beside the target, then renamed: a failure leaves no partial config behind.

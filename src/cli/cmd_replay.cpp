@@ -136,13 +136,15 @@ int run_replay(const replay_args& a) {
     o.window = static_cast<std::size_t>(a.window);
     const recorded_space space = load_recorded_space(a.space, a.identity);
     o.on_seed = progress_printer();
-    const replay_result r = replay(space, o);
     const shown_unit unit = unit_of(space);
     std::size_t failed = 0;
     for (const auto& v : space.outcome) failed += v ? 0 : 1;
     const double optimum = space.natural(*space.outcome[space.optimum]);
 
     if (a.json) {
+        // Each seed's history is printed as it completes and then dropped: memory stays that of
+        // one seed's, and the summary, known at the end, comes after the seeds.
+        o.keep_history = true;
         nlohmann::ordered_json j;
         j["space"] = {{"path", space.path},
                       {"format", space.format},
@@ -154,11 +156,31 @@ int run_replay(const replay_args& a) {
                       {"configurations", space.points.size()},
                       {"failed", failed},
                       {"optimum", {{"key", space.keys[space.optimum]}, {"value", optimum}}}};
-        j["strategy"] = r.strategy;
+        j["strategy"] = resolve_strategy(o.setup.name, static_cast<double>(space.points.size()));
         j["requested"] = a.strategy;
         j["options"] = o.setup.options;
         j["max_evals"] = a.max_evals;
         j["window"] = a.window;
+        std::string head = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+        head.pop_back();  // the closing brace: the seeds and the summary follow
+        std::cout << head << ",\"seeds\":[";
+        bool first = true;
+        const replay_result r = replay(space, o, [&](const replay_seed& s) {
+            nlohmann::ordered_json js;
+            js["seed"] = s.seed;
+            js["evals_to_90"] = opt_json(s.evals_to[0]);
+            js["evals_to_95"] = opt_json(s.evals_to[1]);
+            js["evals_to_100"] = opt_json(s.evals_to[2]);
+            js["evaluations"] = s.evaluations;
+            js["failures"] = s.failures;
+            js["simulated_s"] = s.simulated_s;
+            js["best_key"] = s.best_key;
+            nlohmann::ordered_json best = nlohmann::ordered_json::array();
+            for (const auto& b : s.best) best.push_back(opt_json(b));
+            js["best_so_far"] = std::move(best);
+            std::cout << (first ? "" : ",") << js.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+            first = false;
+        });
         nlohmann::ordered_json sum;
         for (std::size_t l = 0; l < replay_levels.size(); ++l) {
             const std::string tag = level_name(l).substr(0, level_name(l).size() - 1);
@@ -173,28 +195,13 @@ int run_replay(const replay_args& a) {
                 within[std::to_string(replay_checkpoints[c])] = r.within_95_at[c];
         }
         sum["within_95_at"] = within;
-        j["summary"] = sum;
-        nlohmann::ordered_json seeds = nlohmann::ordered_json::array();
-        for (const auto& s : r.seeds) {
-            nlohmann::ordered_json js;
-            js["seed"] = s.seed;
-            js["evals_to_90"] = opt_json(s.evals_to[0]);
-            js["evals_to_95"] = opt_json(s.evals_to[1]);
-            js["evals_to_100"] = opt_json(s.evals_to[2]);
-            js["evaluations"] = s.best.size();
-            js["failures"] = s.failures;
-            js["simulated_s"] = s.simulated_s;
-            js["best_key"] = s.best_key;
-            nlohmann::ordered_json best = nlohmann::ordered_json::array();
-            for (const auto& b : s.best) best.push_back(opt_json(b));
-            js["best_so_far"] = std::move(best);
-            seeds.push_back(std::move(js));
-        }
-        j["seeds"] = std::move(seeds);
-        std::cout << j.dump() << "\n";
+        std::cout << "],\"summary\":" << sum.dump() << "}\n";
         return 0;
     }
 
+    // Only what the table prints is kept for each seed.
+    o.keep_history = false;
+    const replay_result r = replay(space, o);
     fmt::print("{} ({}): {} on {}\n", space.path, space.format, space.kernel, space.device);
     fmt::print("{} configurations, {} failed; optimum {:.6g} {} at {}\n", space.points.size(),
                failed, optimum * unit.scale, unit.name, named_key(space, space.optimum));
@@ -227,9 +234,8 @@ int run_replay(const replay_args& a) {
     for (const auto& s : r.seeds) {
         const auto found = at.find(s.best_key);
         fmt::print("{:>6} {:>8} {:>8} {:>8} {:>12.6g} {:>9}  {}\n", s.seed, cell(s.evals_to[0]),
-                   cell(s.evals_to[1]), cell(s.evals_to[2]),
-                   s.best.empty() || !s.best.back() ? 0.0 : *s.best.back() * unit.scale, s.failures,
-                   found == at.end() ? s.best_key : named_key(space, found->second));
+                   cell(s.evals_to[1]), cell(s.evals_to[2]), s.final_best.value_or(0.0) * unit.scale,
+                   s.failures, found == at.end() ? s.best_key : named_key(space, found->second));
     }
     return 0;
 }
@@ -264,9 +270,10 @@ tuning time (recorded compile and measurement times of the evaluated configurati
 seeds: the share of seeds that reached each level, the medians (a dash: half the seeds or more
 did not reach it), and the share within 95% after 100, 200, 500 and 1000 evaluations.
 
---json prints one object: "space", "strategy", "summary" and "seeds", an array of {seed,
-evals_to_90, evals_to_95, evals_to_100 (null where not reached), best_so_far (the best time,
-or throughput, after each evaluation; null before the first success), ...}.
+--json prints one object: "space", "strategy", "seeds", an array of {seed, evals_to_90,
+evals_to_95, evals_to_100 (null where not reached), best_so_far (the best time, or throughput,
+after each evaluation; null before the first success), ...}, and "summary", written last: each
+seed is printed as it completes, so memory does not grow with the number of seeds.
 
 Strategies and their options (--option NAME=VALUE; the YAML's search section takes the same):
 )" + strategies_help() +

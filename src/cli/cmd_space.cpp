@@ -28,13 +28,18 @@ struct space_args {
     bool json = false;
 };
 
-std::string grouped(uint64_t n) {
-    std::string digits = std::to_string(n), out;
+std::string grouped(const std::string& digits) {
+    if (digits.find_first_not_of("0123456789") != std::string::npos) return digits;
+    std::string out;
     for (std::size_t i = 0; i < digits.size(); ++i) {
         if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
         out += digits[i];
     }
     return out;
+}
+
+std::string grouped(uint64_t n) {
+    return grouped(std::to_string(n));
 }
 
 std::string bytes_text(double b) {
@@ -97,9 +102,11 @@ int run_space(const space_args& a) {
             {"arch", dev ? dev->arch() : ""},
             {"cartesian", space.total()},
             {"valid", count ? nlohmann::json(*count) : nlohmann::json(space.estimated_count())},
-            {"valid_exact", count.has_value()},
+            // Beyond 2^64 "valid" is a float: valid_text has the exact digits.
+            {"valid_exact", !space.exact_count_text().empty()},
+            {"valid_text", space.exact_count_text()},
             {"listed", space.enumerated()},
-            {"estimate_rel_error95", count ? 0.0 : space.estimate_rel_error()},
+            {"estimate_rel_error95", space.estimate_rel_error()},
             {"estimate_draws", space.estimate_draws()},
             {"load_s", load_s},
             {"time_s", build_s},
@@ -120,8 +127,8 @@ int run_space(const space_args& a) {
                dev ? fmt::format(" (device attributes of {})", dev->arch()) : "");
     fmt::print("cartesian:   {}\n", space.total() == UINT64_MAX ? std::string("more than 2^64")
                                                                 : grouped(space.total()));
-    if (count) {
-        fmt::print("valid:       {} (exact{})\n", grouped(*count),
+    if (!space.exact_count_text().empty()) {
+        fmt::print("valid:       {} (exact{})\n", grouped(space.exact_count_text()),
                    space.enumerated() ? ", listed" : ", too many to list: tuning samples them");
     } else if (space.estimate_rel_error() == std::numeric_limits<double>::infinity()) {
         fmt::print(

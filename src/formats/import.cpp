@@ -159,8 +159,8 @@ run_records from_kt_cache(const kt_cache& c, const std::string& path) {
 }
 
 run_records import_file(const std::string& path, import_format format) {
-    const std::string text = read_maybe_gzip(path);
-    const json doc = parse_json_unordered(text, path);
+    std::string text = read_maybe_gzip(path);
+    json doc = parse_json_unordered(text, path);
     const bool kt = doc.is_object() && doc.contains("tune_params_keys") && doc.contains("cache");
     const bool t4 = doc.is_object() && doc.contains("results") && doc.contains("schema_version");
     if (format == import_format::automatic) {
@@ -172,9 +172,15 @@ run_records import_file(const std::string& path, import_format format) {
                 "with \"schema_version\" and \"results\")");
         format = kt ? import_format::kt_cache : import_format::t4;
     }
-    if (format == import_format::t4) return read_t4_text(text, path);
-    kt_cache c = parse_kt_cache(text, path);  // checks the header and every record
+    if (format == import_format::t4) {
+        doc = json();  // the T4 reader parses one result at a time
+        return read_t4_text(text, path);
+    }
+    // The document is parsed once; it and the text are freed before the records are made.
+    kt_cache c = kt_cache_from_json(doc, text, path);  // checks the header and every record
     check_kt_records(doc, text, path);
+    doc = json();
+    text = std::string();
     return from_kt_cache(c, path);
 }
 

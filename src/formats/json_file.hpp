@@ -3,16 +3,23 @@
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 
 #include "hone/error.hpp"
 
 namespace hone {
 
 // The file's bytes, gunzipped when they start with the gzip magic. A missing or unreadable file
-// is an env_error; a damaged or truncated gzip stream is an input_error naming the file.
+// is an env_error; a damaged or truncated gzip stream, or a file larger (read or inflated) than
+// max_input_bytes() (common/input_limits.hpp), is an input_error naming the file.
 std::string read_maybe_gzip(const std::string& path);
 
-// Parses `text` (read from `path`); a syntax error is an input_error at its line and column.
+// An input_error at the first array or object nested deeper than max_json_depth
+// (common/input_limits.hpp); the parsers below check it first.
+void check_json_depth(std::string_view text, const std::string& path);
+
+// Parses `text` (read from `path`); a syntax error, or a number beyond a double's range, is an
+// input_error at its line and column.
 nlohmann::ordered_json parse_json(const std::string& text, const std::string& path);
 
 // The same with objects as sorted maps: linear in the size of an object of many members (an
@@ -21,6 +28,6 @@ nlohmann::ordered_json parse_json(const std::string& text, const std::string& pa
 nlohmann::json parse_json_unordered(const std::string& text, const std::string& path);
 
 // The 1-based line and column of byte `offset` in `text`.
-source_pos position_in(const std::string& text, std::size_t offset, const std::string& path);
+source_pos position_in(std::string_view text, std::size_t offset, const std::string& path);
 
 }  // namespace hone

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_map>
 
 #include "formats/json_file.hpp"
 #include "formats/json_locate.hpp"
@@ -24,8 +26,9 @@ class reader {
   public:
     reader(const std::string& text, const std::string& path) : text_(text), path_(path) {}
 
-    kt_cache run() {
-        const json doc = parse_json_unordered(text_, path_);
+    kt_cache run() { return run(parse_json_unordered(text_, path_)); }
+
+    kt_cache run(const json& doc) {
         if (!doc.is_object() || !doc.contains("cache") || !doc.contains("tune_params_keys"))
             fail({}, "not a Kernel Tuner cache: expected a JSON object with \"tune_params_keys\", "
                      "\"tune_params\" and \"cache\"");
@@ -38,6 +41,7 @@ class reader {
                                                           : "";
         c.problem_size = doc.contains("problem_size") ? doc["problem_size"].dump() : "";
         read_params(doc, c);
+        index_values(c);
         const json& cache = doc["cache"];
         if (!cache.is_object()) fail({}, "\"cache\" must be an object of records");
         c.entries.reserve(cache.size());
@@ -108,18 +112,39 @@ class reader {
         }
     }
 
-    // A JSON number equal to the listed value: 2 and 2.0 match, as Python compares them.
-    static bool same(const value& listed, const json& got) {
-        const auto v = scalar(got);
-        if (!v) return false;
-        if (*v == listed) return true;
-        auto num = [](const value& x) -> std::optional<double> {
-            if (auto* i = std::get_if<int64_t>(&x)) return static_cast<double>(*i);
-            if (auto* d = std::get_if<double>(&x)) return *d;
-            return std::nullopt;
+    // Equal keys for values a record may give for a listed one: numbers by value (2 and 2.0
+    // match, as Python compares them), booleans and strings by themselves.
+    static std::string match_key(const value& v) {
+        auto number = [](double d) {
+            if (d == 0) d = 0;  // -0.0 == 0.0
+            char bits[sizeof d];
+            std::memcpy(bits, &d, sizeof d);
+            return std::string(1, 'n') + std::string(bits, sizeof bits);
         };
-        const auto a = num(listed), b = num(*v);
-        return a && b && *a == *b;
+        if (const auto* i = std::get_if<int64_t>(&v)) return number(static_cast<double>(*i));
+        if (const auto* d = std::get_if<double>(&v)) return number(*d);
+        if (const auto* b = std::get_if<bool>(&v)) return *b ? "T" : "F";
+        return "s" + std::get<std::string>(v);
+    }
+
+    // Each parameter's values by match key, the first listed winning: a record's value is
+    // found in constant time (a search of the list made import quadratic in its length).
+    void index_values(const kt_cache& c) {
+        value_index_.assign(c.param_values.size(), {});
+        for (std::size_t p = 0; p < c.param_values.size(); ++p) {
+            value_index_[p].reserve(c.param_values[p].size());
+            for (std::size_t i = 0; i < c.param_values[p].size(); ++i)
+                value_index_[p].emplace(match_key(c.param_values[p][i]), static_cast<uint32_t>(i));
+        }
+    }
+
+    std::optional<uint32_t> listed_index(std::size_t param, const json& got) const {
+        const auto v = scalar(got);
+        if (!v) return std::nullopt;
+        const auto& index = value_index_[param];
+        const auto it = index.find(match_key(*v));
+        if (it == index.end()) return std::nullopt;
+        return it->second;
     }
 
     static double number_or_zero(const json& rec, const char* name) {
@@ -133,14 +158,12 @@ class reader {
             const std::string& name = c.param_names[i];
             if (!rec.contains(name))
                 fail(key, fmt::format("record \"{}\" has no value for parameter '{}'", key, name));
-            const auto& listed = c.param_values[i];
-            std::size_t at = 0;
-            while (at < listed.size() && !same(listed[at], rec[name])) ++at;
-            if (at == listed.size())
+            const auto at = listed_index(i, rec[name]);
+            if (!at)
                 fail(key, fmt::format("record \"{}\": {} = {} is not one of the values "
                                       "\"tune_params\" lists",
                                       key, name, rec[name].dump()));
-            e.index.push_back(static_cast<uint32_t>(at));
+            e.index.push_back(*at);
         }
         if (!rec.contains("time"))
             fail(key, fmt::format("record \"{}\" has no \"time\"", key));
@@ -182,6 +205,7 @@ class reader {
 
     const std::string& text_;
     const std::string& path_;
+    std::vector<std::unordered_map<std::string, uint32_t>> value_index_;
 };
 
 }  // namespace
@@ -204,6 +228,11 @@ std::string kt_cache::key(const kt_entry& e) const {
 
 kt_cache parse_kt_cache(const std::string& text, const std::string& path) {
     return reader(text, path).run();
+}
+
+kt_cache kt_cache_from_json(const nlohmann::json& doc, const std::string& text,
+                            const std::string& path) {
+    return reader(text, path).run(doc);
 }
 
 kt_cache read_kt_cache(const std::string& path) {

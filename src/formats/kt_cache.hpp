@@ -3,6 +3,7 @@
 // one record per evaluated configuration, keyed by its comma-joined values.
 #pragma once
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,5 +49,9 @@ struct kt_cache {
 // or a time string other than the three failure kinds; env_error when it cannot be read.
 kt_cache read_kt_cache(const std::string& path);
 kt_cache parse_kt_cache(const std::string& text, const std::string& path);
+// The same from the document already parsed from `text` (parse_json_unordered): an import that
+// looked at it first parses the file once.
+kt_cache kt_cache_from_json(const nlohmann::json& doc, const std::string& text,
+                            const std::string& path);
 
 }  // namespace hone

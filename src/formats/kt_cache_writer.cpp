@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/input_limits.hpp"
+
 namespace hone {
 namespace {
 
@@ -21,7 +23,11 @@ json value_json(const value& v) {
 // is given back as it was.
 json problem_json(const std::string& problem) {
     if (problem.empty()) return json::array();
-    const json parsed = json::parse(problem, nullptr, false);
+    // Written back as JSON only when it is shallow: a stored text nested deeper than hone reads
+    // would be printed recursively.
+    const json parsed = json_too_deep(problem) == std::string::npos
+                            ? json::parse(problem, nullptr, false)
+                            : json(json::value_t::discarded);
     if (!parsed.is_discarded() && (parsed.is_array() || parsed.is_number())) return parsed;
     json out = json::array();
     std::size_t at = 0;

@@ -60,6 +60,7 @@ class python_list {
 
   private:
     static constexpr std::size_t max_elements = 1'000'000;
+    static constexpr int max_nesting = 200;
 
     [[noreturn]] void fail(const std::string& why) const {
         throw input_error(
@@ -161,7 +162,19 @@ class python_list {
         return out;
     }
 
+    // Every nested list, parenthesis and list() recurses through term(): bounded, as in hone's
+    // expressions, so that "((((..." is refused instead of exhausting the stack.
+    struct nesting {
+        python_list& p;
+        explicit nesting(python_list& owner) : p(owner) {
+            if (++p.nesting_ > max_nesting)
+                p.fail(fmt::format("lists or parentheses nested more than {} deep", max_nesting));
+        }
+        ~nesting() { --p.nesting_; }
+    };
+
     std::vector<value> term() {
+        const nesting guard(*this);
         if (peek('(')) {
             ++at_;
             std::vector<value> v = sum();
@@ -247,6 +260,7 @@ class python_list {
     const std::string& text_;
     source_pos pos_;
     std::size_t at_ = 0;
+    int nesting_ = 0;
 };
 
 }  // namespace

@@ -197,6 +197,16 @@ class translator {
             }
             if (values.empty())
                 throw input_error(at, fmt::format("parameter '{}' has no values", name));
+            // Every value becomes YAML text that the config loader parses back: a few
+            // parameters of a million values each took gigabytes. No tuning space lists this
+            // many; checked as each list is evaluated, before the next is materialised.
+            total_values_ += values.size();
+            if (total_values_ > max_total_values)
+                throw input_error(
+                    at, fmt::format("parameter '{}' brings the values of the T1 parameters to {}, "
+                                    "more than hone translates ({}); a tuning space lists "
+                                    "fewer",
+                                    name, total_values_, max_total_values));
             std::set<std::string> seen;
             for (const auto& x : values)
                 if (!seen.insert(display_text(x)).second)
@@ -394,7 +404,8 @@ class translator {
             ++out_.constraints_translated;
         }
         if (lines.empty()) return;
-        yaml_ += "constraints:\n";
+        // Notes alone under "constraints:" would leave it empty, which does not load.
+        if (out_.constraints_translated > 0) yaml_ += "constraints:\n";
         for (const auto& l : lines) yaml_ += l + "\n";
     }
 
@@ -660,6 +671,8 @@ class translator {
         header_ += "\n";
     }
 
+    static constexpr std::size_t max_total_values = 100'000;
+    std::size_t total_values_ = 0;
     const std::string& text_;
     std::string path_, yaml_path_;
     json root_;

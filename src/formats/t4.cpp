@@ -276,6 +276,7 @@ run_records read_t4_text(const std::string& text, const std::string& path) {
     // Checked whole without building it (a positioned error comes from parsing it on failure
     // only); then the header and each result are parsed apart: 10^5 results as one document
     // took ten times the memory of the file.
+    check_json_depth(text, path);
     if (!json::accept(text)) parse_json(text, path);
     const array_items span = array_items_of(text, "results");
     const bool split = span.close != std::string::npos;

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/input_limits.hpp"
+#include "formats/json_file.hpp"
 #include "hone/error.hpp"
 
 namespace hone::runtime {
@@ -147,13 +149,14 @@ std::vector<capture_record> read_captures(const std::string& dir) {
     std::vector<capture_record> out;
     for (const fs::path& p : files) {
         const std::string file = p.string();
-        std::ifstream in(p, std::ios::binary);
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        const std::string text = ss.str();
+        const std::string text = read_file_capped(file, max_input_bytes()).value_or("");
+        check_json_depth(text, file);
         json j;
         try {
             j = json::parse(text);
+        } catch (const json::out_of_range&) {
+            parse_json(text, file);  // throws the input_error with the number's position
+            throw;
         } catch (const json::parse_error& e) {
             source_pos pos{file, 1, 1};
             for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {

@@ -12,11 +12,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/input_limits.hpp"
+#include "record/params_json.hpp"
+#include "formats/json_file.hpp"
 #include "hone/error.hpp"
 #include "hone/final_word.hpp"
 #include "hone/record.hpp"
 #include "hone/store.hpp"
-#include "record/params_json.hpp"
 #include "report/report.hpp"
 
 namespace hone {
@@ -306,8 +308,12 @@ std::string tuned_entry::problem_text() const {
 
 std::vector<tuned_entry> parse_wisdom(const std::string& text, const std::string& path) {
     json root;
+    check_json_depth(text, path);
     try {
         root = json::parse(text);
+    } catch (const json::out_of_range&) {
+        parse_json(text, path);  // throws the input_error with the number's position
+        throw;
     } catch (const json::parse_error& e) {
         throw input_error(position(path, text, e.byte),
                           fmt::format("not valid JSON ({}); expected a hone wisdom file written by "
@@ -424,14 +430,17 @@ std::vector<tuned_entry> read_tuned(const std::string& path) {
     if (fs::is_directory(path, ec))
         throw input_error({path, 0, 0},
                           "is a folder: expected a wisdom file or a results database");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw env_error(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    if (text.size() >= 16 && std::memcmp(text.data(), "SQLite format 3", 16) == 0)
-        return tuned_from_db(path);
-    return parse_wisdom(text, path);
+    {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw env_error(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
+        char head[16] = {};
+        in.read(head, sizeof head);
+        if (in.gcount() == 16 && std::memcmp(head, "SQLite format 3", 16) == 0)
+            return tuned_from_db(path);
+    }
+    const std::optional<std::string> text = read_file_capped(path, max_input_bytes());
+    if (!text) throw env_error(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
+    return parse_wisdom(*text, path);
 }
 
 std::string format_wisdom(std::vector<tuned_entry> entries, std::size_t keep) {

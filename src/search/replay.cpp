@@ -7,6 +7,8 @@
 #include <deque>
 #include <fstream>
 #include <stdexcept>
+#include <type_traits>
+#include <unordered_map>
 
 #include "formats/kt_cache.hpp"
 #include "hone/error.hpp"
@@ -29,6 +31,25 @@ bool value_less(const value& a, const value& b) {
     if (x && y) return *x < *y || (*x == *y && a.index() < b.index());
     if (x || y) return x.has_value();
     return std::get<std::string>(a) < std::get<std::string>(b);
+}
+
+// A key equal for equal values (as value's ==): the alternative, then the payload's bytes.
+std::string exact_key(const value& v) {
+    std::string out(1, static_cast<char>('0' + v.index()));
+    std::visit(
+        [&](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+                out += x;
+            } else if constexpr (std::is_same_v<T, double>) {
+                const double d = x == 0 ? 0.0 : x;  // -0.0 == 0.0
+                out.append(reinterpret_cast<const char*>(&d), sizeof d);
+            } else {
+                out.append(reinterpret_cast<const char*>(&x), sizeof x);
+            }
+        },
+        v);
+    return out;
 }
 
 std::string head_bytes(const std::string& path, std::size_t n) {
@@ -121,6 +142,9 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
     if (records.empty()) throw input_error(at, "the run has no results");
     for (const auto& [name, v] : records[0].params) r.names.push_back(name);
     r.values.resize(r.names.size());
+    // Values found through hash maps: a search of each list made loading quadratic in a
+    // parameter's number of values.
+    std::vector<std::unordered_map<std::string, uint32_t>> seen(r.names.size());
     for (const auto& rec : records) {
         bool same = rec.params.size() == r.names.size();
         for (std::size_t i = 0; same && i < r.names.size(); ++i) same = rec.params[i].first == r.names[i];
@@ -129,19 +153,20 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
                                               "('{}' and '{}'): a damaged database",
                                               records[0].key, rec.key));
         for (std::size_t i = 0; i < r.names.size(); ++i) {
-            auto& vs = r.values[i];
-            if (std::find(vs.begin(), vs.end(), rec.params[i].second) == vs.end())
-                vs.push_back(rec.params[i].second);
+            if (seen[i].emplace(exact_key(rec.params[i].second), 0).second)
+                r.values[i].push_back(rec.params[i].second);
         }
     }
-    for (auto& vs : r.values) std::stable_sort(vs.begin(), vs.end(), value_less);
+    for (std::size_t i = 0; i < r.names.size(); ++i) {
+        auto& vs = r.values[i];
+        std::stable_sort(vs.begin(), vs.end(), value_less);
+        for (std::size_t k = 0; k < vs.size(); ++k)
+            seen[i][exact_key(vs[k])] = static_cast<uint32_t>(k);
+    }
     for (const auto& rec : records) {
         point p;
-        for (std::size_t i = 0; i < r.names.size(); ++i) {
-            const auto& vs = r.values[i];
-            p.push_back(static_cast<uint32_t>(
-                std::find(vs.begin(), vs.end(), rec.params[i].second) - vs.begin()));
-        }
+        for (std::size_t i = 0; i < r.names.size(); ++i)
+            p.push_back(seen[i].at(exact_key(rec.params[i].second)));
         r.points.push_back(std::move(p));
         r.keys.push_back(rec.key);
         std::optional<double> out;
@@ -227,7 +252,7 @@ replay_seed replay_once(const recorded_space& space, const replay_options& o, ui
     std::vector<bool> used(space.points.size(), false);
     std::optional<double> best;
     const std::size_t window = std::max<std::size_t>(1, o.window);
-    while (out.best.size() < budget) {
+    while (out.evaluations < budget) {
         if (queue.size() < window && !st->done()) {
             for (auto& p : st->propose(window - queue.size())) {
                 // A strategy that breaks its contract is a bug, not bad input.
@@ -249,13 +274,16 @@ replay_seed replay_once(const recorded_space& space, const replay_options& o, ui
             best = v;
             out.best_key = space.keys[k];
         }
-        out.best.push_back(best ? std::optional(space.natural(*best)) : std::nullopt);
+        ++out.evaluations;
+        out.final_best = best ? std::optional(space.natural(*best)) : std::nullopt;
+        if (o.keep_history) out.best.push_back(out.final_best);
         const double rel = best ? space.relative(*best) : 0.0;
-        out.relative.push_back(rel);
+        for (std::size_t c = 0; c < replay_checkpoints.size(); ++c)
+            if (out.evaluations <= replay_checkpoints[c]) out.relative_at[c] = rel;
         for (std::size_t l = 0; l < replay_levels.size(); ++l) {
             // 1e-12: the optimum itself reaches 100% whatever the rounding.
             if (!out.evals_to[l] && rel >= replay_levels[l] - 1e-12) {
-                out.evals_to[l] = out.best.size();
+                out.evals_to[l] = out.evaluations;
                 out.time_to_s[l] = out.simulated_s;
             }
         }
@@ -281,11 +309,16 @@ std::optional<double> median_of(std::vector<std::optional<double>> xs) {
 
 }  // namespace
 
-replay_result replay(const recorded_space& space, const replay_options& o) {
+replay_result replay(const recorded_space& space, const replay_options& o,
+                     const std::function<void(const replay_seed&)>& each) {
     replay_result r;
     r.strategy = resolve_strategy(o.setup.name, static_cast<double>(space.points.size()));
     for (int i = 0; i < o.seeds; ++i) {
         r.seeds.push_back(replay_once(space, o, o.setup.seed + static_cast<uint64_t>(i)));
+        if (each) {
+            each(r.seeds.back());
+            r.seeds.back().best = {};  // handed over: memory stays that of one seed's history
+        }
         if (o.on_seed) o.on_seed(i + 1, o.seeds);
     }
     const double n = static_cast<double>(r.seeds.size());
@@ -308,9 +341,8 @@ replay_result replay(const recorded_space& space, const replay_options& o) {
     for (std::size_t c = 0; c < replay_checkpoints.size(); ++c) {
         std::size_t within = 0;
         for (const auto& s : r.seeds) {
-            if (s.relative.empty()) continue;
-            const std::size_t at = std::min(replay_checkpoints[c], s.relative.size()) - 1;
-            within += s.relative[at] >= 0.95 - 1e-12 ? 1 : 0;
+            if (s.evaluations == 0) continue;
+            within += s.relative_at[c] >= 0.95 - 1e-12 ? 1 : 0;
         }
         r.within_95_at[c] = static_cast<double>(within) / n;
     }

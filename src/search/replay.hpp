@@ -66,14 +66,23 @@ struct replay_options {
     std::size_t window = 8;
     // Called after each seed's run (done of total): long replays report progress through it.
     std::function<void(int done, int total)> on_seed;
+    // Whether each seed keeps its best so far after every evaluation (replay_seed::best):
+    // budget x seeds values; what is printed without it needs a few numbers a seed.
+    bool keep_history = true;
 };
 
 inline constexpr std::array<double, 3> replay_levels = {0.90, 0.95, 1.00};
+inline constexpr std::array<std::size_t, 4> replay_checkpoints = {100, 200, 500, 1000};
 
 struct replay_seed {
     uint64_t seed = 0;
-    std::vector<std::optional<double>> best;  // recorded value of the best so far, per evaluation
-    std::vector<double> relative;             // best so far / optimum, per evaluation (0: none)
+    std::size_t evaluations = 0;
+    std::optional<double> final_best;  // recorded value of the best found; nullopt: none
+    // Recorded value of the best so far, per evaluation (empty without keep_history).
+    std::vector<std::optional<double>> best;
+    // Best so far / optimum after each of replay_checkpoints evaluations (or all of them when
+    // fewer were made); 0 where nothing succeeded.
+    std::array<double, 4> relative_at{};
     std::array<std::optional<std::size_t>, 3> evals_to;  // per replay_levels
     std::array<std::optional<double>, 3> time_to_s;      // simulated time to reach them
     double simulated_s = 0;                              // of all evaluations
@@ -94,9 +103,10 @@ struct replay_result {
     std::array<double, 4> within_95_at{};
 };
 
-inline constexpr std::array<std::size_t, 4> replay_checkpoints = {100, 200, 500, 1000};
-
 replay_seed replay_once(const recorded_space& space, const replay_options& o, uint64_t seed);
-replay_result replay(const recorded_space& space, const replay_options& o);
+// Every seed in turn. `each`, when given, sees each seed as it completes, history included;
+// the result's seeds then keep everything but the history.
+replay_result replay(const recorded_space& space, const replay_options& o,
+                     const std::function<void(const replay_seed&)>& each = {});
 
 }  // namespace hone

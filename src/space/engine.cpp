@@ -78,6 +78,11 @@ engine::engine(const spec& s, const bindings& base, const engine_limits& lim)
         }
         first_.exact = true;
         first_.valid = static_cast<double>(prefixes_.size()) * free_product_;
+        exact_valid_ = prefixes_.size();
+        for (uint32_t d : plan_.free)
+            if (__builtin_mul_overflow(
+                    exact_valid_, static_cast<unsigned __int128>(model_->card(d)), &exact_valid_))
+                exact_valid_ = ~static_cast<unsigned __int128>(0);
     } else {
         // Enough draws to decide whether listing is affordable; the count of a space too
         // large to list is refined by the caller.

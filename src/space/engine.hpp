@@ -39,6 +39,9 @@ class engine {
     bool codes_fit() const { return codes_fit_; }  // every point has a uint64 code
     uint64_t stride(std::size_t d) const { return stride_[d]; }
     const estimate& first_estimate() const { return first_; }
+    // The number of valid configurations in 128 bits when first_estimate() is exact (a double
+    // holds integers exactly only to 2^53, a uint64 only to 2^64); saturated at its maximum.
+    unsigned __int128 exact_valid() const { return exact_valid_; }
 
     // Every valid configuration's code, in canonical order (ascending codes); nullopt when the
     // limits are exceeded on the way. Requires codes_fit().
@@ -98,6 +101,7 @@ class engine {
     bool root_rejected_ = false;  // a constraint without parameters is false
     double free_product_ = 1;     // configurations of the free parameters
     estimate first_;
+    unsigned __int128 exact_valid_ = 0;
 };
 
 // A uniform draw from [0, n) by rejection, the same on every standard library.

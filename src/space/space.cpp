@@ -12,6 +12,18 @@
 namespace hone {
 namespace {
 
+// Decimal digits of a 128-bit count; its maximum means saturated.
+std::string count_text(unsigned __int128 n) {
+    if (n == ~static_cast<unsigned __int128>(0))
+        return "more than 340282366920938463463374607431768211455 (saturated at 2^128 - 1)";
+    std::string digits;
+    do {
+        digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(n % 10)));
+        n /= 10;
+    } while (n > 0);
+    return digits;
+}
+
 std::string total_text(uint64_t total) {
     return total == UINT64_MAX ? std::string("more than 18446744073709551615")
                                : std::to_string(total);
@@ -43,7 +55,18 @@ search_space::search_space(const spec& s, bindings base, const space_options& op
         space_detail::engine_limits{opt.max_listed, opt.max_nodes,
                                     std::max<uint64_t>(opt.prefix_cap, 1), opt.seed});
     const space_detail::estimate& first = engine_->first_estimate();
-    if (first.exact) exact_ = static_cast<uint64_t>(first.valid);
+    if (first.exact) {
+        const unsigned __int128 n = engine_->exact_valid();
+        exact_text_ = count_text(n);
+        // Beyond 2^64 the count is known but not a uint64: the space is too large to list and
+        // is sampled, with the exact count as its estimate.
+        if (n <= UINT64_MAX) {
+            exact_ = static_cast<uint64_t>(n);
+        } else {
+            estimate_ = static_cast<double>(n);
+            return;
+        }
+    }
     const bool affordable = first.valid <= static_cast<double>(opt.max_listed) &&
                             (first.exact || first.nodes <= static_cast<double>(opt.max_nodes));
     if (affordable && engine_->codes_fit()) {
@@ -52,11 +75,13 @@ search_space::search_space(const spec& s, bindings base, const space_options& op
                 codes32_ = std::move(*codes);
                 enumerated_ = true;
                 exact_ = codes32_.size();
+                exact_text_ = std::to_string(*exact_);
             }
         } else if (auto codes = engine_->enumerate<uint64_t>()) {
             codes64_ = std::move(*codes);
             enumerated_ = true;
             exact_ = codes64_.size();
+            exact_text_ = std::to_string(*exact_);
         }
     }
     if (exact_) {
@@ -77,6 +102,7 @@ search_space::search_space(const spec& s, bindings base, const space_options& op
                            &exhausted) &&
             exhausted) {
             exact_ = 0;
+            exact_text_ = "0";
             estimate_ = 0;
             rel_error_ = 0;
             draws_ = 0;
@@ -91,6 +117,9 @@ uint64_t search_space::total() const {
 }
 std::optional<uint64_t> search_space::count() const {
     return exact_;
+}
+const std::string& search_space::exact_count_text() const {
+    return exact_text_;
 }
 double search_space::estimated_count() const {
     return estimate_;

@@ -3,13 +3,13 @@
 #include "hone/spec.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include <yaml-cpp/depthguard.h>
-
+#include "common/input_limits.hpp"
 #include "spec/loader.hpp"
 
 namespace hone {
@@ -96,11 +96,9 @@ bindings spec::problem_bindings() const {
 
 spec load_spec(const std::string& path, const std::map<std::string, int64_t>& overrides,
                const load_options& opt) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw input_error({path, 0, 0}, "cannot read the file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return load_spec_text(text.str(), path, overrides, opt);
+    const std::optional<std::string> text = read_file_capped(path, max_text_input_bytes());
+    if (!text) throw input_error({path, 0, 0}, "cannot read the file");
+    return load_spec_text(*text, path, overrides, opt);
 }
 
 spec load_spec_text(const std::string& text, const std::string& path,

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "common/input_limits.hpp"
+#include "record/params_json.hpp"
 #include "hone/error.hpp"
 #include "record/params_json.hpp"
 #include "store/flat_json.hpp"
@@ -68,8 +70,15 @@ std::string samples_text(const std::vector<double>& samples) {
 }
 
 // A row that does not decode was not written by this schema's hone: report, never guess.
+// The general parser's values are copied and printed recursively: a depth is refused first.
 template <typename F>
-auto decoding(const std::string& path, const std::string& key, const char* what, F&& f) {
+auto decoding(const std::string& path, const std::string& key, const char* what,
+              std::string_view text, F&& f) {
+    if (json_too_deep(text) != std::string_view::npos)
+        throw env_error(
+            fmt::format("{}: the {} of {} do not decode: JSON nested more than {} "
+                        "levels deep",
+                        path, what, key, max_json_depth));
     try {
         return f();
     } catch (const nlohmann::json::exception& e) {
@@ -165,7 +174,7 @@ eval_record read_record(const sql::stmt& s, const std::string& path) {
     r.key = s.text(c++);
     // The store's own flat JSON is read by a fast reader; anything else by the general parser.
     if (const std::string text = s.text(c++); !read_scalar_object(text, r.params)) {
-        r.params = decoding(path, r.key, "parameters",
+        r.params = decoding(path, r.key, "parameters", text,
                             [&] { return params_from_json(nlohmann::ordered_json::parse(text)); });
     }
     const std::string st = s.text(c++);
@@ -199,7 +208,7 @@ eval_record read_record(const sql::stmt& s, const std::string& path) {
     for (uint32_t& v : r.block) v = static_cast<uint32_t>(s.i64(c++));
     r.dynamic_shared_bytes = s.i32(c++);
     if (const std::string text = s.text(c++); !read_number_array(text, g.samples_us)) {
-        g.samples_us = decoding(path, r.key, "samples", [&] {
+        g.samples_us = decoding(path, r.key, "samples", text, [&] {
             return nlohmann::json::parse(text).get<std::vector<double>>();
         });
     }
@@ -212,7 +221,7 @@ eval_record read_record(const sql::stmt& s, const std::string& path) {
         g.steps.samples_s = get("samples_s");
         g.steps.waits = static_cast<int>(get("waits"));
     } else {
-        decoding(path, r.key, "job steps", [&] {
+        decoding(path, r.key, "job steps", s.text(c), [&] {
             const auto j = nlohmann::json::parse(s.text(c));
             g.steps.load_s = j.value("load_s", 0.0);
             g.steps.verify_s = j.value("verify_s", 0.0);
@@ -224,7 +233,7 @@ eval_record read_record(const sql::stmt& s, const std::string& path) {
     }
     ++c;
     if (const std::string text = s.text(c++); !read_number_object(text, r.metrics)) {
-        r.metrics = decoding(path, r.key, "metrics", [&] {
+        r.metrics = decoding(path, r.key, "metrics", text, [&] {
             return nlohmann::json::parse(text).get<std::map<std::string, double>>();
         });
     }

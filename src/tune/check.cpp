@@ -70,8 +70,14 @@ check_result check(const spec& s, const check_options& opt) {
     const search_space space(s, base);
     out.total = space.total();
     out.valid_exact = space.count().has_value();
-    out.valid =
-        space.count().value_or(static_cast<uint64_t>(std::llround(space.estimated_count())));
+    // An estimate, or an exact count beyond 2^64, saturates the uint64 at its maximum;
+    // valid_text has the count itself.
+    const double estimate = std::round(space.estimated_count());
+    out.valid = space.count().value_or(
+        estimate < 18446744073709551616.0 ? static_cast<uint64_t>(estimate) : UINT64_MAX);
+    out.valid_text = !space.exact_count_text().empty()
+                         ? space.exact_count_text()
+                         : fmt::format("about {:.3g} (estimated)", space.estimated_count());
     space.require_nonempty();
     make_run_plan(s, space);  // buffer counts and memory kinds evaluate
     // The reference must compile, or nothing could be verified.
