@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands_internal.hpp"
+#include "cli/options.hpp"
 #include "hone/error.hpp"
 #include "search/replay.hpp"
 
@@ -230,13 +231,17 @@ Examples:
         ->required()
         ->check(CLI::ExistingFile);
     c->add_option("--strategy", a->strategy, "Strategy (default auto; see below)");
-    c->add_option("--max-evals", a->max_evals, "Evaluations per seed (default 1000)");
-    c->add_option("--seeds", a->seeds, "Seeds to run (default 20)");
-    c->add_option("--seed", a->seed, "First seed (default 1): seeds S, S+1, ...");
+    c->add_option("--max-evals", a->max_evals, "Evaluations per seed (default 1000)")
+        ->check(whole_number(1, std::numeric_limits<int64_t>::max()));
+    c->add_option("--seeds", a->seeds, "Seeds to run (default 20)")
+        ->check(whole_number(1, std::numeric_limits<int>::max()));
+    c->add_option("--seed", a->seed, "First seed (default 1): seeds S, S+1, ...")
+        ->check(seed_number());
     c->add_option("-O,--option", a->options, "Strategy option NAME=VALUE (repeatable)");
     c->add_option("--window", a->window,
                   "Configurations proposed ahead of their outcomes (default 8, as a tuner with "
-                  "2 compile jobs)");
+                  "2 compile jobs)")
+        ->check(whole_number(1, std::numeric_limits<int64_t>::max()));
     c->add_option("--identity", a->identity,
                   "Which run of a database with several: its number (1 = first) or id prefix");
     c->add_flag("--json", a->json, "Machine-readable output");

@@ -363,17 +363,20 @@ genetic, local_search, diff_evo, bayes_opt, ...; `hone replay --help` lists them
 options). With a strategy other than exhaustive, the progress line counts up to the budget.)");
     c->add_option("config", a->config, "Search config (YAML)")->required()->check(CLI::ExistingFile);
     c->add_option("--set", a->sets, "Override a problem size: NAME=VALUE (repeatable)");
-    c->add_option("--device", a->device, "GPU ordinal (see `hone devices`)")->check(CLI::NonNegativeNumber);
+    c->add_option("--device", a->device, "GPU ordinal (see `hone devices`)")
+        ->check(whole_number(0, std::numeric_limits<int>::max()));
     c->add_option("-o,--output", a->output, "Results database (default: the config's `output`)");
-    c->add_option("-j,--jobs", a->jobs, "Compile worker processes (default: one per core)")->check(CLI::NonNegativeNumber);
+    c->add_option("-j,--jobs", a->jobs, "Compile worker processes (default: one per core)")
+        ->check(whole_number(0, std::numeric_limits<int>::max()));
     c->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $HONE_CACHE_DIR or ~/.cache/hone)");
     c->add_flag("--no-cache", a->no_cache, "Compile everything, use no cache");
     c->add_option("--only", a->only, "Evaluate one configuration, by key (as printed)");
     c->add_option("--max-evals", a->max_evals,
                   "Evaluations in all, stored ones of the run included (overrides search.max_evals; "
                   "0 = no limit)")
-        ->check(CLI::NonNegativeNumber);
-    c->add_option("--time-limit", a->time_limit, "Stop after S seconds")->check(CLI::NonNegativeNumber);
+        ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
+    c->add_option("--time-limit", a->time_limit, "Stop after S seconds")
+        ->check(seconds_number());
     c->add_option("--l2-flush", a->l2_flush, "Override timing.l2_flush")->check(CLI::IsMember({"on", "off"}));
     c->add_option("--timer", a->timer,
                   "Override timing.timer: auto, profiler (gpu__time_duration, as Nsight "
@@ -392,7 +395,8 @@ options). With a strategy other than exhaustive, the progress line counts up to 
         ->excludes(c->get_option("--only"));
     c->add_option("--arch", a->arch, "With --dry-run: target architecture (default: the GPU's)")
         ->needs(dry);
-    c->add_option("--top", a->top, "Rows of the best table (0 = all)");
+    c->add_option("--top", a->top, "Rows of the best table (0 = all)")
+        ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
     c->add_flag("--json", a->json, "Print machine-readable results");
     c->add_flag("-q,--quiet", a->quiet, "No progress line");
     c->callback([a, &action] { action = [a] { return run_tune(*a); }; });

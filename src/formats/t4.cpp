@@ -384,6 +384,8 @@ run_records read_t4_text(const std::string& text, const std::string& path) {
             for (const auto& x : times["runtimes"]) {
                 if (!x.is_number())
                     rd.fail(i, fmt::format("times.runtimes: {} is not a number", x.dump()));
+                if (!(x.get<double>() >= 0))
+                    rd.fail(i, fmt::format("times.runtimes: {} is negative", x.dump()));
                 r.gpu.samples_us.push_back(
                     us_of_ms(times_pow10_reversibly(x.get<double>(), unit_exp)));
             }

@@ -17,6 +17,7 @@
 #include "report/report.hpp"
 #include "hone/store.hpp"
 #include "common/params_json.hpp"
+#include "formats/output_file.hpp"
 
 namespace hone {
 namespace {
@@ -339,7 +340,7 @@ std::vector<tuned_entry> parse_wisdom(const std::string& text, const std::string
 }
 
 std::vector<tuned_entry> tuned_from_db(const std::string& db_path) {
-    results_store store(db_path);
+    results_store store(db_path, store_access::read_only);
     std::vector<tuned_entry> out;
     for (const run_identity& run : store.runs()) {
         const std::vector<eval_record> records = store.query({run.id(), "", 0, true});
@@ -425,25 +426,7 @@ std::string format_wisdom(std::vector<tuned_entry> entries, std::size_t keep) {
 
 void write_wisdom(const std::string& path, const std::vector<tuned_entry>& entries,
                   std::size_t keep) {
-    const std::string text = format_wisdom(entries, keep);
-    const std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw env_error(fmt::format("{}: cannot be written: {}", path, std::strerror(errno)));
-        out << text;
-        out.flush();
-        if (!out) {
-            std::remove(tmp.c_str());
-            throw env_error(fmt::format("{}: cannot be written: {}", path, std::strerror(errno)));
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        std::remove(tmp.c_str());
-        throw env_error(fmt::format("{}: cannot be written: {}", path, ec.message()));
-    }
+    write_file_atomically(path, format_wisdom(entries, keep));
 }
 
 }  // namespace hone

@@ -11,6 +11,8 @@
 namespace hone::store_detail {
 namespace {
 
+constexpr int max_where_terms = 256;
+
 enum class lit_kind { text, number, boolean };
 
 struct literal {
@@ -71,8 +73,14 @@ public:
     sql_filter parse() {
         skip_ws();
         if (at_end()) return {};
-        while (term()) {
-        }
+        int terms = 0;
+        do {
+            // SQLite allows 32,766 parameters and bounds a statement's depth: far more terms
+            // would fail there with the whole statement in the message.
+            if (++terms > max_where_terms)
+                fail(fmt::format("more than {} terms: a filter holds at most {}",
+                                 max_where_terms, max_where_terms));
+        } while (term());
         return std::move(out_);
     }
 
