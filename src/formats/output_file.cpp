@@ -54,8 +54,9 @@ bool existing(const std::string& path, struct stat& st) {
 void check_regular(const std::string& path, const struct stat& st) {
     if (S_ISREG(st.st_mode)) return;
     throw input_error({path, 0, 0},
-                      fmt::format("is {}: hone writes its output only to a regular file, which "
-                                  "it would put in its place; name a file (nothing was written)",
+                      fmt::format("is {}: hone writes its output to regular files only and "
+                                  "never replaces anything else; name a file (nothing was "
+                                  "written)",
                                   node_kind(st.st_mode)));
 }
 

@@ -32,20 +32,24 @@ std::string number(double v) {
     return fmt::format("{:.6g}", v);
 }
 
+// Text that is not UTF-8 (a database written by another tool) is written as U+FFFD.
+std::string str(const std::string& s) {
+    return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 std::string params_line(const std::vector<std::pair<std::string, value>>& params) {
     std::string out = "{";
     const json j = params_to_json(params);
     bool first = true;
     for (const auto& [name, v] : j.items()) {
-        out += fmt::format("{}{}: {}", first ? "" : ", ", json(name).dump(), v.dump());
+        out += fmt::format("{}{}: {}", first ? "" : ", ", str(name),
+                           v.dump(-1, ' ', false, json::error_handler_t::replace));
         first = false;
     }
     return out + "}";
 }
 
-std::string str(const std::string& s) {
-    return json(s).dump();
-}
+
 
 void write_entry(std::string& out, const tuned_entry& e, std::size_t keep, bool last) {
     std::string problem = "{";
