@@ -47,8 +47,7 @@ CLI::Validator whole_number(int64_t min, int64_t max) {
             int64_t v = 0;
             const char* last = text.data() + text.size();
             const auto [ptr, ec] = std::from_chars(text.data(), last, v);
-            if (ec == std::errc::result_out_of_range ||
-                (ec == std::errc() && ptr == last && (v < min || v > max)))
+            if (ec == std::errc::result_out_of_range)
                 return fmt::format("'{}' is out of range: expected a whole number {}", text,
                                    range_text(min, max));
             if (ec != std::errc() || ptr != last || text.empty())

@@ -77,9 +77,11 @@ public:
         do {
             // SQLite allows 32,766 parameters and bounds a statement's depth: far more terms
             // would fail there with the whole statement in the message.
-            if (++terms > max_where_terms)
-                fail(fmt::format("more than {} terms: a filter holds at most {}",
-                                 max_where_terms, max_where_terms));
+            if (++terms > max_where_terms) {
+                term_col_ = static_cast<int>(i_) + 1;
+                fail(fmt::format("a filter holds at most {} terms; this is term {}",
+                                 max_where_terms, terms));
+            }
         } while (term());
         return std::move(out_);
     }

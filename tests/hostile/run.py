@@ -20,7 +20,7 @@ A case passes when all of these hold:
   - every file named by the arguments under {case}, {gen} or {work} that existed before is
     unchanged after (content, or for a node that is not a regular file its type and inode),
     except the output (-o, --output, --wisdom) of a case expected to succeed (exit 0); the
-    output of a case expected to fail, absent before, is still absent;
+    output of a case expected to be refused (exit 2), absent before, is still absent;
   - neither output holds a raw escape character (ESC or C1 CSI): terminal control sequences
     from input files must be shown escaped.
 Prints one line per case and a summary line "N passed, N failed"; exits 1 when any failed.
@@ -89,8 +89,8 @@ def watched_paths(args, roots, expected):
         value = a.split("=", 1)[1] if a.startswith("--") and "=" in a else a
         if not any(value == r or value.startswith(r + os.sep) for r in roots):
             continue
-        # A refused command writes nothing: an output that was absent stays absent.
-        if os.path.lexists(value) or is_output:
+        # Refused input (exit 2) writes nothing: an output that was absent stays absent.
+        if os.path.lexists(value) or (is_output and expected == 2):
             out.append(value)
     return out
 
