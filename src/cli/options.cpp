@@ -50,7 +50,7 @@ CLI::Validator whole_number(int64_t min, int64_t max) {
             if (ec == std::errc::result_out_of_range)
                 return fmt::format("'{}' is out of range: expected a whole number {}", text,
                                    range_text(min, max));
-            if (ec != std::errc() || ptr != last || text.empty())
+            if (ec != std::errc() || ptr != last || text.empty() || v < min || v > max)
                 return fmt::format("expected a whole number {}, got '{}'", range_text(min, max),
                                    text);
             return "";
