@@ -234,7 +234,7 @@ Examples:
     c->add_option("--max-evals", a->max_evals, "Evaluations per seed (default 1000)")
         ->check(whole_number(1, std::numeric_limits<int64_t>::max()));
     c->add_option("--seeds", a->seeds, "Seeds to run (default 20)")
-        ->check(whole_number(1, std::numeric_limits<int>::max()));
+        ->check(whole_number(1, max_seeds));
     c->add_option("--seed", a->seed, "First seed (default 1): seeds S, S+1, ...")
         ->check(seed_number());
     c->add_option("-O,--option", a->options, "Strategy option NAME=VALUE (repeatable)");
