@@ -34,11 +34,17 @@ struct stored_run {
     int64_t superseded_by = 0;
 };
 
+// read_only: for commands that only read (show, export, report, replay, ...); the file is
+// opened with SQLite's read-only flag and never changed, and a missing, empty or foreign file is
+// an error instead of a new database.
+enum class store_access { read_write, read_only };
+
 class results_store {
 public:
     // Opens or creates. A file that is not a hone database, is corrupted, or has another schema
     // version raises env_error with a clear message; it is never overwritten.
-    explicit results_store(const std::string& path);
+    explicit results_store(const std::string& path,
+                           store_access access = store_access::read_write);
     ~results_store();
     results_store(const results_store&) = delete;
     results_store& operator=(const results_store&) = delete;

@@ -116,9 +116,11 @@ Examples:
     c->add_option("config", a->config, "Search config (YAML)")->required()->check(CLI::ExistingFile);
     c->add_option("--set", a->sets, "Override a problem size: NAME=VALUE (repeatable)");
     c->add_option("--arch", a->arch, "Target architecture, e.g. sm_90 (default: the local GPU's)");
-    c->add_option("--sample", a->sample, "Compile a random sample of K configurations")->check(CLI::PositiveNumber);
-    c->add_option("--seed", a->seed, "Seed of --sample");
-    c->add_option("-j,--jobs", a->jobs, "Compile worker processes (default: one per core)")->check(CLI::NonNegativeNumber);
+    c->add_option("--sample", a->sample, "Compile a random sample of K configurations")
+        ->check(whole_number(1, std::numeric_limits<int>::max()));
+    c->add_option("--seed", a->seed, "Seed of --sample")->check(seed_number());
+    c->add_option("-j,--jobs", a->jobs, "Compile worker processes (default: one per core)")
+        ->check(whole_number(0, std::numeric_limits<int>::max()));
     c->add_flag("--failures-only", a->failures_only, "Print only configurations that fail");
     c->add_flag("--cache", a->use_cache, "Use the compile cache (default: compile for real)");
     c->add_flag("--json", a->json, "Machine-readable output");

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "cli/commands_internal.hpp"
+#include "cli/options.hpp"
 #include "formats/csv.hpp"
 #include "formats/kt_cache_writer.hpp"
 #include "formats/output_file.hpp"
@@ -64,6 +65,7 @@ int export_wisdom(const export_args& a) {
     std::error_code ec;
     if (!fs::is_regular_file(a.db, ec))  // opening a store would create it
         throw env_error(fmt::format("{}: no such results database", a.db));
+    check_output_path(a.wisdom, {a.db});
     std::vector<tuned_entry> fresh = tuned_from_db(a.db);
     if (fresh.empty()) {
         fmt::print(stderr, "error: {}: no run has a ranked configuration: nothing to export\n",
@@ -97,6 +99,8 @@ int export_wisdom(const export_args& a) {
 }
 
 int export_format(const export_args& a) {
+    const bool to_stdout = a.output.empty() || a.output == "-";
+    if (!to_stdout) check_output_path(a.output, {a.db});
     auto runs = select_runs(read_stored_runs(a.db), a.run, a.db);
     // T4 and Kernel Tuner's cache describe one run each.
     if (a.format != "csv" && runs.size() > 1) {
@@ -119,8 +123,8 @@ int export_format(const export_args& a) {
     }
     std::size_t configs = 0;
     for (const auto& r : runs) configs += r.records.size();
-    if (a.output.empty() || a.output == "-") {
-        std::cout << text << std::flush;
+    if (to_stdout) {
+        write_stdout(text);
         return 0;
     }
     write_file_atomically(a.output, text, a.output.ends_with(".gz"));
@@ -191,7 +195,7 @@ Examples:
     c->add_option("--wisdom", a->wisdom, "Write a wisdom file for hone::kernel");
     c->add_option("--top", a->top,
                   "Wisdom: configurations kept per entry, best first (default 16; 0 = all)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(whole_number(0, std::numeric_limits<int>::max()));
     c->add_flag("--merge", a->merge,
                 "Wisdom: keep the entries of an existing file that this database does not replace");
     c->callback([a, &action] { action = [a] { return run_export(*a); }; });

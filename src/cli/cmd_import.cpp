@@ -4,6 +4,7 @@
 
 #include "cli/commands_internal.hpp"
 #include "formats/import.hpp"
+#include "formats/output_file.hpp"
 #include "report/report.hpp"
 #include "hone/store.hpp"
 
@@ -18,6 +19,7 @@ int run_import(const import_args& a) {
     const import_format f = a.format == "t4"         ? import_format::t4
                             : a.format == "kt-cache" ? import_format::kt_cache
                                                      : import_format::automatic;
+    check_output_path(a.db, {a.file});
     // Everything is read and checked before the database is touched.
     const run_records run = import_file(a.file, f);
     results_store store(a.db);
@@ -25,16 +27,16 @@ int run_import(const import_args& a) {
     const std::size_t before = store.done(id).size();
     store.put_run(run.identity, run.records);
     const run_identity& r = run.identity;
-    fmt::print("imported {}: {}\n", a.file, status_summary(run.records));
-    fmt::print("  {} on {}{}\n", r.kernel_name.empty() ? "(unnamed kernel)" : r.kernel_name,
+    print_text("imported {}: {}\n", a.file, status_summary(run.records));
+    print_text("  {} on {}{}\n", r.kernel_name.empty() ? "(unnamed kernel)" : r.kernel_name,
                r.device_name.empty() ? "an unnamed device" : r.device_name,
                r.problem.empty() ? "" : fmt::format(", problem {}", r.problem));
-    fmt::print("  into {} as run {} (origin: {}){}\n", a.db, id.substr(0, 12), r.origin,
+    print_text("  into {} as run {} (origin: {}){}\n", a.db, id.substr(0, 12), r.origin,
                before > 0 ? fmt::format("; it replaces the {} configurations imported before "
                                         "from the same file",
                                         before)
                           : "");
-    for (const auto& note : run.notes) fmt::print("  note: {}\n", note);
+    for (const auto& note : run.notes) print_text("  note: {}\n", note);
     return 0;
 }
 

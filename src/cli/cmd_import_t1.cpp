@@ -11,6 +11,7 @@
 
 #include "cli/commands_internal.hpp"
 #include "common/input_limits.hpp"
+#include "formats/output_file.hpp"
 #include "formats/t1_import.hpp"
 #include "hone/error.hpp"
 
@@ -27,34 +28,18 @@ std::string read_text(const std::string& path) {
     return std::move(*text);
 }
 
-// Written beside the target, then renamed: a failure leaves no partial config behind.
-void write_atomically(const std::string& path, const std::string& text) {
-    const std::string tmp = fmt::format("{}.tmp{}", path, getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out || !(out << text) || !out.flush()) {
-            std::remove(tmp.c_str());
-            throw env_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::remove(tmp.c_str());
-        throw env_error(fmt::format("cannot write {}: {}", path, ec.message()));
-    }
-}
-
 int run_import_t1(const import_t1_args& a) {
+    check_output_path(a.output, {a.input});
     const t1_translation t = translate_t1(read_text(a.input), a.input, a.output);
-    write_atomically(a.output, t.yaml);
-    fmt::print("wrote {}: {} parameters, {} of {} constraints translated{}\n", a.output, t.params,
+    // Written beside the target, then renamed: a failure leaves no partial config behind.
+    write_file_atomically(a.output, t.yaml);
+    print_text("wrote {}: {} parameters, {} of {} constraints translated{}\n", a.output, t.params,
                t.constraints_translated, t.constraints,
                t.notes.empty() ? ""
                                : fmt::format("; {} note{} (also in the file as # NOTE)",
                                              t.notes.size(), t.notes.size() == 1 ? "" : "s"));
-    for (const auto& n : t.notes) fmt::print("  note: {}\n", n);
-    fmt::print("next: hone space {}\n", a.output);
+    for (const auto& n : t.notes) print_text("  note: {}\n", n);
+    print_text("next: hone space {}\n", a.output);
     return 0;
 }
 

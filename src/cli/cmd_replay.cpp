@@ -11,6 +11,7 @@
 
 #include "cli/commands_internal.hpp"
 #include "common/clock.hpp"
+#include "cli/options.hpp"
 #include "hone/error.hpp"
 #include "search/replay.hpp"
 
@@ -202,8 +203,8 @@ int run_replay(const replay_args& a) {
     // Only what the table prints is kept for each seed.
     o.keep_history = false;
     const replay_result r = replay(space, o);
-    fmt::print("{} ({}): {} on {}\n", space.path, space.format, space.kernel, space.device);
-    fmt::print("{} configurations, {} failed; optimum {:.6g} {} at {}\n", space.points.size(),
+    print_text("{} ({}): {} on {}\n", space.path, space.format, space.kernel, space.device);
+    print_text("{} configurations, {} failed; optimum {:.6g} {} at {}\n", space.points.size(),
                failed, optimum * unit.scale, unit.name, named_key(space, space.optimum));
     fmt::print("strategy {}{}, {} seed(s) from {}, at most {} evaluations, {} proposed ahead\n\n",
                r.strategy, a.strategy == r.strategy ? "" : " (" + a.strategy + ")", o.seeds,
@@ -233,7 +234,7 @@ int run_replay(const replay_args& a) {
     for (std::size_t i = 0; i < space.keys.size(); ++i) at.emplace(space.keys[i], i);
     for (const auto& s : r.seeds) {
         const auto found = at.find(s.best_key);
-        fmt::print("{:>6} {:>8} {:>8} {:>8} {:>12.6g} {:>9}  {}\n", s.seed, cell(s.evals_to[0]),
+        print_text("{:>6} {:>8} {:>8} {:>8} {:>12.6g} {:>9}  {}\n", s.seed, cell(s.evals_to[0]),
                    cell(s.evals_to[1]), cell(s.evals_to[2]), s.final_best.value_or(0.0) * unit.scale,
                    s.failures, found == at.end() ? s.best_key : named_key(space, found->second));
     }
@@ -286,13 +287,17 @@ Examples:
         ->required()
         ->check(CLI::ExistingFile);
     c->add_option("--strategy", a->strategy, "Strategy (default auto; see below)");
-    c->add_option("--max-evals", a->max_evals, "Evaluations per seed (default 1000)");
-    c->add_option("--seeds", a->seeds, "Seeds to run (default 20)");
-    c->add_option("--seed", a->seed, "First seed (default 1): seeds S, S+1, ...");
+    c->add_option("--max-evals", a->max_evals, "Evaluations per seed (default 1000)")
+        ->check(whole_number(1, std::numeric_limits<int64_t>::max()));
+    c->add_option("--seeds", a->seeds, "Seeds to run (default 20)")
+        ->check(whole_number(1, max_seeds));
+    c->add_option("--seed", a->seed, "First seed (default 1): seeds S, S+1, ...")
+        ->check(seed_number());
     c->add_option("-O,--option", a->options, "Strategy option NAME=VALUE (repeatable)");
     c->add_option("--window", a->window,
                   "Configurations proposed ahead of their outcomes (default 8, as a tuner with "
-                  "2 compile jobs)");
+                  "2 compile jobs)")
+        ->check(whole_number(1, std::numeric_limits<int64_t>::max()));
     c->add_option("--identity", a->identity,
                   "Which run of a database with several: its number (1 = first) or id prefix");
     c->add_flag("--json", a->json, "Machine-readable output");

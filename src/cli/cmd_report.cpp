@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "cli/commands_internal.hpp"
+#include "cli/options.hpp"
 #include "formats/output_file.hpp"
 #include "formats/stored_runs.hpp"
 #include "hone/store.hpp"
@@ -19,6 +20,10 @@ struct report_args {
 };
 
 int run_report(const report_args& a) {
+    std::string out = a.output;
+    if (out.empty())
+        out = std::filesystem::path(a.dbs.front()).replace_extension(".html").filename().string();
+    check_output_path(out, a.dbs);
     std::vector<report_run> runs;
     for (const auto& db : a.dbs) {
         for (auto& r : select_runs(read_stored_runs(db, true), a.run, db)) {
@@ -26,9 +31,6 @@ int run_report(const report_args& a) {
             runs.push_back({std::move(r.identity), std::move(r.records), db, std::move(final_word)});
         }
     }
-    std::string out = a.output;
-    if (out.empty())
-        out = std::filesystem::path(a.dbs.front()).replace_extension(".html").filename().string();
     html_options opt;
     opt.top = a.top;
     write_file_atomically(out, html_report(runs, opt));
@@ -68,7 +70,8 @@ Examples:
     c->add_option("-o,--output", a->output,
                   "HTML file (default: the first database's name with .html, here)");
     c->add_option("--run", a->run, "Only runs whose id starts with this");
-    c->add_option("--top", a->top, "Rows of each best table (default 10; 0 = all)");
+    c->add_option("--top", a->top, "Rows of each best table (default 10; 0 = all)")
+        ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
     c->callback([a, &action] { action = [a] { return run_report(*a); }; });
 }
 

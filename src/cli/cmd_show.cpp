@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands_internal.hpp"
+#include "cli/options.hpp"
+#include "formats/output_file.hpp"
 #include "formats/stored_runs.hpp"
 #include "report/report.hpp"
 #include "hone/final_word.hpp"
@@ -41,7 +43,7 @@ std::string superseded_note(const std::vector<stored_run>& runs, const stored_ru
 int run_show(const show_args& a) {
     struct stat st{};
     if (stat(a.db.c_str(), &st) != 0) throw env_error(fmt::format("{}: no such results database", a.db));
-    results_store store(a.db);
+    results_store store(a.db, store_access::read_only);
     const auto runs = store.stored_runs();
     const auto selected = [&](const stored_run& r) {
         return run_selected(r.run_id, r.identity.id(), a.run);
@@ -83,34 +85,37 @@ int run_show(const show_args& a) {
         const run_identity& id = run.identity;
         const std::string rank = id.objective.empty() ? "time" : id.objective;
         if (id.origin.empty()) {
-            fmt::print("run {} ({}): {} on {} ({}), {}; hone {}, NVRTC {}; tuned {}, ranked by {}\n",
+            print_text(
+                "run {} ({}): {} on {} ({}), {}; hone {}, NVRTC {}; tuned {}, ranked by {}\n",
                        run.run_id, id.id().substr(0, 12), id.kernel_name, id.device_name, id.arch,
                        id.problem, id.tool_version, id.nvrtc_version, run.last_seen, rank);
         } else {  // measured elsewhere: never mixed with hone's own runs
-            fmt::print("run {} ({}): {} on {}, {}; imported: {}; ranked by {}\n", run.run_id,
+            print_text("run {} ({}): {} on {}, {}; imported: {}; ranked by {}\n", run.run_id,
                        id.id().substr(0, 12), id.kernel_name, id.device_name, id.problem, id.origin,
                        rank);
         }
-        if (!note.empty()) fmt::print("{}\n", note);
-        fmt::print("{}\n", status_summary(records));
+        if (!note.empty()) print_text("{}\n", note);
+        print_text("{}\n", status_summary(records));
         table_options t;
         t.top = a.all ? 0 : a.top;
         t.by = stored_rank_by(id);
-        fmt::print("{}\n", best_table(records, t));
-        if (final) fmt::print("{}\n", final_word_text(*final));
-        if (const std::string f = failure_table(records, t); !f.empty()) fmt::print("{}\n", f);
+        print_text("{}\n", best_table(records, t));
+        if (final) print_text("{}\n", final_word_text(*final));
+        if (const std::string f = failure_table(records, t); !f.empty()) print_text("{}\n", f);
     }
     if (a.json) {
-        std::cout << out.dump(2) << "\n";
+        // Invalid UTF-8 in an imported name is written as U+FFFD, not refused.
+        write_stdout(out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+                     "\n");
         return 0;
     }
-    if (runs.empty()) fmt::print("{}: no runs stored\n", a.db);
+    if (runs.empty()) print_text("{}: no runs stored\n", a.db);
     if (!older.empty()) {
         std::string list;
         for (const auto* r : older)
             list += fmt::format("  run {}: tuned {}, {} results, {}\n", r->run_id, r->last_seen,
                                 r->results, superseded_note(runs, *r));
-        fmt::print("older results (hone show {} --run N, or --all-runs):\n{}", a.db, list);
+        print_text("older results (hone show {} --run N, or --all-runs):\n{}", a.db, list);
     }
     return 0;
 }
@@ -139,7 +144,8 @@ Examples:
   hone show configs/vector_add.db --run 1
   hone show configs/vector_add.db --where "VEC=4,status=ok" --json)");
     c->add_option("db", a->db, "Results database")->required();
-    c->add_option("--top", a->top, "Rows per run (default 10)");
+    c->add_option("--top", a->top, "Rows per run (default 10)")
+        ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
     c->add_flag("--all", a->all, "Every row: every ranked result and every failure");
     c->add_option("--run", a->run, "Only this run: its number or the first characters of its id");
     c->add_flag("--all-runs", a->all_runs, "Superseded runs too, oldest first");

@@ -534,7 +534,7 @@ options). With a strategy other than exhaustive, the progress line counts up to 
                   "Override a problem size: NAME=VALUE, or NAME=V1,V2,... for one run per value "
                   "(repeatable)");
     CLI::Option* device = c->add_option("--device", a->device, "GPU ordinal (see `hone devices`)")
-                              ->check(CLI::NonNegativeNumber);
+                              ->check(whole_number(0, std::numeric_limits<int>::max()));
     CLI::Option* devices =
         c->add_option("--devices", a->devices,
                       "GPUs of one model to measure on at once: all, or ordinals 0,1,3 (the first "
@@ -543,7 +543,8 @@ options). With a strategy other than exhaustive, the progress line counts up to 
     c->add_flag("--per-model", a->per_model,
                 "With GPUs of several models: one run per model (else an error)");
     c->add_option("-o,--output", a->output, "Results database (default: the config's `output`)");
-    c->add_option("-j,--jobs", a->jobs, "Compile worker processes (default: one per core)")->check(CLI::NonNegativeNumber);
+    c->add_option("-j,--jobs", a->jobs, "Compile worker processes (default: one per core)")
+        ->check(whole_number(0, std::numeric_limits<int>::max()));
     c->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $HONE_CACHE_DIR or ~/.cache/hone)");
     c->add_flag("--no-cache", a->no_cache, "Compile everything, use no cache");
     c->add_option("--only", a->only, "Evaluate one configuration, by key (as printed)");
@@ -551,9 +552,8 @@ options). With a strategy other than exhaustive, the progress line counts up to 
          "--max-evals", a->max_evals,
          "Evaluations in all, stored ones of the run included (overrides search.max_evals; "
          "0 = no limit)")
-        ->check(CLI::NonNegativeNumber);
-    c->add_option("--time-limit", a->time_limit, "Stop after S seconds")
-        ->check(CLI::NonNegativeNumber);
+        ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
+    c->add_option("--time-limit", a->time_limit, "Stop after S seconds")->check(seconds_number());
     c->add_option("--l2-flush", a->l2_flush, "Override timing.l2_flush")
         ->check(CLI::IsMember({"on", "off"}));
     c->add_option("--timer", a->timer,
@@ -573,7 +573,8 @@ options). With a strategy other than exhaustive, the progress line counts up to 
         ->excludes(c->get_option("--only"));
     c->add_option("--arch", a->arch, "With --dry-run: target architecture (default: the GPU's)")
         ->needs(dry);
-    c->add_option("--top", a->top, "Rows of the best table (0 = all)");
+    c->add_option("--top", a->top, "Rows of the best table (0 = all)")
+        ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
     c->add_flag("--json", a->json, "Print machine-readable results");
     c->add_flag("-q,--quiet", a->quiet, "No progress line");
     c->callback([a, &action, device, devices] {

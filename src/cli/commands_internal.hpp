@@ -1,12 +1,24 @@
 #pragma once
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "common/terminal_text.hpp"
+
 namespace hone::cli {
+
+// fmt::print to stdout for text that holds names and values read from files: their control
+// characters are shown escaped (common/terminal_text.hpp). A failed write is caught by main.
+template <typename... T>
+void print_text(fmt::format_string<T...> format, T&&... args) {
+    const std::string text = terminal_text(fmt::format(format, std::forward<T>(args)...));
+    std::fwrite(text.data(), 1, text.size(), stdout);
+}
 
 // Each registers its subcommand; parsing it sets `action` to the command's body.
 void register_check(CLI::App& app, std::function<int()>& action);

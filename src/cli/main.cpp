@@ -5,8 +5,11 @@
 
 #include <cstdio>
 #include <iostream>
+#include <system_error>
 
 #include "cli/commands.hpp"
+#include "common/terminal_text.hpp"
+#include "formats/output_file.hpp"
 #include "hone/error.hpp"
 #include "hone/record.hpp"
 
@@ -46,21 +49,36 @@ int main(int argc, char** argv) {
     hone::cli::register_commands(app);
     try {
         app.parse(argc, argv);
-        return hone::cli::run_selected(app);
+        const int rc = hone::cli::run_selected(app);
+        // Output that did not arrive (a full disk, a closed pipe) is an error, never a silent
+        // loss: exit code 3 whatever the command found.
+        if (const std::string lost = hone::finish_stdout(); !lost.empty()) {
+            fmt::print(stderr, "error: {}\n", lost);
+            return 3;
+        }
+        return rc;
     } catch (const CLI::ParseError& e) {
         const int rc = app.exit(e);
+        if (const std::string lost = hone::finish_stdout(); !lost.empty()) {
+            fmt::print(stderr, "error: {}\n", lost);
+            return 3;
+        }
         return rc == 0 ? 0 : 2;
     } catch (const hone::input_error& e) {
         std::fflush(stdout);
-        fmt::print(stderr, "error: {}\n", e.what());
+        fmt::print(stderr, "error: {}\n", hone::terminal_text(e.what()));
         return 2;
     } catch (const hone::env_error& e) {
         std::fflush(stdout);
-        fmt::print(stderr, "error: {}\n", e.what());
+        fmt::print(stderr, "error: {}\n", hone::terminal_text(e.what()));
+        return 3;
+    } catch (const std::system_error& e) {  // I/O: a write that failed, a file system error
+        std::fflush(stdout);
+        fmt::print(stderr, "error: {}\n", hone::terminal_text(e.what()));
         return 3;
     } catch (const std::exception& e) {
         std::fflush(stdout);
-        fmt::print(stderr, "internal error: {}\n", e.what());
+        fmt::print(stderr, "internal error: {}\n", hone::terminal_text(e.what()));
         return 4;
     }
 }

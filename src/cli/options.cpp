@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cmath>
+#include <limits>
 
 #include "hone/error.hpp"
 
@@ -29,5 +31,59 @@ std::map<std::string, int64_t> parse_sets(const std::vector<std::string>& sets) 
 }
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
+
+namespace {
+
+std::string range_text(int64_t min, int64_t max) {
+    if (max == std::numeric_limits<int64_t>::max()) return fmt::format("{} or more", min);
+    return fmt::format("from {} to {}", min, max);
+}
+
+}  // namespace
+
+CLI::Validator whole_number(int64_t min, int64_t max) {
+    return CLI::Validator(
+        [min, max](std::string& text) -> std::string {
+            int64_t v = 0;
+            const char* last = text.data() + text.size();
+            const auto [ptr, ec] = std::from_chars(text.data(), last, v);
+            if (ec == std::errc::result_out_of_range)
+                return fmt::format("'{}' is out of range: expected a whole number {}", text,
+                                   range_text(min, max));
+            if (ec != std::errc() || ptr != last || text.empty() || v < min || v > max)
+                return fmt::format("expected a whole number {}, got '{}'", range_text(min, max),
+                                   text);
+            return "";
+        },
+        "", "whole_number");
+}
+
+CLI::Validator seed_number() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            uint64_t v = 0;
+            const char* last = text.data() + text.size();
+            const auto [ptr, ec] = std::from_chars(text.data(), last, v);
+            if (ec == std::errc() && ptr == last && !text.empty()) return "";
+            return fmt::format("expected a whole number from 0 to {}, got '{}'",
+                               std::numeric_limits<uint64_t>::max(), text);
+        },
+        "", "seed_number");
+}
+
+CLI::Validator seconds_number() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            double v = 0;
+            const char* last = text.data() + text.size();
+            const auto [ptr, ec] = std::from_chars(text.data(), last, v);
+            if (ec != std::errc() || ptr != last || text.empty() || !std::isfinite(v) || v < 0)
+                return fmt::format("expected a number of seconds, 0 or more (e.g. 600 or 1.5), "
+                                   "got '{}'",
+                                   text);
+            return "";
+        },
+        "", "seconds_number");
+}
 
 }  // namespace hone::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <functional>
 #include <set>
 
@@ -25,7 +26,18 @@ struct column {
 
 }  // namespace
 
-std::string csv_field(const std::string& text) {
+std::string spreadsheet_safe(const std::string& text) {
+    if (text.empty() || std::string_view("=+-@\t\r").find(text.front()) == std::string::npos)
+        return text;
+    // A number (-1.5, -inf) is data, not a formula: spreadsheets read it as the number.
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && end == text.data() + text.size()) return text;
+    return "'" + text;
+}
+
+std::string csv_field(const std::string& raw) {
+    const std::string text = spreadsheet_safe(raw);
     if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
     std::string out = "\"";
     for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);

@@ -1,5 +1,6 @@
 // CSV for spreadsheets and pandas (RFC 4180: CRLF line ends; a field with a comma, quote, CR or
-// LF is quoted, quotes doubled). One header line, then one row per configuration.
+// LF is quoted, quotes doubled; a text field that would be read as a formula starts with ').
+// One header line, then one row per configuration.
 #pragma once
 #include <string>
 #include <vector>
@@ -15,7 +16,12 @@ namespace hone {
 // that name is taken); message; created_at. An empty field is a value the record does not have.
 std::string write_csv(const std::vector<const run_records*>& runs);
 
-// One field as RFC 4180 wants it.
+// A text cell that a spreadsheet would evaluate as a formula (it starts with =, +, -, @, tab or
+// carriage return, and is not a number such as -1.5) gets a leading apostrophe, which
+// spreadsheets show as text (OWASP's rule against CSV injection); anything else is unchanged.
+std::string spreadsheet_safe(const std::string& text);
+
+// One field as RFC 4180 wants it, made spreadsheet_safe first.
 std::string csv_field(const std::string& text);
 
 }  // namespace hone

@@ -170,6 +170,8 @@ class reader {
         const json& t = rec["time"];
         if (t.is_number()) {
             e.time_ms = t.get<double>();
+            if (!(e.time_ms >= 0))  // NaN too: a time that would rank best or nowhere
+                fail(key, fmt::format("record \"{}\": time {} is negative", key, t.dump()));
         } else if (t.is_string()) {
             e.failure = t.get<std::string>();
             bool known = false;
@@ -183,9 +185,18 @@ class reader {
             fail(key, fmt::format("record \"{}\": time must be a number or a failure name, not {}",
                                   key, t.dump()));
         }
-        if (rec.contains("times") && rec["times"].is_array()) {
-            for (const auto& x : rec["times"])
-                if (x.is_number()) e.times_ms.push_back(x.get<double>());
+        if (rec.contains("times")) {
+            const json& times = rec["times"];
+            if (!times.is_array())
+                fail(key, fmt::format("record \"{}\": \"times\" must be a list of numbers, not {}",
+                                      key, times.dump().substr(0, 40)));
+            for (const auto& x : times) {
+                if (!x.is_number() || !(x.get<double>() >= 0))
+                    fail(key, fmt::format("record \"{}\": \"times\" holds {}; expected raw "
+                                          "times, numbers of 0 or more (ms)",
+                                          key, x.dump().substr(0, 40)));
+                e.times_ms.push_back(x.get<double>());
+            }
         }
         e.compile_time_ms = number_or_zero(rec, "compile_time");
         e.verification_time_ms = number_or_zero(rec, "verification_time");

@@ -137,10 +137,12 @@ std::string write_kt_cache(const run_records& run) {
             throw input_error({}, fmt::format("two configurations have the Kernel Tuner key \"{}\" "
                                               "(one is {}): a cache cannot hold both",
                                               key, r.key));
-        body += (body.empty() ? "\n" : ",\n") + json(key).dump() + ": " + rec.dump();
+        // Text that is not UTF-8 (a database written by another tool) is written as U+FFFD.
+        body += (body.empty() ? "\n" : ",\n") + json(key).dump(-1, ' ', false, json::error_handler_t::replace) +
+                ": " + rec.dump(-1, ' ', false, json::error_handler_t::replace);
     }
     // One record a line, as Kernel Tuner writes it: the header indented, records compact.
-    std::string out = doc.dump(1);
+    std::string out = doc.dump(1, ' ', false, json::error_handler_t::replace);
     out.pop_back();  // the closing brace
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     out += ",\n\"cache\": {" + body;

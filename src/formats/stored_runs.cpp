@@ -12,7 +12,7 @@ std::vector<run_records> read_stored_runs(const std::string& db, bool without_sa
     struct stat st {};
     if (::stat(db.c_str(), &st) != 0)
         throw env_error(fmt::format("{}: no such results database", db));
-    results_store store(db);
+    results_store store(db, store_access::read_only);
     std::vector<run_records> out;
     for (auto& sr : store.stored_runs()) {
         run_identity& id = sr.identity;

@@ -260,14 +260,16 @@ std::string write_t4(const run_records& run) {
                        {"device_name", run.identity.device_name},
                        {"identity", to_json(run.identity)}};
     // The header indented, one result a line: readable, and a tenth of the size of indenting all.
-    std::string out = doc.dump(1);
+    // Text that is not UTF-8 (a database written by another tool) is written as U+FFFD.
+    std::string out = doc.dump(1, ' ', false, json::error_handler_t::replace);
     out.erase(out.find_last_of('}'));  // the document's closing brace: results follow
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     out += ",\n \"results\": [";
     // Each result dumped as it is made: the whole array as JSON values would take ten times the
     // memory of its text.
     for (std::size_t i = 0; i < run.records.size(); ++i)
-        out += (i ? ",\n  " : "\n  ") + result_json(run.records[i], objective).dump();
+        out += (i ? ",\n  " : "\n  ") +
+               result_json(run.records[i], objective).dump(-1, ' ', false, json::error_handler_t::replace);
     out += "\n ]\n}\n";
     return out;
 }
@@ -385,6 +387,8 @@ run_records read_t4_text(const std::string& text, const std::string& path) {
             for (const auto& x : times["runtimes"]) {
                 if (!x.is_number())
                     rd.fail(i, fmt::format("times.runtimes: {} is not a number", x.dump()));
+                if (!(x.get<double>() >= 0))
+                    rd.fail(i, fmt::format("times.runtimes: {} is negative", x.dump()));
                 r.gpu.samples_us.push_back(
                     us_of_ms(times_pow10_reversibly(x.get<double>(), unit_exp)));
             }

@@ -16,6 +16,7 @@
 #include "common/input_limits.hpp"
 #include "formats/json_file.hpp"
 #include "hone/error.hpp"
+#include "formats/output_file.hpp"
 
 namespace hone::runtime {
 namespace {
@@ -41,26 +42,12 @@ std::string sanitize(const std::string& s) {
 }
 
 void write_file(const fs::path& path, const void* data, std::size_t bytes) {
-    const fs::path tmp = path.string() + fmt::format(".tmp{}", ::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (out) out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-        if (!out) {
-            const std::string why = std::strerror(errno);
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            throw env_error(fmt::format("capture folder {}: cannot write {}: {}",
-                                        path.parent_path().string(), path.filename().string(),
-                                        why));
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        throw env_error(fmt::format("capture folder {}: cannot write {}: {}",
-                                    path.parent_path().string(), path.filename().string(),
-                                    ec.message()));
+    try {
+        write_file_atomically(path.string(),
+                              std::string(static_cast<const char*>(data), bytes));
+    } catch (const std::runtime_error& e) {  // env_error, or input_error for a device there
+        throw env_error(fmt::format("capture folder {}: {}", path.parent_path().string(),
+                                    e.what()));
     }
 }
 

@@ -20,6 +20,7 @@
 #include "hone/record.hpp"
 #include "hone/store.hpp"
 #include "report/report.hpp"
+#include "formats/output_file.hpp"
 
 namespace hone {
 namespace {
@@ -34,20 +35,24 @@ std::string number(double v) {
     return fmt::format("{:.6g}", v);
 }
 
+// Text that is not UTF-8 (a database written by another tool) is written as U+FFFD.
+std::string str(const std::string& s) {
+    return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 std::string params_line(const std::vector<std::pair<std::string, value>>& params) {
     std::string out = "{";
     const json j = params_to_json(params);
     bool first = true;
     for (const auto& [name, v] : j.items()) {
-        out += fmt::format("{}{}: {}", first ? "" : ", ", json(name).dump(), v.dump());
+        out += fmt::format("{}{}: {}", first ? "" : ", ", str(name),
+                           v.dump(-1, ' ', false, json::error_handler_t::replace));
         first = false;
     }
     return out + "}";
 }
 
-std::string str(const std::string& s) {
-    return json(s).dump();
-}
+
 
 void write_entry(std::string& out, const tuned_entry& e, std::size_t keep, bool last) {
     std::string problem = "{";
@@ -348,7 +353,7 @@ std::vector<tuned_entry> parse_wisdom(const std::string& text, const std::string
 }
 
 std::vector<tuned_entry> tuned_from_db(const std::string& db_path) {
-    results_store store(db_path);
+    results_store store(db_path, store_access::read_only);
     std::vector<tuned_entry> out;
     for (const run_identity& run : store.runs()) {
         const std::vector<eval_record> records = store.query({run.id(), "", 0, true});
@@ -465,25 +470,7 @@ std::string format_wisdom(std::vector<tuned_entry> entries, std::size_t keep) {
 
 void write_wisdom(const std::string& path, const std::vector<tuned_entry>& entries,
                   std::size_t keep) {
-    const std::string text = format_wisdom(entries, keep);
-    const std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw env_error(fmt::format("{}: cannot be written: {}", path, std::strerror(errno)));
-        out << text;
-        out.flush();
-        if (!out) {
-            std::remove(tmp.c_str());
-            throw env_error(fmt::format("{}: cannot be written: {}", path, std::strerror(errno)));
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        std::remove(tmp.c_str());
-        throw env_error(fmt::format("{}: cannot be written: {}", path, ec.message()));
-    }
+    write_file_atomically(path, format_wisdom(entries, keep));
 }
 
 }  // namespace hone

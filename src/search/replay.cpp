@@ -98,7 +98,7 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
     std::vector<eval_record> records;
     run_identity run;
     try {
-        results_store store(path);
+        results_store store(path, store_access::read_only);
         runs = store.runs();
         if (runs.empty()) throw input_error(at, "the database holds no runs");
         if (choice.empty() && runs.size() > 1) {

@@ -49,7 +49,13 @@ std::string resolve_path(const doc& d, const std::string& path) {
 std::string require_file(const doc& d, const YAML::Node& n, const std::string& path, std::string_view what) {
     const std::string full = resolve_path(d, path);
     std::error_code ec;
-    if (!fs::is_regular_file(full, ec)) fail(d, n, fmt::format("{} '{}' not found (looked for {})", what, path, full));
+    if (!fs::is_regular_file(full, ec)) {
+        if (fs::exists(full, ec))
+            fail(d, n,
+                 fmt::format("{} '{}' is not a regular file ({} is a device, a folder or a fifo)",
+                             what, path, full));
+        fail(d, n, fmt::format("{} '{}' not found (looked for {})", what, path, full));
+    }
     return full;
 }
 

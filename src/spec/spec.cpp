@@ -103,6 +103,12 @@ spec load_spec(const std::string& path, const std::map<std::string, int64_t>& ov
 
 spec load_spec_text(const std::string& text, const std::string& path,
                     const std::map<std::string, int64_t>& overrides, const load_options& opt) {
+    // YAML would read a compressed or binary file as text and report a tab or a bad character
+    // somewhere in it.
+    if (text.starts_with("\x1f\x8b"))
+        throw input_error({path, 0, 0}, "is gzip-compressed: a config is YAML text (gunzip it)");
+    if (text.substr(0, 4096).find('\0') != std::string::npos)
+        throw input_error({path, 0, 0}, "is a binary file (it holds NUL bytes), not a YAML config");
     try {
         return load(text, path, overrides, opt);
     } catch (const YAML::DeepRecursion& e) {

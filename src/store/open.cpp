@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -21,7 +23,10 @@ struct closer {
 };
 using db_ptr = std::unique_ptr<sqlite3, closer>;
 
-[[noreturn]] void refuse(const std::string& path, const std::string& why) {
+// A file a command was to write to is an environment problem (exit 3) with a way out; one it
+// was given to read is bad input (exit 2).
+[[noreturn]] void refuse(const std::string& path, const std::string& why, bool read_only = false) {
+    if (read_only) throw input_error({path, 0, 0}, why);
     throw env_error(fmt::format("{} {}; it was left unchanged: {}", path, why, move_it));
 }
 
@@ -86,29 +91,31 @@ void quick_check(sqlite3* db, const std::string& path) {
 
 // application_id and user_version live in the file header, readable even when pages are not.
 // Returns the file's schema version: this hone's, or an older one it can upgrade.
-int64_t check_identity(sqlite3* db, const std::string& path) {
+int64_t check_identity(sqlite3* db, const std::string& path, bool read_only = false) {
     const int64_t app = scalar(db, path, "PRAGMA application_id");
     const int64_t version = scalar(db, path, "PRAGMA user_version");
     if (app != application_id) {
         refuse(path, fmt::format("is an SQLite database of another application "
                                  "(application_id {:#x}, not hone's)",
-                                 app));
+                                 app),
+               read_only);
     }
     if (version >= oldest_upgradable_schema && version < schema_version) return version;
     if (version != schema_version) {
-        throw env_error(
-            fmt::format("{} was written by hone schema {}; this hone reads schema {}: {}", path,
-                        version, schema_version, move_it));
+        throw env_error(fmt::format("{} was written by hone schema {}; this hone reads schema {}{}",
+                                    path, version, schema_version,
+                                    read_only ? "" : std::string(": ") + move_it));
     }
     return version;
 }
 
-void check_meta(sqlite3* db, const std::string& path) {
+void check_meta(sqlite3* db, const std::string& path, bool read_only = false) {
     const std::string format = reading(db, path, [&] {
         sql::stmt s(db, path, "SELECT value FROM meta WHERE key = 'format'");
         return s.step() ? s.text(0) : std::string();
     });
-    if (format != meta_format) refuse(path, "is not a hone results database (no hone meta row)");
+    if (format != meta_format)
+        refuse(path, "is not a hone results database (no hone meta row)", read_only);
 }
 
 bool is_blank(sqlite3* db, const std::string& path) {
@@ -120,6 +127,11 @@ bool is_blank(sqlite3* db, const std::string& path) {
 }  // namespace
 
 sqlite3* open_checked(const std::string& path) {
+    struct stat st{};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw input_error({path, 0, 0},
+                          "is not a regular file (a device, a folder or a fifo): a results "
+                          "database is a regular file; it was left unchanged");
     check_magic(path);
     sqlite3* raw = nullptr;
     const int rc =
@@ -145,6 +157,56 @@ sqlite3* open_checked(const std::string& path) {
     sql::stmt(db.get(), path, "PRAGMA journal_mode=WAL").run();
     sql::exec(db.get(), path, "PRAGMA synchronous=NORMAL");
     return db.release();
+}
+
+sqlite3* open_read_only(const std::string& path) {
+    struct stat st{};
+    if (::stat(path.c_str(), &st) != 0)
+        throw env_error(fmt::format("{}: no such results database", path));
+    if (!S_ISREG(st.st_mode))
+        throw input_error({path, 0, 0},
+                          "is not a regular file (a device, a folder or a fifo): expected a hone "
+                          "results database");
+    if (st.st_size == 0)
+        throw input_error({path, 0, 0}, "is empty (0 bytes): expected a hone results database");
+    {
+        std::ifstream f(path, std::ios::binary);
+        char head[16] = {};
+        f.read(head, sizeof head);
+        if (f.gcount() < 16 || std::memcmp(head, "SQLite format 3", 16) != 0)
+            throw input_error({path, 0, 0},
+                              "is not a hone results database (not an SQLite file)");
+    }
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+    db_ptr db(raw);
+    if (rc != SQLITE_OK) {
+        throw env_error(fmt::format("cannot open results database {}: {}", path,
+                                    raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    }
+    sqlite3_busy_timeout(db.get(), 10000);
+    if (is_blank(db.get(), path))
+        throw input_error({path, 0, 0}, "is an empty SQLite file, not a hone results database");
+    const int64_t version = check_identity(db.get(), path, true);
+    quick_check(db.get(), path);
+    check_meta(db.get(), path, true);
+    if (version == schema_version) return db.release();
+    // An older schema is read through a copy in memory, upgraded there: the file stays as the
+    // hone that wrote it left it.
+    sqlite3* mem_raw = nullptr;
+    if (sqlite3_open_v2(":memory:", &mem_raw, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+        sqlite3_close_v2(mem_raw);
+        throw env_error(fmt::format("{}: cannot open a database in memory", path));
+    }
+    db_ptr mem(mem_raw);
+    sqlite3_backup* b = sqlite3_backup_init(mem.get(), "main", db.get(), "main");
+    if (!b) throw env_error(fmt::format("cannot read {}: {}", path, sqlite3_errmsg(mem.get())));
+    const int step = sqlite3_backup_step(b, -1);
+    sqlite3_backup_finish(b);
+    if (step != SQLITE_DONE)
+        throw env_error(fmt::format("cannot read {}: {}", path, sqlite3_errstr(step)));
+    upgrade_schema(mem.get(), path, static_cast<int>(version));
+    return mem.release();
 }
 
 }  // namespace hone::store_detail

@@ -96,8 +96,10 @@ int64_t insert_run(sqlite3* db, const std::string& path, const run_identity& id)
 
 }  // namespace
 
-results_store::results_store(const std::string& path)
-    : path_(path), db_(store_detail::open_checked(path)) {}
+results_store::results_store(const std::string& path, store_access access)
+    : path_(path),
+      db_(access == store_access::read_only ? store_detail::open_read_only(path)
+                                            : store_detail::open_checked(path)) {}
 
 results_store::~results_store() {
     sqlite3_close_v2(db_);

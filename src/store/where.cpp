@@ -11,6 +11,8 @@
 namespace hone::store_detail {
 namespace {
 
+constexpr int max_where_terms = 256;
+
 enum class lit_kind { text, number, boolean };
 
 struct literal {
@@ -71,8 +73,16 @@ public:
     sql_filter parse() {
         skip_ws();
         if (at_end()) return {};
-        while (term()) {
-        }
+        int terms = 0;
+        do {
+            // SQLite allows 32,766 parameters and bounds a statement's depth: far more terms
+            // would fail there with the whole statement in the message.
+            if (++terms > max_where_terms) {
+                term_col_ = static_cast<int>(i_) + 1;
+                fail(fmt::format("a filter holds at most {} terms; this is term {}",
+                                 max_where_terms, terms));
+            }
+        } while (term());
         return std::move(out_);
     }
 

@@ -25,7 +25,7 @@ struct sql_filter {
     std::vector<param_term> params;  // parameters named, so the caller can check they exist
 };
 
-// Throws input_error at {"--where", 1, column of the bad term}.
+// Throws input_error at {"--where", 1, column of the bad term}; more than 256 terms are refused.
 sql_filter parse_where(std::string_view text, int first_arg);
 
 }  // namespace hone::store_detail

@@ -273,10 +273,10 @@ TEST_CASE("hone export --wisdom: writes, merges, and refuses what it must not ov
         CHECK(r.output.find("nothing to export") != std::string::npos);
         CHECK_FALSE(std::filesystem::exists(t.file("e.json")));
     }
-    SUBCASE("a foreign file as the database: refused by the store, exit 3") {
+    SUBCASE("a foreign file as the database: bad input, exit 2") {
         t.write("fake.db", "not sqlite at all");
         r = hone_cli(fmt::format("export {} --wisdom {}", t.file("fake.db"), t.file("f.json")));
-        CHECK(r.rc == 3);
+        CHECK(r.rc == 2);
         CHECK(r.output.find("not a hone results database") != std::string::npos);
     }
 }
