@@ -6,9 +6,11 @@ cd "$(dirname "$0")/.."
 
 # clang and its runtime libraries (libFuzzer, sanitizers) build the fuzz harnesses of ./dev test.
 # python3-jsonschema validates hone's T4 output against the T4 schema in a test.
+# libopenmpi-dev and openmpi-bin build the MPI plugin (libhone_mpi.so) and run its tests under
+# mpirun (38 packages, about 52 MiB installed; hone builds without them, with no MPI plugin).
 pkgs=(cmake ninja-build g++ libyaml-cpp-dev libsqlite3-dev libfmt-dev libcli11-dev
       nlohmann-json3-dev doctest-dev libxxhash-dev zlib1g-dev clang libclang-rt-dev
-      python3-jsonschema)
+      python3-jsonschema libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

@@ -3,7 +3,7 @@
 # built here carried in .carry/ (hone and hone-worker side by side, the test binaries, and for
 # `tune_in_app` the install and examples of scripts/carry_install.sh): GPU tests, then the
 # benchmarks.
-#   scripts/device_session.sh [smoke] [tests] [faults] [kill] [tune_in_app] [bench]
+#   scripts/device_session.sh [smoke] [tests] [faults] [kill] [tune_in_app] [dist] [bench]
 #                                                   (default: tests faults tune_in_app bench)
 set -uo pipefail
 # The device tool returns at most 8 files from $OUT: everything is written to $RES, packed into
@@ -54,6 +54,10 @@ for step in $steps; do
     tune_in_app)
       echo "== tune() inside a CUDA application (examples/tune_in_app against the carried install)"
       bash bench/tune_in_app.sh "$RES" 2>&1 | tee "$RES/tune_in_app.log" | tail -40
+      ;;
+    dist)
+      echo "== beyond one process: MPI ranks, shards and merge (bench/dist.sh; 2 GPUs or more)"
+      bash bench/dist.sh "$RES" 2>&1 | tee "$RES/dist.log" | tail -30
       ;;
     faults)
       echo "== fault isolation"

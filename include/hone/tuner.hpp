@@ -13,6 +13,7 @@
 #include "hone/compile.hpp"
 #include "hone/gpu.hpp"
 #include "hone/record.hpp"
+#include "hone/shard.hpp"
 #include "hone/space.hpp"
 #include "hone/spec.hpp"
 
@@ -47,6 +48,14 @@ struct tune_options {
     std::function<void(const eval_record&)> on_result;
     // Embedding: use this session instead of creating one (e.g. the application's own).
     std::shared_ptr<gpu_session> session;
+    // GPU ordinals to measure on (empty = `device` alone), and sessions to measure on instead of
+    // creating them (an MPI run's: local and other ranks' GPUs).
+    std::vector<int> devices;
+    std::vector<std::shared_ptr<gpu_session>> sessions;
+    // This process's part of the run (hone/shard.hpp): the configurations whose key it owns.
+    // A sharded run's identity names the device model, not one card (device_uuid ""), so that
+    // the shards of one run, measured on several cards, merge into one run.
+    shard_spec shard;
 };
 
 // Where the run's wall time went, for the benchmark and the closing summary.
