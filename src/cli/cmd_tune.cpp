@@ -307,8 +307,8 @@ int run_mpi(tune_args a) {
             return again;
         });
         if (a.sessions.empty())
-            throw env_error(fmt::format("none of the {} MPI ranks has a GPU to measure on",
-                                        link->size()));
+            throw env_error(
+                fmt::format("none of the {} MPI ranks has a GPU to measure on", link->size()));
         if (!a.quiet)
             fmt::print(stderr, "MPI: {} ranks, {} GPUs\n", link->size(), a.sessions.size());
     }

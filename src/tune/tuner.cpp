@@ -79,8 +79,8 @@ private:
     steady_clock::time_point t0_ = steady_clock::now();
     std::shared_ptr<gpu_session> session_;
     std::unique_ptr<search_space> space_;
-    std::unique_ptr<strategy> strategy_;
     std::unique_ptr<shard_domain> shard_;  // --shard: the part of the space this process owns
+    std::unique_ptr<strategy> strategy_;   // may search shard_
     std::unique_ptr<compile_cache> cache_;
     std::unique_ptr<compile_pool> pool_;
     std::unique_ptr<results_store> store_;
@@ -259,13 +259,24 @@ void pipeline::make_search() {
     bool empty_shard = false;
     if (opt_.shard.active()) {
         const source_pos at{"--shard", 0, 0};
-        if (!opt_.only.empty()) throw input_error(at, "--shard splits a run; --only evaluates one configuration: give one of them");
+        if (!opt_.only.empty())
+            throw input_error(
+                at, "--shard splits a run; --only evaluates one configuration: give one of them");
         if (setup.name != "exhaustive" && setup.name != "random")
-            throw input_error(at, fmt::format("--shard splits exhaustive and random runs; strategy {}{} chooses each configuration from the results before it, which one shard does not see: set search.strategy to exhaustive or random, or spread the run over GPUs and hosts instead (docs/distributed.md)",
-                                              setup.name, s_.search.strategy.empty() ? fmt::format(" (the default for {:.0f} configurations)", count) : ""));
+            throw input_error(
+                at, fmt::format("--shard splits exhaustive and random runs; strategy {}{} chooses "
+                                "each configuration from the results before it, which one shard "
+                                "does not see: set search.strategy to exhaustive or random, or "
+                                "spread the run over GPUs and hosts instead (docs/distributed.md)",
+                                setup.name,
+                                s_.search.strategy.empty()
+                                    ? fmt::format(" (the default for {:.0f} configurations)", count)
+                                    : ""));
         // A budget smaller than the number of shards leaves some shards nothing to do.
-        empty_shard = setup.budget > 0 && shard_share(static_cast<uint64_t>(setup.budget), opt_.shard) == 0;
-        setup.budget = static_cast<int64_t>(shard_share(static_cast<uint64_t>(setup.budget), opt_.shard));
+        empty_shard =
+            setup.budget > 0 && shard_share(static_cast<uint64_t>(setup.budget), opt_.shard) == 0;
+        setup.budget =
+            static_cast<int64_t>(shard_share(static_cast<uint64_t>(setup.budget), opt_.shard));
         shard_ = std::make_unique<shard_domain>(*space_, s_, opt_.shard);
     }
     budget_ = opt_.only.empty() ? static_cast<uint64_t>(setup.budget) : 0;
@@ -284,7 +295,8 @@ void pipeline::make_search() {
     } else if (empty_shard) {
         strategy_ = make_list_strategy(*space_, 0, [this](uint64_t i) { return space_->at(i); });
     } else if (shard_ && setup.name == "exhaustive" && shard_->count()) {
-        strategy_ = make_list_strategy(*space_, *shard_->count(), [this](uint64_t i) { return shard_->at(i); });
+        strategy_ = make_list_strategy(*space_, *shard_->count(),
+                                       [this](uint64_t i) { return shard_->at(i); });
     } else if (shard_) {
         strategy_ = make_strategy(setup, *shard_);
     } else {

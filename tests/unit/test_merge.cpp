@@ -224,7 +224,7 @@ TEST_CASE("hone merge and hone tune --shard: bad input exits 2 and writes nothin
     CHECK(cli_text(d).find("1 result added") != std::string::npos);
 
     const std::string config = std::string(HONE_SOURCE_DIR) + "/configs/vector_add.yaml";
-    for (const char* bad : {"3/2", "0/0", "x", "2/2", "1/"}) {
+    for (const std::string bad : {"3/2", "0/0", "x", "2/2", "1/"}) {
         CAPTURE(bad);
         CHECK(run_hone(fmt::format("tune {} --shard {} -o {}", config, bad, d.file("t.db")), d) ==
               2);
