@@ -78,9 +78,14 @@ TEST_CASE("MPI asked for where the plugin or MPI is missing: exit 3, saying what
     CHECK(out.find("libmpi.so.40") != std::string::npos);
     CHECK_FALSE(fs::exists(db));  // nothing was started, nothing written
 
-    // One rank (mpirun -n 1): a plain run, no MPI needed (it goes on to look for a GPU).
+    // One rank (mpirun -n 1): a plain run, no MPI needed; it goes on to read the config (here
+    // an empty one: exit 2, where MPI asked for and missing would have been exit 3).
+    const std::string empty = std::string(HONE_SOURCE_DIR) + "/tests/bad_inputs/empty_file.yaml";
     CHECK(run(fmt::format("OMPI_COMM_WORLD_SIZE=1 HONE_MPI_PLUGIN={} {} tune {} -o {}",
-                          d.file("none.so"), HONE_BINARY, config, db),
-              d, out) != 0);
+                          d.file("none.so"), HONE_BINARY, empty, db),
+              d, out) == 2);
     CHECK(out.find("MPI") == std::string::npos);
+    CHECK(run(fmt::format("OMPI_COMM_WORLD_SIZE=2 HONE_MPI_PLUGIN={} {} tune {} -o {}",
+                          d.file("none.so"), HONE_BINARY, empty, db),
+              d, out) == 3);
 }
