@@ -44,8 +44,11 @@ elif [ -z "$plugin" ]; then
   row "MPI" - - "skipped: hone was built without libhone_mpi.so"
 else
   for n in 1 "$gpus"; do
+    # One rank sees GPU 0 only (else it would take every GPU of the host); n ranks share all.
+    visible=()
+    ((n == 1)) && visible=(-x CUDA_VISIBLE_DEVICES=0)
     t=$(date +%s%N)
-    "$mpirun" -n "$n" "${mpi_flags[@]}" -x HONE_MPI_PLUGIN="$plugin" \
+    "$mpirun" -n "$n" "${mpi_flags[@]}" "${visible[@]}" -x HONE_MPI_PLUGIN="$plugin" \
       "$hone" tune "$config" "${sets[@]}" --mpi --quiet -o "$work/mpi$n.db" >"$out/dist_mpi$n.txt" 2>&1
     rc=$?; eval "mpi${n}_ms=$(ms "$t")"
     row "MPI, $n rank(s)" "$n" "$(eval echo \$mpi${n}_ms)" "rc $rc"
