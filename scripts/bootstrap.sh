@@ -14,8 +14,9 @@ pkgs=(cmake ninja-build g++ libyaml-cpp-dev libsqlite3-dev libfmt-dev libcli11-d
 if [ "${1:-}" = --test ]; then
   # clang and its runtime libraries (libFuzzer, sanitizers) build the fuzz harnesses;
   # python3-jsonschema validates hone's T4 output against the T4 schema; clang-format checks
-  # the layout of the C++ sources.
-  pkgs+=(clang libclang-rt-dev python3-jsonschema clang-format)
+  # the layout of the C++ sources; libopenmpi-dev and openmpi-bin build the MPI plugin
+  # (libhone_mpi.so) and run its test under mpirun (hone builds without them, with no plugin).
+  pkgs+=(clang libclang-rt-dev python3-jsonschema clang-format libopenmpi-dev openmpi-bin)
 fi
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

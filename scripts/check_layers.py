@@ -14,7 +14,7 @@ import sys
 
 # Lowest first: a layer may include its own headers and those of the layers before it.
 LAYERS = ["common", "expr", "search", "spec", "space", "compile", "driver", "verify", "measure",
-          "record", "worker", "store", "report", "formats", "tune", "runtime",
+          "record", "worker", "store", "report", "formats", "tune", "runtime", "dist",
           # programs on top of the library
           "cli", "worker_main"]
 

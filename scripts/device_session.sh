@@ -3,7 +3,7 @@
 # built here carried in .carry/ (hone and hone-worker side by side, the test binaries, and for
 # `tune_in_app` the install and examples of scripts/carry_install.sh): GPU tests, then the
 # benchmarks.
-#   scripts/device_session.sh [smoke] [tests] [faults] [kill] [tune_in_app] [bench] [multi_gpu]
+#   scripts/device_session.sh [smoke] [tests] [faults] [kill] [tune_in_app] [bench] [multi_gpu] [dist]
 #                                                   (default: tests faults tune_in_app bench)
 set -uo pipefail
 # The device tool returns at most 8 files from $OUT: everything is written to $RES, packed into
@@ -58,6 +58,10 @@ for step in $steps; do
     multi_gpu)
       echo "== one run over 1, 2, 4 GPUs (bench/multi_gpu.sh; MG_* knobs there)"
       bash bench/multi_gpu.sh "$RES/multi_gpu" 2>&1 | tee "$RES/multi_gpu.log"
+      ;;
+    dist)
+      echo "== beyond one process: MPI ranks, shards and merge (bench/dist.sh; 2 GPUs or more)"
+      bash bench/dist.sh "$RES" 2>&1 | tee "$RES/dist.log" | tail -30
       ;;
     faults)
       echo "== fault isolation"

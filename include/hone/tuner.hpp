@@ -14,6 +14,7 @@
 #include "hone/final_word.hpp"
 #include "hone/gpu.hpp"
 #include "hone/record.hpp"
+#include "hone/shard.hpp"
 #include "hone/space.hpp"
 #include "hone/spec.hpp"
 
@@ -62,6 +63,10 @@ struct tune_options {
     // Where the run's time went, filled in when set: hone's own summary and benchmarks
     // (src/tune/diagnostics.hpp); an application has no use for it.
     tune_diagnostics* diagnostics = nullptr;
+    // This process's part of the run (hone/shard.hpp): the configurations whose key it owns.
+    // A sharded run's identity names the device model, not one card (device_uuid ""), so that
+    // the shards of one run, measured on several cards, merge into one run.
+    shard_spec shard;
 };
 
 // One session per ordinal, started at once (worker processes, or in this process with

@@ -13,6 +13,8 @@
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
+#include "dist/mpi_link.hpp"
+#include "dist/remote_session.hpp"
 #include "driver/cuda_api.hpp"
 #include "hone/final_word.hpp"
 #include "hone/spec.hpp"
@@ -42,7 +44,11 @@ struct tune_args {
     bool per_model = false;
     bool json = false, quiet = false, fresh = false, retry_failed = false, in_process = false;
     int jobs = 0;
-    std::string cache_dir, output, only, l2_flush, timer, captures;
+    std::string cache_dir, output, only, l2_flush, timer, captures, shard;
+    shard_spec shard_of;  // parsed --shard
+    bool mpi = false;     // --mpi
+    bool in_mpi = false;  // this is rank 0 of an MPI run, its sessions made
+    std::vector<std::shared_ptr<gpu_session>> sessions;  // rank 0's: every rank's GPUs
     bool no_cache = false, dry_run = false;
     std::string arch;
     int64_t max_evals = -1;
@@ -114,6 +120,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
               nlohmann::ordered_json* json_out, const session_list& sessions = {});
 int run_captures(const tune_args& a);
 
+<<<<<<< HEAD
 void say(const std::string& line) {
     fmt::print(stderr, "hone: {}\n", line);
 }
@@ -182,6 +189,15 @@ std::vector<std::vector<int>> device_groups(const tune_args& a, const spec& s) {
 }
 
 int run_tune(const tune_args& a) {
+=======
+int run_mpi(tune_args a);
+
+int run_tune(tune_args a) {
+    if (!a.shard.empty()) a.shard_of = parse_shard(a.shard);
+    // Under mpirun (or srun) every rank runs this command: MPI, unless the launcher started one.
+    if (!a.in_mpi && (a.mpi || (launched_by_mpi() && launcher_world_size() != 1)))
+        return run_mpi(std::move(a));
+>>>>>>> dist
     if (!a.captures.empty()) return run_captures(a);
     if (a.dry_run) {  // compile everything into the cache, measure nothing
         check_args c;
@@ -264,6 +280,8 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
     opt.max_evals = a.max_evals;
     opt.time_limit_s = a.time_limit;
     opt.stop = &g_stop;
+    opt.shard = a.shard_of;
+    opt.sessions = a.sessions;
     const rank_by by = parse_rank_by(s.metrics.objective);  // what make_identity stores
     const bool tty = stderr_is_tty();
     auto last_print = std::chrono::steady_clock::now();
@@ -367,6 +385,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
         else
             std::cout << j.dump(2) << "\n";
     } else {
+<<<<<<< HEAD
         std::string gpus = fmt::format("GPU {}", r.device.ordinal);
         if (r.devices.size() > 1) {
             gpus = "GPUs";
@@ -379,6 +398,11 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
         fmt::print("{} on {} ({}, {}), {}\n", s.kernel.name, r.device.attrs.name,
                    r.device.attrs.arch(), gpus, r.identity.problem);
         for (const auto& d : r.dropped) fmt::print("dropped: {}\n", d);
+=======
+        fmt::print("{} on {} ({}, GPU {}), {}{}\n", s.kernel.name, r.device.attrs.name,
+                   r.device.attrs.arch(), r.device.ordinal, r.identity.problem,
+                   a.shard_of.active() ? fmt::format(", shard {}", a.shard_of.text()) : "");
+>>>>>>> dist
         fmt::print("results: {} ({} evaluated now, {} resumed){}\n", r.output, r.evaluated,
                    r.resumed, r.interrupted ? "; interrupted: run the same command to resume" : "");
         if (!r.remeasure_reason.empty()) fmt::print("{}\n", r.remeasure_reason);
@@ -398,6 +422,61 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
     }
     if (r.interrupted) return 130;
     return best.empty() ? 1 : 0;
+}
+
+// An MPI run: rank 0 tunes as ever, measuring on its own GPUs and every other rank's; the other
+// ranks serve their GPUs to it. The ranks on one host share its GPUs out by local rank.
+int run_mpi(tune_args a) {
+    const auto link = mpi_link::open(a.mpi ? "--mpi" : "started by an MPI launcher");
+    auto local = [&] {
+        std::vector<int> all;
+        for (const auto& d : list_devices()) all.push_back(d.ordinal);
+        // Fewer GPUs than ranks on the host: the launcher gave each rank its own.
+        const bool own = static_cast<int>(all.size()) < link->local_size();
+        std::vector<std::shared_ptr<gpu_session>> out;
+        for (int o : own ? all : local_share(all, link->local_rank(), link->local_size()))
+            out.push_back(a.in_process ? std::shared_ptr<gpu_session>(make_in_process_session(o))
+                                       : std::shared_ptr<gpu_session>(make_worker_session(o)));
+        return out;
+    };
+    if (link->rank() != 0) {
+        serve_rank(*link, local);
+        return 0;
+    }
+    // However rank 0 ends (an error in the config included), the other ranks are let go.
+    struct release {
+        mpi_link& l;
+        ~release() {
+            try {
+                release_ranks(l);
+            } catch (...) {
+            }
+        }
+    } guard{*link};
+    a.in_mpi = true;
+    if (!a.dry_run) {
+        try {
+            a.sessions = local();
+        } catch (const env_error&) {
+            if (link->size() == 1) throw;  // a head node without GPUs serves the others' only
+        }
+        for (auto& s : connect_ranks(link)) a.sessions.push_back(std::move(s));
+        // A GPU opened by two ranks (they saw the same GPUs, fewer than ranks): the first only.
+        std::set<std::string> seen;
+        std::erase_if(a.sessions, [&](const std::shared_ptr<gpu_session>& s) {
+            const bool again = !seen.insert(s->device().uuid).second;
+            if (again)
+                fmt::print(stderr, "MPI: {} was opened by two ranks; measuring on it once\n",
+                           s->device().uuid);
+            return again;
+        });
+        if (a.sessions.empty())
+            throw env_error(
+                fmt::format("none of the {} MPI ranks has a GPU to measure on", link->size()));
+        if (!a.quiet)
+            fmt::print(stderr, "MPI: {} ranks, {} GPUs\n", link->size(), a.sessions.size());
+    }
+    return run_tune(std::move(a));
 }
 
 // Tunes each problem size an application captured (HONE_CAPTURE) for this config's kernel, one
@@ -459,13 +538,18 @@ int run_captures(const tune_args& a) {
     }
     int rc = 0;
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    // With --shard, the sizes are split (by their position in the folder's order), each tuned
+    // whole.
+    tune_args whole = a;
+    whole.shard_of = {};
     for (std::size_t i = 0; i < mine.size(); ++i) {
+        if (!a.shard_of.owns(i)) continue;
         const runtime::capture_record& c = mine[i];
         if (!a.json)
             fmt::print("== capture {}/{}: {} ({})\n", i + 1, mine.size(), runtime::capture_stem(c),
                        c.inputs.empty() ? "generated inputs" : "captured inputs");
         nlohmann::ordered_json j;
-        const int one = tune_spec(a, std::move(specs[i]), all_sizes[i], a.json ? &j : nullptr);
+        const int one = tune_spec(whole, std::move(specs[i]), all_sizes[i], a.json ? &j : nullptr);
         if (a.json) all.push_back(std::move(j));
         if (one == 130) {
             rc = 130;
@@ -573,8 +657,20 @@ options). With a strategy other than exhaustive, the progress line counts up to 
         ->excludes(c->get_option("--only"));
     c->add_option("--arch", a->arch, "With --dry-run: target architecture (default: the GPU's)")
         ->needs(dry);
+<<<<<<< HEAD
     c->add_option("--top", a->top, "Rows of the best table (0 = all)")
         ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
+=======
+    c->add_option("--top", a->top, "Rows of the best table (0 = all)");
+    c->add_option("--shard", a->shard,
+                  "This process's part I/N of the run (0 <= I < N): the configurations of an "
+                  "exhaustive or random run, or with --captures the sizes (docs/distributed.md)")
+        ->excludes(dry)
+        ->excludes(c->get_option("--only"));
+    c->add_flag("--mpi", a->mpi,
+                "Spread the run over MPI ranks (detected under mpirun or srun): rank 0 tunes, "
+                "every rank measures on its GPUs (docs/distributed.md)");
+>>>>>>> dist
     c->add_flag("--json", a->json, "Print machine-readable results");
     c->add_flag("-q,--quiet", a->quiet, "No progress line");
     c->callback([a, &action, device, devices] {

@@ -19,6 +19,7 @@ void register_commands(CLI::App& app) {
     register_space(app, g_action);
     register_import_t1(app, g_action);
     register_replay(app, g_action);
+    register_merge(app, g_action);
 }
 
 int run_selected(CLI::App&) { return g_action ? g_action() : 2; }

@@ -32,6 +32,7 @@ void register_report(CLI::App& app, std::function<int()>& action);
 void register_space(CLI::App& app, std::function<int()>& action);
 void register_import_t1(CLI::App& app, std::function<int()>& action);
 void register_replay(CLI::App& app, std::function<int()>& action);
+void register_merge(CLI::App& app, std::function<int()>& action);
 
 // `hone check`, also the body of `hone tune --dry-run` (same compile pool and cache).
 struct check_args {

@@ -35,6 +35,9 @@ Examples:
   hone import gemm_RTX_2080_Ti.json.gz -o gemm.db     Kernel Tuner cache or T4 results
   hone space configs/sgemm.yaml                       count the search space, compile nothing
   hone import-t1 gemm.T1.json -o gemm.yaml            a config from a T1 tuning-input file
+  hone tune configs/sgemm.yaml --shard 0/4 -o s0.db   one of four shards (docs/distributed.md)
+  hone merge s0.db s1.db s2.db s3.db -o all.db        join shards' databases into one
+  mpirun -n 4 hone tune configs/sgemm.yaml            one run over MPI ranks' GPUs
 
 Exit codes: 0 ok; 1 failures found; 2 bad input; 3 no driver/GPU or I/O error; 4 internal error.
 )";

@@ -53,6 +53,11 @@ stmt& stmt::bind(int i, const arg& v) {
         v);
 }
 
+stmt& stmt::bind_value(int i, const sqlite3_value* v) {
+    if (sqlite3_bind_value(s_, i, v) != SQLITE_OK) fail(db_, path_, "binding");
+    return *this;
+}
+
 bool stmt::step() {
     const int rc = sqlite3_step(s_);
     if (rc == SQLITE_ROW) return true;

@@ -29,6 +29,8 @@ public:
     stmt& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
     stmt& bind(int i, const char* v) { return bind(i, std::string_view(v)); }
     stmt& bind(int i, const arg& v);
+    // A column of another statement as it is (type and bytes): copies rows between databases.
+    stmt& bind_value(int i, const sqlite3_value* v);
 
     bool step();  // true while a row is available
     void run();   // steps a statement that returns no rows
@@ -39,6 +41,8 @@ public:
     int i32(int c) const { return sqlite3_column_int(s_, c); }
     double real(int c) const { return sqlite3_column_double(s_, c); }
     std::string text(int c) const;
+    const sqlite3_value* value(int c) const { return sqlite3_column_value(s_, c); }
+    int columns() const { return sqlite3_column_count(s_); }
 
 private:
     sqlite3* db_;

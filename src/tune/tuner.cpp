@@ -24,6 +24,7 @@
 #include "tune/diagnostics.hpp"
 #include "tune/gpu_pool.hpp"
 #include "tune/internal.hpp"
+#include "tune/shard_domain.hpp"
 #include "worker/worker_session.hpp"
 
 namespace hone {
@@ -98,8 +99,9 @@ private:
     steady_clock::time_point t0_ = steady_clock::now();
     std::unique_ptr<gpu_pool> gpus_;
     std::unique_ptr<search_space> space_;
-    std::unique_ptr<strategy> strategy_;
-    std::string strategy_name_;  // as resolved
+    std::unique_ptr<shard_domain> shard_;  // --shard: the part of the space this process owns
+    std::unique_ptr<strategy> strategy_;   // may search shard_
+    std::string strategy_name_;            // as resolved
     std::unique_ptr<compile_cache> cache_;
     std::unique_ptr<compile_pool> pool_;
     std::unique_ptr<results_store> store_;
@@ -141,6 +143,7 @@ tune_result pipeline::run() {
     out_.output = opt_.output.empty() ? s_.output : opt_.output;
     store_ = std::make_unique<results_store>(out_.output);
     out_.identity = make_identity(s_, out_.device);
+    if (opt_.shard.active()) out_.identity.device_uuid.clear();  // see tune_options::shard
     const std::string id = out_.identity.id();
     if (opt_.fresh) store_->forget(id, false);
     run_id_ = store_->begin_run(out_.identity);
@@ -490,6 +493,29 @@ void pipeline::make_search() {
                                           s_.search.strategy.empty() ? ", or strategy: exhaustive" : ""));
     }
     setup.budget = given > 0 ? given : adaptive ? default_budget : 0;
+    bool empty_shard = false;
+    if (opt_.shard.active()) {
+        const source_pos at{"--shard", 0, 0};
+        if (!opt_.only.empty())
+            throw input_error(
+                at, "--shard splits a run; --only evaluates one configuration: give one of them");
+        if (setup.name != "exhaustive" && setup.name != "random")
+            throw input_error(
+                at, fmt::format("--shard splits exhaustive and random runs; strategy {}{} chooses "
+                                "each configuration from the results before it, which one shard "
+                                "does not see: set search.strategy to exhaustive or random, or "
+                                "spread the run over GPUs and hosts instead (docs/distributed.md)",
+                                setup.name,
+                                s_.search.strategy.empty()
+                                    ? fmt::format(" (the default for {:.0f} configurations)", count)
+                                    : ""));
+        // A budget smaller than the number of shards leaves some shards nothing to do.
+        empty_shard =
+            setup.budget > 0 && shard_share(static_cast<uint64_t>(setup.budget), opt_.shard) == 0;
+        setup.budget =
+            static_cast<int64_t>(shard_share(static_cast<uint64_t>(setup.budget), opt_.shard));
+        shard_ = std::make_unique<shard_domain>(*space_, s_, opt_.shard);
+    }
     budget_ = opt_.only.empty() ? static_cast<uint64_t>(setup.budget) : 0;
     strategy_name_ = opt_.only.empty() ? setup.name : "--only";
 
@@ -504,6 +530,13 @@ void pipeline::make_search() {
                                           opt_.only, example ? space_->to_config(*example).key(s_) : ""));
         }
         strategy_ = make_list_strategy(*space_, 1, [p = *only](uint64_t) { return p; });
+    } else if (empty_shard) {
+        strategy_ = make_list_strategy(*space_, 0, [this](uint64_t i) { return space_->at(i); });
+    } else if (shard_ && setup.name == "exhaustive" && shard_->count()) {
+        strategy_ = make_list_strategy(*space_, *shard_->count(),
+                                       [this](uint64_t i) { return shard_->at(i); });
+    } else if (shard_) {
+        strategy_ = make_strategy(setup, *shard_);
     } else {
         strategy_ = make_strategy(setup, *space_, [this](uint64_t i) { return space_->at(i); });
     }
@@ -511,6 +544,7 @@ void pipeline::make_search() {
     // Stored results count as evaluated: observed, never proposed again.
     for (const auto& rec : store_->query({out_.identity.id(), "", 0, false})) {
         if (opt_.retry_failed && is_fault(rec.st)) continue;
+        if (!opt_.shard.owns_key(rec.key)) continue;  // another shard's, in a shared database
         std::map<std::string, value> params(rec.params.begin(), rec.params.end());
         std::optional<point> p;
         try {
@@ -522,7 +556,7 @@ void pipeline::make_search() {
         strategy_->observe(*p, objective(s_, rec));
         ++out_.resumed;
     }
-    double left = only ? 1.0 : count;
+    double left = only ? 1.0 : empty_shard ? 0.0 : shard_ ? shard_->estimated_count() : count;
     left = std::max(0.0, left - static_cast<double>(out_.resumed));
     if (budget_ > 0) left = std::min(left, static_cast<double>(budget_ - std::min<uint64_t>(budget_, out_.resumed)));
     state_.total = static_cast<std::size_t>(left);

@@ -1,0 +1,270 @@
+#include "dist/remote_session.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "common/clock.hpp"
+#include "hone/error.hpp"
+#include "worker/protocol.hpp"
+
+namespace hone {
+namespace {
+
+using nlohmann::json;
+
+// Rank 0's mailboxes: a message read while waiting for another rank's or slot's is kept for
+// whoever waits for it (sessions may be used from several threads).
+class hub {
+  public:
+    explicit hub(std::shared_ptr<mpi_link> link) : link_(std::move(link)) {}
+    mpi_link& link() { return *link_; }
+
+    // The next message from rank `rank` for `slot` (-1: not for a slot); env_error after
+    // timeout_s, naming `what` was awaited.
+    json await(int rank, int slot, double timeout_s, const std::string& what) {
+        const auto t0 = steady_clock::now();
+        for (;;) {
+            {
+                std::lock_guard lock(m_);
+                auto& box = mail_[{rank, slot}];
+                if (!box.empty()) {
+                    json j = std::move(box.front());
+                    box.pop_front();
+                    return j;
+                }
+            }
+            if (auto got = link_->receive(-1, 0.05)) {
+                std::lock_guard lock(m_);
+                mail_[{got->first, got->second.value("slot", -1)}].push_back(
+                    std::move(got->second));
+                continue;
+            }
+            if (seconds_since(t0) > timeout_s)
+                throw env_error(
+                    fmt::format("MPI rank {} has not answered {} in {:.0f} s: its "
+                                "host or GPU may be gone",
+                                rank, what, timeout_s));
+        }
+    }
+
+  private:
+    std::shared_ptr<mpi_link> link_;
+    std::mutex m_;
+    std::map<std::pair<int, int>, std::deque<json>> mail_;
+};
+
+[[noreturn]] void rethrow_from(int rank, const std::string& host, json reply) {
+    reply["message"] = fmt::format("rank {} ({}): {}", rank, host, reply.value("message", "error"));
+    rethrow_error(reply);
+}
+
+class remote_session final : public gpu_session {
+  public:
+    remote_session(std::shared_ptr<hub> h, int rank, int slot, std::string host, device_info info,
+                   bool isolated)
+        : hub_(std::move(h)),
+          rank_(rank),
+          slot_(slot),
+          host_(std::move(host)),
+          info_(std::move(info)),
+          isolated_(isolated) {}
+
+    const device_info& device() const override { return info_; }
+    bool isolated() const override { return isolated_; }
+    std::size_t max_in_flight() const override { return 2; }  // one measuring, one waiting there
+
+    prepare_report prepare(const run_plan& plan) override {
+        hub_->link().send(rank_, {{"type", "prepare"}, {"slot", slot_}, {"plan", plan}});
+        const json r = answer(prepare_timeout_s, "prepare");
+        if (r.value("type", "") != "prepared") rethrow_from(rank_, host_, r);
+        return r.at("report").get<prepare_report>();
+    }
+
+    job_result run(const job& j) override {
+        submit(j);
+        return collect();
+    }
+
+    void submit(const job& j) override {
+        hub_->link().send(rank_, {{"type", "job"}, {"slot", slot_}, {"job", j}});
+        deadlines_.push_back(j.deadline_s);
+    }
+
+    job_result collect() override {
+        if (deadlines_.empty()) throw std::logic_error("remote_session::collect without submit");
+        // The jobs ahead of it, each within its deadline, plus a worker restart for each.
+        double wait = 0;
+        for (double d : deadlines_) wait += d + restart_allowance_s;
+        deadlines_.pop_front();
+        const json r = answer(wait, "a job");
+        if (r.value("type", "") != "result") rethrow_from(rank_, host_, r);
+        return r.at("result").get<job_result>();
+    }
+
+  private:
+    json answer(double timeout_s, const char* what) {
+        return hub_->await(rank_, slot_, timeout_s,
+                           fmt::format("{} on {} GPU {}", what, host_, info_.ordinal));
+    }
+
+    static constexpr double prepare_timeout_s = 600;
+    static constexpr double restart_allowance_s = 60;
+    std::shared_ptr<hub> hub_;
+    int rank_, slot_;
+    std::string host_;
+    device_info info_;
+    bool isolated_;
+    std::deque<double> deadlines_;
+};
+
+std::string host_name() {
+    char buf[256] = {};
+    ::gethostname(buf, sizeof buf - 1);
+    return buf;
+}
+
+// One local session served to rank 0: its requests in order, on a thread of its own, so that
+// the host's GPUs measure at once. Up to the session's max_in_flight jobs are handed over
+// before the oldest result is collected.
+class slot_server {
+  public:
+    slot_server(mpi_link& link, int slot, std::shared_ptr<gpu_session> s)
+        : link_(link), slot_(slot), s_(std::move(s)), t_([this] { loop(); }) {}
+    ~slot_server() {
+        {
+            std::lock_guard lock(m_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        t_.join();
+    }
+    void push(json request) {
+        {
+            std::lock_guard lock(m_);
+            queue_.push_back(std::move(request));
+        }
+        cv_.notify_all();
+    }
+
+  private:
+    void reply(json j) {
+        j["slot"] = slot_;
+        link_.send(0, j);
+    }
+    void collect_one() {
+        --in_flight_;
+        try {
+            reply({{"type", "result"}, {"result", s_->collect()}});
+        } catch (const std::exception& e) {
+            reply(error_reply(e));
+        }
+    }
+    void loop() {
+        for (;;) {
+            json next;
+            {
+                std::unique_lock lock(m_);
+                cv_.wait(lock, [&] { return stop_ || !queue_.empty() || in_flight_ > 0; });
+                if (queue_.empty() && in_flight_ == 0) return;  // stop_
+                const bool job_ready = !queue_.empty() &&
+                                       queue_.front().value("type", "") == "job" &&
+                                       in_flight_ < s_->max_in_flight();
+                if (!job_ready && in_flight_ > 0) {
+                    lock.unlock();
+                    collect_one();
+                    continue;
+                }
+                next = std::move(queue_.front());
+                queue_.pop_front();
+            }
+            try {
+                if (next.value("type", "") == "prepare") {
+                    const prepare_report r = s_->prepare(next.at("plan").get<run_plan>());
+                    reply({{"type", "prepared"}, {"report", r}});
+                } else {
+                    s_->submit(next.at("job").get<job>());
+                    ++in_flight_;
+                }
+            } catch (const std::exception& e) {
+                reply(error_reply(e));
+            }
+        }
+    }
+
+    mpi_link& link_;
+    int slot_;
+    std::shared_ptr<gpu_session> s_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::deque<json> queue_;
+    std::size_t in_flight_ = 0;  // touched by the thread alone
+    bool stop_ = false;
+    std::thread t_;
+};
+
+}  // namespace
+
+std::vector<std::shared_ptr<gpu_session>> connect_ranks(const std::shared_ptr<mpi_link>& link) {
+    auto h = std::make_shared<hub>(link);
+    for (int r = 1; r < link->size(); ++r) link->send(r, {{"type", "hello"}});
+    std::vector<std::shared_ptr<gpu_session>> out;
+    for (int r = 1; r < link->size(); ++r) {
+        // Opening a rank's GPUs starts a worker and CUDA on each.
+        const json hello = h->await(r, -1, 600, "hello");
+        const std::string host = hello.value("host", "?");
+        if (hello.value("type", "") != "hello") rethrow_from(r, host, hello);
+        int slot = 0;
+        for (const auto& d : hello.at("devices"))
+            out.push_back(std::make_shared<remote_session>(
+                h, r, slot++, host, d.at("info").get<device_info>(), d.value("isolated", true)));
+    }
+    return out;
+}
+
+void release_ranks(mpi_link& link) {
+    for (int r = 1; r < link.size(); ++r) link.send(r, {{"type", "bye"}});
+}
+
+void serve_rank(mpi_link& link, const session_list_factory& open) {
+    std::vector<std::unique_ptr<slot_server>> slots;
+    for (;;) {
+        auto got = link.receive(0, -1);
+        const json& m = got->second;
+        const std::string type = m.value("type", "");
+        if (type == "bye") break;
+        if (type == "hello") {
+            try {
+                json devices = json::array();
+                slots.clear();
+                int slot = 0;
+                for (auto& s : open()) {
+                    devices.push_back({{"info", s->device()}, {"isolated", s->isolated()}});
+                    slots.push_back(std::make_unique<slot_server>(link, slot++, std::move(s)));
+                }
+                link.send(0, {{"type", "hello"}, {"host", host_name()}, {"devices", devices}});
+            } catch (const std::exception& e) {
+                json j = error_reply(e);
+                j["host"] = host_name();
+                link.send(0, j);
+            }
+            continue;
+        }
+        const int slot = m.value("slot", -1);
+        if (slot < 0 || slot >= static_cast<int>(slots.size())) {
+            json j = error_reply(std::runtime_error(fmt::format("no GPU slot {} here", slot)));
+            j["slot"] = slot;
+            link.send(0, j);
+            continue;
+        }
+        slots[static_cast<std::size_t>(slot)]->push(m);
+    }
+    slots.clear();  // each finishes what it holds first
+}
+
+}  // namespace hone
