@@ -21,7 +21,7 @@ LAYERS = ["common", "expr", "search", "spec", "space", "compile", "driver", "ver
 # include/hone/X.hpp -> the layer it belongs to; hone.hpp includes the whole API.
 PUBLIC = {
     "error": "common", "value": "common", "elem_type": "common", "status": "common",
-    "summary": "common", "record": "record",
+    "summary": "common", "record": "record", "final_word": "record", "shard": "common",
     "expr": "expr", "spec": "spec", "space": "space", "domain": "search",
     "compile": "compile", "device_attrs": "driver", "gpu": "driver",
     "store": "store", "tuner": "tune", "kernel": "runtime", "wisdom": "runtime",
