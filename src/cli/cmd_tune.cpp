@@ -120,7 +120,6 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
               nlohmann::ordered_json* json_out, const session_list& sessions = {});
 int run_captures(const tune_args& a);
 
-<<<<<<< HEAD
 void say(const std::string& line) {
     fmt::print(stderr, "hone: {}\n", line);
 }
@@ -188,8 +187,6 @@ std::vector<std::vector<int>> device_groups(const tune_args& a, const spec& s) {
     return groups;
 }
 
-int run_tune(const tune_args& a) {
-=======
 int run_mpi(tune_args a);
 
 int run_tune(tune_args a) {
@@ -197,7 +194,6 @@ int run_tune(tune_args a) {
     // Under mpirun (or srun) every rank runs this command: MPI, unless the launcher started one.
     if (!a.in_mpi && (a.mpi || (launched_by_mpi() && launcher_world_size() != 1)))
         return run_mpi(std::move(a));
->>>>>>> dist
     if (!a.captures.empty()) return run_captures(a);
     if (a.dry_run) {  // compile everything into the cache, measure nothing
         check_args c;
@@ -385,7 +381,6 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
         else
             std::cout << j.dump(2) << "\n";
     } else {
-<<<<<<< HEAD
         std::string gpus = fmt::format("GPU {}", r.device.ordinal);
         if (r.devices.size() > 1) {
             gpus = "GPUs";
@@ -395,14 +390,10 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
                                         ? fmt::format(" ({} measured)", r.measured_by.at(d.ordinal))
                                         : "");
         }
-        fmt::print("{} on {} ({}, {}), {}\n", s.kernel.name, r.device.attrs.name,
-                   r.device.attrs.arch(), gpus, r.identity.problem);
-        for (const auto& d : r.dropped) fmt::print("dropped: {}\n", d);
-=======
-        fmt::print("{} on {} ({}, GPU {}), {}{}\n", s.kernel.name, r.device.attrs.name,
-                   r.device.attrs.arch(), r.device.ordinal, r.identity.problem,
+        fmt::print("{} on {} ({}, {}), {}{}\n", s.kernel.name, r.device.attrs.name,
+                   r.device.attrs.arch(), gpus, r.identity.problem,
                    a.shard_of.active() ? fmt::format(", shard {}", a.shard_of.text()) : "");
->>>>>>> dist
+        for (const auto& d : r.dropped) fmt::print("dropped: {}\n", d);
         fmt::print("results: {} ({} evaluated now, {} resumed){}\n", r.output, r.evaluated,
                    r.resumed, r.interrupted ? "; interrupted: run the same command to resume" : "");
         if (!r.remeasure_reason.empty()) fmt::print("{}\n", r.remeasure_reason);
@@ -657,11 +648,8 @@ options). With a strategy other than exhaustive, the progress line counts up to 
         ->excludes(c->get_option("--only"));
     c->add_option("--arch", a->arch, "With --dry-run: target architecture (default: the GPU's)")
         ->needs(dry);
-<<<<<<< HEAD
     c->add_option("--top", a->top, "Rows of the best table (0 = all)")
         ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
-=======
-    c->add_option("--top", a->top, "Rows of the best table (0 = all)");
     c->add_option("--shard", a->shard,
                   "This process's part I/N of the run (0 <= I < N): the configurations of an "
                   "exhaustive or random run, or with --captures the sizes (docs/distributed.md)")
@@ -670,7 +658,6 @@ options). With a strategy other than exhaustive, the progress line counts up to 
     c->add_flag("--mpi", a->mpi,
                 "Spread the run over MPI ranks (detected under mpirun or srun): rank 0 tunes, "
                 "every rank measures on its GPUs (docs/distributed.md)");
->>>>>>> dist
     c->add_flag("--json", a->json, "Print machine-readable results");
     c->add_flag("-q,--quiet", a->quiet, "No progress line");
     c->callback([a, &action, device, devices] {

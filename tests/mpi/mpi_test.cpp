@@ -16,6 +16,7 @@
 #include "hone/store.hpp"
 #include "hone/tuner.hpp"
 #include "measure/stats.hpp"
+#include "tune/diagnostics.hpp"
 
 using namespace hone;
 namespace fs = std::filesystem;
@@ -97,6 +98,8 @@ void rank0(const std::shared_ptr<mpi_link>& link) {
                                          "launch: {grid: [\"ceil_div(N, 256)\"], block: [256]}\n"
                                          "verify: {reference: {X: 1}}\n";
     tune_options opt;
+    tune_diagnostics diag;
+    opt.diagnostics = &diag;
     opt.session = sessions[0];
     opt.jobs = 1;
     opt.cache_dir = (dir / "cache").string();
@@ -104,7 +107,7 @@ void rank0(const std::shared_ptr<mpi_link>& link) {
     const tune_result r = tune(load_spec((dir / "scale.yaml").string()), opt);
     check(r.evaluated == 8,
           fmt::format("8 configurations measured on rank 1, got {}", r.evaluated));
-    check(r.time.prepare.clock_mhz == 1980, "the prepare report travels");
+    check(diag.time.prepare.clock_mhz == 1980, "the prepare report travels");
     check(r.device.uuid == "GPU-rank1-0", "the run's device is rank 1's");
     results_store store(opt.output);
     const auto stored = store.query({});
