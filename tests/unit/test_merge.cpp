@@ -130,13 +130,13 @@ TEST_CASE("merge: columns this hone does not know travel with their values") {
     const std::string a = d.file("a.db"), out = d.file("all.db");
     fill(a, {result("X=1", 10)});
     exec(a,
-         "ALTER TABLE results ADD COLUMN device INTEGER NOT NULL DEFAULT -1; "
-         "UPDATE results SET device = 3; ALTER TABLE runs ADD COLUMN note TEXT DEFAULT 'x'");
+         "ALTER TABLE results ADD COLUMN future_col INTEGER NOT NULL DEFAULT -1; "
+         "UPDATE results SET future_col = 3; ALTER TABLE runs ADD COLUMN note TEXT DEFAULT 'x'");
     CHECK(merge_databases({a}, out).added == 1);
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open(out.c_str(), &db) == SQLITE_OK);
     sqlite3_stmt* s = nullptr;
-    REQUIRE(sqlite3_prepare_v2(db, "SELECT device FROM results", -1, &s, nullptr) == SQLITE_OK);
+    REQUIRE(sqlite3_prepare_v2(db, "SELECT future_col FROM results", -1, &s, nullptr) == SQLITE_OK);
     REQUIRE(sqlite3_step(s) == SQLITE_ROW);
     CHECK(sqlite3_column_int(s, 0) == 3);
     sqlite3_finalize(s);

@@ -70,7 +70,7 @@ TEST_CASE("missing sections and files") {
     check_error(yaml({{"launch", "launch: {block: [32]}"}}), 6, 9, "launch needs 'grid'");
     check_error(yaml({{"kernel", "kernel: {source: nope.cu, name: vector_add}"}}), 1, 18,
                 "kernel source 'nope.cu' not found (looked for " HONE_SOURCE_DIR "/configs/nope.cu)");
-    check_error(yaml({{"kernel", "kernel: {source: ../kernels_src, name: vector_add}"}}), 1, 18, "not found");
+    check_error(yaml({{"kernel", "kernel: {source: ../kernels_src, name: vector_add}"}}), 1, 18, "is not a regular file");
     check_error(yaml({{"kernel", "kernel: {source: ../kernels_src/vector_add.cu, name: vector_sub}"}}), 1, 54,
                 "kernel 'vector_sub' not found in " HONE_SOURCE_DIR "/kernels_src/vector_add.cu");
     check_error(yaml({{"kernel", "kernel: {source: ../kernels_src/vector_add.cu, name: \"vector_add<{VECC}>\"}"}}), 1, 54,
@@ -158,7 +158,7 @@ TEST_CASE("search: strategy options and budgets") {
                 "did you mean 'population'?");
     check_error(yaml({}, "search: {population: 3}\n"), 7, 10,
                 "unknown key 'population' in search: expected strategy, max_evals, time_limit_s, "
-                "seed, or an option of the strategy named");
+                "seed, devices, or an option of the strategy named");
     check_error(yaml({}, "search: {strategy: genetic, population: 1}\n"), 7, 41,
                 "population of strategy genetic must be in 2 .. 10000");
     check_error(yaml({}, "search: {strategy: genetic, population: 2.5}\n"), 7, 41,

@@ -84,7 +84,9 @@ TEST_CASE("read-only store: an older schema is read through a copy, the file unc
     exec(path,
          "ALTER TABLE results DROP COLUMN timer; ALTER TABLE results DROP COLUMN steps; "
          "ALTER TABLE results DROP COLUMN metrics; ALTER TABLE runs DROP COLUMN objective; "
-         "ALTER TABLE runs DROP COLUMN origin; PRAGMA user_version = 1; "
+         "ALTER TABLE runs DROP COLUMN origin; ALTER TABLE runs DROP COLUMN final_word; "
+         "ALTER TABLE results DROP COLUMN device; ALTER TABLE results DROP COLUMN device_uuid; "
+         "ALTER TABLE results DROP COLUMN telemetry; PRAGMA user_version = 1; "
          "UPDATE meta SET value = '1' WHERE key = 'schema'");
     const std::string before = slurp(path);
     results_store s(path, store_access::read_only);
