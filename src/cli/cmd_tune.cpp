@@ -277,7 +277,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
     opt.time_limit_s = a.time_limit;
     opt.stop = &g_stop;
     opt.shard = a.shard_of;
-    opt.sessions = a.sessions;
+    if (!a.sessions.empty()) opt.sessions = a.sessions;  // an MPI run: every rank's GPUs
     const rank_by by = parse_rank_by(s.metrics.objective);  // what make_identity stores
     const bool tty = stderr_is_tty();
     auto last_print = std::chrono::steady_clock::now();

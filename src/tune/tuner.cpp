@@ -747,13 +747,10 @@ std::vector<std::shared_ptr<gpu_session>> open_gpu_sessions(
             errors[i] = std::current_exception();
         }
     };
-    if (devices.size() == 1) {
-        open(0);
-    } else {  // each start (a process, CUDA's initialisation) takes a while: all at once
-        std::vector<std::thread> threads;
-        for (std::size_t i = 0; i < devices.size(); ++i) threads.emplace_back(open, i);
-        for (auto& t : threads) t.join();
-    }
+    // One after another, in the calling thread: a worker dies with the thread that started it
+    // (PR_SET_PDEATHSIG), so a worker started from a short-lived thread would be killed when
+    // that thread ends.
+    for (std::size_t i = 0; i < devices.size(); ++i) open(i);
     std::vector<std::shared_ptr<gpu_session>> started;
     std::exception_ptr first;
     for (std::size_t i = 0; i < devices.size(); ++i) {

@@ -332,7 +332,7 @@ TEST_CASE(
     // The tier column (two spaces before it; HONE_LOG's lines have ": exact").
     CHECK(count(r.out, "  exact ") == 1);    // vector_add at 1048576
     CHECK(count(r.out, "  nearest ") == 3);  // vector_add at the other sizes
-    CHECK(count(r.out, "  default ") == 3);  // SGEMM: no tuned entry
+    CHECK(count(r.out, "  fallback ") == 3);  // SGEMM: no tuned entry
     // HONE_LOG=info: one selection line per (kernel, size), however often it was launched.
     CHECK(count(r.out, "hone: vector_add<{VEC}, {STRIDED}> at N=1000 on") == 1);
     CHECK(count(r.out, "hone: sgemm at M=256,N=256,K=256 on") == 1);
