@@ -8,6 +8,7 @@
 #include <csignal>
 #include <optional>
 
+#include "tune/diagnostics.hpp"
 #include "bindings.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
@@ -117,6 +118,8 @@ nb::dict run_tune(const std::string& config, std::optional<std::string> text,
     cb.progress = progress;
     cb.result = on_result;
     tune_options opt;
+    tune_diagnostics diag;
+    opt.diagnostics = &diag;
     opt.device = device;
     opt.isolated = !in_process;
     opt.fresh = fresh;
@@ -201,7 +204,7 @@ nb::dict run_tune(const std::string& config, std::optional<std::string> text,
     d["cache_hits"] = r->cache_hits;
     d["interrupted"] = r->interrupted;
     d["remeasure_reason"] = r->remeasure_reason;
-    d["time"] = time_to_py(r->time);
+    d["time"] = time_to_py(diag.time);
     d["device"] = r->device.attrs.name;
     d["device_ordinal"] = r->device.ordinal;
     d["arch"] = r->device.attrs.arch();
