@@ -84,7 +84,8 @@ def main():
     except Exception as e:  # noqa: BLE001 (no C compiler or Triton for inductor here)
         print(f"torch.compile not available here ({type(e).__name__}): skipped")
     else:
-        torch.testing.assert_close(y_compiled, y_ref, rtol=0, atol=0)
+        # Inductor fuses the PyTorch parts around the op, which rounds differently.
+        torch.testing.assert_close(y_compiled, y_ref, rtol=1e-5, atol=1e-6)
         print("torch.compile with the hone op matches too")
     return 0
 
