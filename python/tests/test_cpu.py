@@ -76,7 +76,7 @@ def test_kernel_opens_without_gpu(small_config):
     assert k.arg_names == ["a", "b", "c", "N"]
     assert k.tuned_entries == 0
     sel = k.selection({"N": 4096}, arch="sm_90")
-    assert sel["tier"] == "default"
+    assert sel["tier"] == "fallback"
     assert sel["params"] == {"BLOCK": 256, "STRIDED": False, "VEC": 1}
     assert "BLOCK=256" in sel["key"]
     with pytest.raises(hone.InputError, match="arch"):

@@ -70,7 +70,7 @@ def test_torch_launch_matches_reference(small_config, cache_dir):
     k(a, b, c, n, sizes={"N": n})  # the scalar given
     torch.testing.assert_close(c, a + b, rtol=0, atol=0)
     sel = k.selection({"N": n})
-    assert sel["tier"] == "default" and sel["key"]
+    assert sel["tier"] == "fallback" and sel["key"]
 
 
 def test_torch_launch_on_a_side_stream(small_config, cache_dir):

@@ -61,10 +61,10 @@ std::vector<std::map<std::string, int64_t>> expand_sizes(
 std::vector<std::map<std::string, int64_t>> size_runs(
     std::vector<std::pair<std::string, std::vector<int64_t>>> set_lists,
     const std::vector<std::pair<std::string, std::vector<int64_t>>>& config_lists) {
-    for (const auto& [name, values] : config_lists)
+    for (const auto& list : config_lists)
         if (std::none_of(set_lists.begin(), set_lists.end(),
-                         [&](const auto& l) { return l.first == name; }))
-            set_lists.emplace_back(name, values);
+                         [&](const auto& l) { return l.first == list.first; }))
+            set_lists.push_back(list);
     return expand_sizes(set_lists);
 }
 
