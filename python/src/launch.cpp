@@ -288,10 +288,10 @@ uint64_t stream_of(nb::handle s) {
 class py_kernel {
   public:
     py_kernel(const std::filesystem::path& config, std::optional<std::filesystem::path> tuned,
-              int device, std::optional<std::string> cache_dir, bool use_cache) {
+              int device, std::optional<std::filesystem::path> cache_dir, bool use_cache) {
         kernel_options opt;
         opt.device = device;
-        opt.cache_dir = cache_dir.value_or("");
+        opt.cache_dir = cache_dir ? cache_dir->string() : "";
         opt.use_cache = use_cache;
         k_.emplace(kernel::open(config.string(), tuned ? tuned->string() : "", opt));
         s_ = load_spec(config.string());
@@ -582,7 +582,7 @@ class py_kernel {
 void bind_kernel(nb::module_& m) {
     nb::class_<py_kernel>(m, "Kernel")
         .def(nb::init<const std::filesystem::path&, std::optional<std::filesystem::path>, int,
-                      std::optional<std::string>, bool>(),
+                      std::optional<std::filesystem::path>, bool>(),
              nb::arg("config"), nb::arg("tuned").none() = nb::none(), nb::kw_only(),
              nb::arg("device") = 0, nb::arg("cache_dir").none() = nb::none(),
              nb::arg("use_cache") = true)
