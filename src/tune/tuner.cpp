@@ -10,7 +10,6 @@
 #include <map>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
 #include "common/clock.hpp"
 #include "compile/compile_cache.hpp"

@@ -9,28 +9,10 @@
 #include <sstream>
 #include <string>
 
+#include "run_cli.hpp"
 #include "temp_dir.hpp"
 
 namespace {
-
-struct cli_result {
-    int rc = -1;
-    std::string out, err;
-};
-
-cli_result run_cli(const temp_dir& dir, const std::string& args) {
-    const std::string out = dir.file("stdout"), err = dir.file("stderr");
-    const int status =
-        std::system(fmt::format("{} {} >{} 2>{}", HONE_BINARY, args, out, err).c_str());
-    cli_result r;
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::stringstream a, b;
-    a << std::ifstream(out).rdbuf();
-    b << std::ifstream(err).rdbuf();
-    r.out = a.str();
-    r.err = b.str();
-    return r;
-}
 
 std::size_t occurrences(const std::string& text, const std::string& what) {
     std::size_t n = 0;

@@ -12,6 +12,7 @@
 #include "hone/error.hpp"
 #include "hone/store.hpp"
 #include "search/replay.hpp"
+#include "run_cli.hpp"
 #include "temp_dir.hpp"
 
 using namespace hone;
@@ -41,24 +42,6 @@ replay_options exhaustive(int64_t budget) {
     o.setup.budget = budget;
     o.seeds = 1;
     return o;
-}
-
-struct cli_result {
-    int rc = -1;
-    std::string out, err;
-};
-
-cli_result run_cli(const temp_dir& dir, const std::string& args) {
-    const std::string out = dir.file("stdout"), err = dir.file("stderr");
-    const int status = std::system(fmt::format("{} {} >{} 2>{}", HONE_BINARY, args, out, err).c_str());
-    cli_result r;
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::stringstream a, b;
-    a << std::ifstream(out).rdbuf();
-    b << std::ifstream(err).rdbuf();
-    r.out = a.str();
-    r.err = b.str();
-    return r;
 }
 
 run_identity identity(const std::string& kernel) {
