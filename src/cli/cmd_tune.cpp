@@ -9,7 +9,9 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
@@ -95,7 +97,8 @@ nlohmann::ordered_json rusage_json() {
 }
 
 // The configurations that did not give a timing, with why: the first few of each status.
-void print_failures(const std::vector<eval_record>& records, const std::string& db) {
+std::string failures_text(const std::vector<eval_record>& records, const std::string& db) {
+    std::string out;
     constexpr int per_status = 3;
     std::map<status, int> shown;
     bool any = false;
@@ -103,21 +106,25 @@ void print_failures(const std::vector<eval_record>& records, const std::string& 
         if (has_timing(rec.st)) continue;
         const int n = shown[rec.st]++;
         if (n == per_status)
-            fmt::print("  {:<15} ... (hone show {} --where status={} --all)\n", status_name(rec.st),
+            fmt::format_to(std::back_inserter(out), "  {:<15} ... (hone show {} --where status={} --all)\n", status_name(rec.st),
                        db, status_name(rec.st));
         if (n >= per_status) continue;
         std::string msg = rec.message.substr(0, rec.message.find('\n'));
         if (msg.size() > 100) msg = msg.substr(0, 97) + "...";
-        fmt::print("  {:<15} {}: {}\n", status_name(rec.st), rec.key, msg);
+        fmt::format_to(std::back_inserter(out), "  {:<15} {}: {}\n", status_name(rec.st), rec.key, msg);
         any = true;
     }
-    if (any) fmt::print("\n");
+    if (any) out += "\n";
+    return out;
 }
 
 using session_list = std::vector<std::shared_ptr<gpu_session>>;
 
+// With text_out, the run's text (not its progress) goes there instead of stdout; with
+// own_signals false, the caller handles SIGINT and SIGTERM (runs in parallel threads).
 int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& sets,
-              nlohmann::ordered_json* json_out, const session_list& sessions = {});
+              nlohmann::ordered_json* json_out, const session_list& sessions = {},
+              std::string* text_out = nullptr, bool own_signals = true);
 int run_captures(const tune_args& a);
 
 void say(const std::string& line) {
@@ -189,6 +196,92 @@ std::vector<std::vector<int>> device_groups(const tune_args& a, const spec& s) {
 
 int run_mpi(tune_args a);
 
+std::string sizes_text(const std::map<std::string, int64_t>& size) {
+    std::string what;
+    for (const auto& [k, v] : size) what += fmt::format("{}{}={}", what.empty() ? "" : ",", k, v);
+    return what.empty() ? "the config's sizes" : what;
+}
+
+// Several sizes on several GPUs: the GPUs are dealt into min(sizes, GPUs) teams, and each team
+// takes the next size whenever it finishes one, largest first (the product of the size's
+// values), so that a long size does not start last. Each size is a run of its own on its
+// team's GPUs, into the one database; its text is printed whole when it ends. A run spread
+// over all GPUs instead would leave them idle between the sizes, and a short size gives too
+// few configurations to keep several GPUs busy.
+int tune_sizes_in_parallel(const tune_args& a, const std::vector<spec>& specs,
+                           const std::vector<std::map<std::string, int64_t>>& sizes,
+                           const session_list& sessions, std::vector<nlohmann::ordered_json>& js) {
+    const std::size_t teams_n = std::min(sizes.size(), sessions.size());
+    std::vector<session_list> teams(teams_n);
+    for (std::size_t i = 0; i < sessions.size(); ++i) teams[i % teams_n].push_back(sessions[i]);
+    std::vector<std::size_t> order(sizes.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto work = [&](std::size_t i) {
+        long double w = 1;
+        for (const auto& [k, v] : sizes[i]) w *= static_cast<long double>(std::max<int64_t>(v, 1));
+        return w;
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return work(x) > work(y); });
+    tune_args each = a;
+    each.quiet = true;  // one line a finished size instead of interleaved progress lines
+    if (a.jobs == 0) {  // the teams' compile pools share the CPUs
+        const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+        each.jobs = static_cast<int>(std::max<std::size_t>(1, cpus / teams_n));
+    }
+    js.assign(sizes.size(), nlohmann::ordered_json());
+    std::vector<int> rcs(sizes.size(), 0);
+    std::mutex m;
+    std::size_t next = 0, done = 0;
+    std::exception_ptr error;
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+    auto team = [&](std::size_t t) {
+        for (;;) {
+            std::size_t i = 0;
+            {
+                std::lock_guard lock(m);
+                if (next == order.size() || g_stop || error) return;
+                i = order[next++];
+            }
+            std::string text;
+            nlohmann::ordered_json j;
+            int one = 0;
+            try {
+                one = tune_spec(each, specs[i], sizes[i], a.json ? &j : nullptr, teams[t], &text,
+                                false);
+            } catch (...) {
+                std::lock_guard lock(m);
+                if (!error) error = std::current_exception();
+                return;
+            }
+            std::lock_guard lock(m);
+            rcs[i] = one;
+            js[i] = std::move(j);
+            ++done;
+            std::vector<int> gpus;
+            for (const auto& s : teams[t]) gpus.push_back(s->device().ordinal);
+            if (!a.json)
+                fmt::print("== run {}/{}: {} on GPU {}\n{}\n", i + 1, sizes.size(),
+                           sizes_text(sizes[i]), fmt::join(gpus, ","), text);
+            if (!a.quiet)
+                fmt::print(stderr, "hone: {} of {} sizes done ({} on GPU {})\n", done,
+                           sizes.size(), sizes_text(sizes[i]), fmt::join(gpus, ","));
+            std::fflush(stdout);
+        }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < teams_n; ++t) threads.emplace_back(team, t);
+    for (auto& th : threads) th.join();
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (error) std::rethrow_exception(error);
+    if (g_stop) return 130;
+    int rc = 0;
+    for (int one : rcs) rc = one == 130 ? 130 : std::max(rc, one);
+    return rc;
+}
+
 int run_tune(tune_args a) {
     if (!a.shard.empty()) a.shard_of = parse_shard(a.shard);
     // Under mpirun (or srun) every rank runs this command: MPI, unless the launcher started one.
@@ -229,6 +322,13 @@ int run_tune(tune_args a) {
     for (std::size_t g = 0; g < groups.size() && rc != 130; ++g) {
         if (a.in_process) cu::prefer_one_work_queue();  // before this process's context
         const session_list sessions = open_gpu_sessions(groups[g], !a.in_process, say);
+        if (sizes.size() > 1 && sessions.size() > 1) {
+            std::vector<nlohmann::ordered_json> js;
+            const int one = tune_sizes_in_parallel(a, specs, sizes, sessions, js);
+            for (auto& j : js) all.push_back(std::move(j));
+            rc = one == 130 ? 130 : std::max(rc, one);
+            continue;
+        }
         for (std::size_t i = 0; i < sizes.size(); ++i) {
             if (!a.json && (sizes.size() > 1 || groups.size() > 1)) {
                 std::string what;
@@ -256,7 +356,8 @@ int run_tune(tune_args a) {
 
 // One tuning run of `s`; with `json_out`, its JSON goes there instead of stdout.
 int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& sets,
-              nlohmann::ordered_json* json_out, const session_list& sessions) {
+              nlohmann::ordered_json* json_out, const session_list& sessions,
+              std::string* text_out, bool own_signals) {
     if (a.l2_flush == "on") s.timing.l2_flush = true;
     if (a.l2_flush == "off") s.timing.l2_flush = false;
     if (!a.timer.empty()) s.timing.timer = a.timer;
@@ -306,13 +407,17 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
             }
         };
     }
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
+    if (own_signals) {
+        std::signal(SIGINT, on_interrupt);
+        std::signal(SIGTERM, on_interrupt);
+    }
     tune_diagnostics diag;
     opt.diagnostics = &diag;
     const tune_result r = tune(s, opt);
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    if (own_signals) {
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+    }
 
     table_options t;
     for (const auto& p : s.params) t.param_names.push_back(p.name);
@@ -381,6 +486,8 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
         else
             std::cout << j.dump(2) << "\n";
     } else {
+        std::string text;
+        auto out = std::back_inserter(text);
         std::string gpus = fmt::format("GPU {}", r.device.ordinal);
         if (r.devices.size() > 1) {
             gpus = "GPUs";
@@ -390,26 +497,30 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
                                         ? fmt::format(" ({} measured)", r.measured_by.at(d.ordinal))
                                         : "");
         }
-        fmt::print("{} on {} ({}, {}), {}{}\n", s.kernel.name, r.device.attrs.name,
+        fmt::format_to(out, "{} on {} ({}, {}), {}{}\n", s.kernel.name, r.device.attrs.name,
                    r.device.attrs.arch(), gpus, r.identity.problem,
                    a.shard_of.active() ? fmt::format(", shard {}", a.shard_of.text()) : "");
-        for (const auto& d : r.dropped) fmt::print("dropped: {}\n", d);
-        fmt::print("results: {} ({} evaluated now, {} resumed){}\n", r.output, r.evaluated,
+        for (const auto& d : r.dropped) fmt::format_to(out, "dropped: {}\n", d);
+        fmt::format_to(out, "results: {} ({} evaluated now, {} resumed){}\n", r.output, r.evaluated,
                    r.resumed, r.interrupted ? "; interrupted: run the same command to resume" : "");
-        if (!r.remeasure_reason.empty()) fmt::print("{}\n", r.remeasure_reason);
-        if (!r.stop_reason.empty()) fmt::print("{}\n", r.stop_reason);
-        fmt::print("{}\n", status_summary(r.records));
-        print_failures(r.records, r.output);
-        fmt::print("{}", time_split_text(diag.time, r));
-        fmt::print("\n{}", best_table(r.records, t));
+        if (!r.remeasure_reason.empty()) fmt::format_to(out, "{}\n", r.remeasure_reason);
+        if (!r.stop_reason.empty()) fmt::format_to(out, "{}\n", r.stop_reason);
+        fmt::format_to(out, "{}\n", status_summary(r.records));
+        text += failures_text(r.records, r.output);
+        fmt::format_to(out, "{}", time_split_text(diag.time, r));
+        fmt::format_to(out, "\n{}", best_table(r.records, t));
         const eval_record* winner = best.empty() ? nullptr : best[0];
         if (r.final) {
-            fmt::print("\n{}", final_word_text(*r.final));
+            fmt::format_to(out, "\n{}", final_word_text(*r.final));
             for (const auto& rec : r.records)
                 if (rec.key == r.final->winner()) winner = &rec;
         }
         if (winner)
-            fmt::print("\nreproduce the best:\n{}", reproduce_snippet(*winner, a.config, sets));
+            fmt::format_to(out, "\nreproduce the best:\n{}", reproduce_snippet(*winner, a.config, sets));
+        if (text_out)
+            *text_out = std::move(text);
+        else
+            fmt::print("{}", text);
     }
     if (r.interrupted) return 130;
     return best.empty() ? 1 : 0;

@@ -1,5 +1,9 @@
 #pragma once
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 // The repository root: $HONE_SOURCE_DIR when set (the tests run from a copy of the tree on the
@@ -7,4 +11,27 @@
 inline std::string source_dir() {
     const char* env = std::getenv("HONE_SOURCE_DIR");
     return env && *env ? env : HONE_SOURCE_DIR;
+}
+
+struct run_result {
+    int rc = -1;
+    std::string out;
+};
+
+// Runs a shell command, stdout and stderr together; rc -1 when it did not exit.
+inline run_result shell(const std::string& cmd) {
+    run_result r;
+    FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    std::size_t n = 0;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int st = pclose(p);
+    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+// A binary of this build, or the one on PATH (the GPU machine carries them in .carry/).
+inline std::string binary(const char* name, const char* built) {
+    return std::filesystem::exists(built) ? built : name;
 }

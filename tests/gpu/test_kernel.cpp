@@ -91,28 +91,6 @@ void check_vector_add(const kernel& k, CUstream stream, int64_t n, bool all_args
     CHECK(wrong == 0);
 }
 
-struct run_result {
-    int rc = -1;
-    std::string out;
-};
-
-run_result shell(const std::string& cmd) {
-    run_result r;
-    FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-    REQUIRE(p != nullptr);
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int st = pclose(p);
-    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
-
-// A binary of this build, or the one on PATH (the GPU machine carries them in .carry/).
-std::string binary(const char* name, const char* built) {
-    return fs::exists(built) ? built : name;
-}
-
 std::size_t count(const std::string& text, const std::string& part) {
     std::size_t n = 0;
     for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))

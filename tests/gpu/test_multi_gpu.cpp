@@ -3,7 +3,11 @@
 // NVML is present. With one GPU the run is an ordinary one: no final word.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "gpu_test_util.hpp"
@@ -13,7 +17,10 @@
 
 using namespace hone;
 
-TEST_CASE("tune a small space on every GPU: each result names its GPU, the final word exists") {
+namespace {
+
+// The GPUs of the first GPU's model.
+std::vector<int> same_model_gpus() {
     const std::vector<device_info> gpus = describe_devices();
     std::vector<int> all;
     for (const auto& d : gpus)
@@ -21,6 +28,13 @@ TEST_CASE("tune a small space on every GPU: each result names its GPU, the final
             d.attrs.sm_count == gpus.front().attrs.sm_count &&
             d.attrs.total_mem == gpus.front().attrs.total_mem)
             all.push_back(d.ordinal);
+    return all;
+}
+
+}  // namespace
+
+TEST_CASE("tune a small space on every GPU: each result names its GPU, the final word exists") {
+    const std::vector<int> all = same_model_gpus();
     spec s = load_spec(source_dir() + "/tests/gpu/vector_add_small.yaml");
     s.output = "/tmp/hone_gpu_multi.db";
     std::remove(s.output.c_str());
@@ -59,4 +73,45 @@ TEST_CASE("tune a small space on every GPU: each result names its GPU, the final
     const auto stored = final_word_from_json(store.final_word(r.identity.id()));
     REQUIRE(stored.has_value());
     CHECK(stored->winner() == r.final->winner());
+}
+
+TEST_CASE("three sizes on several GPUs: each size a run of its own, every GPU used") {
+    const std::vector<int> all = same_model_gpus();
+    if (all.size() < 2) {
+        MESSAGE("one GPU: sizes run one after another, as tested elsewhere");
+        return;
+    }
+    const std::string db = "/tmp/hone_gpu_sizes.db";
+    std::remove(db.c_str());
+    const run_result r = shell(fmt::format(
+        "cd {} && {} tune tests/gpu/vector_add_small.yaml --set N=65536,131073,262147 "
+        "--devices {} -o {} --json -q --no-cache",
+        source_dir(), binary("hone", HONE_BINARY), fmt::join(all, ","), db));
+    INFO(r.out.substr(0, 2000));
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out.substr(r.out.find('[')));
+    REQUIRE(j.is_array());
+    REQUIRE(j.size() == 3);
+    std::set<int> used;
+    std::set<std::string> problems;
+    std::vector<std::set<int>> teams;
+    for (const auto& run : j) {
+        CHECK(run["evaluated"] == 8);
+        problems.insert(run["identity"]["problem"].dump());
+        std::set<int> mine;
+        for (const auto& d : run["devices"]) mine.insert(d["ordinal"].get<int>());
+        CHECK(mine.size() <= (all.size() + 2) / 3);  // the GPUs dealt into three teams
+        for (const auto& rec : run["results"]) CHECK(mine.count(rec["device"].get<int>()) == 1);
+        // A GPU belongs to one team: two runs measured on the same GPUs or on disjoint ones.
+        for (const auto& t : teams) {
+            std::set<int> both;
+            for (int o : mine)
+                if (t.count(o)) both.insert(o);
+            CHECK((both.empty() || (both == t && both == mine)));
+        }
+        teams.push_back(mine);
+        used.insert(mine.begin(), mine.end());
+    }
+    CHECK(problems.size() == 3);
+    CHECK(used.size() == all.size());
 }
