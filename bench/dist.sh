@@ -49,7 +49,7 @@ else
     ((n == 1)) && visible=(-x CUDA_VISIBLE_DEVICES=0)
     t=$(date +%s%N)
     "$mpirun" -n "$n" "${mpi_flags[@]}" "${visible[@]}" -x HONE_MPI_PLUGIN="$plugin" \
-      "$hone" tune "$config" "${sets[@]}" --mpi --quiet -o "$work/mpi$n.db" >"$out/dist_mpi$n.txt" 2>&1
+      "$hone" tune "$config" "${sets[@]}" --mpi -o "$work/mpi$n.db" >"$out/dist_mpi$n.txt" 2>&1
     rc=$?; eval "mpi${n}_ms=$(ms "$t")"
     row "MPI, $n rank(s)" "$n" "$(eval echo \$mpi${n}_ms)" "rc $rc"
   done

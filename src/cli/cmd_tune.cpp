@@ -557,12 +557,15 @@ int run_mpi(tune_args a) {
     } guard{*link};
     a.in_mpi = true;
     if (!a.dry_run) {
-        try {
-            a.sessions = local();
-        } catch (const env_error&) {
-            if (link->size() == 1) throw;  // a head node without GPUs serves the others' only
-        }
-        for (auto& s : connect_ranks(link)) a.sessions.push_back(std::move(s));
+        const auto t0 = std::chrono::steady_clock::now();
+        auto remote = connect_ranks(link, [&] {
+            try {
+                a.sessions = local();
+            } catch (const env_error&) {
+                if (link->size() == 1) throw;  // a head node without GPUs serves the others' only
+            }
+        });
+        for (auto& s : remote) a.sessions.push_back(std::move(s));
         // A GPU opened by two ranks (they saw the same GPUs, fewer than ranks): the first only.
         std::set<std::string> seen;
         std::erase_if(a.sessions, [&](const std::shared_ptr<gpu_session>& s) {
@@ -576,7 +579,9 @@ int run_mpi(tune_args a) {
             throw env_error(
                 fmt::format("none of the {} MPI ranks has a GPU to measure on", link->size()));
         if (!a.quiet)
-            fmt::print(stderr, "MPI: {} ranks, {} GPUs\n", link->size(), a.sessions.size());
+            fmt::print(stderr, "MPI: {} ranks, {} GPUs, ready in {:.2f} s\n", link->size(),
+                       a.sessions.size(),
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     return run_tune(std::move(a));
 }

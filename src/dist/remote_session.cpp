@@ -210,9 +210,11 @@ class slot_server {
 
 }  // namespace
 
-std::vector<std::shared_ptr<gpu_session>> connect_ranks(const std::shared_ptr<mpi_link>& link) {
+std::vector<std::shared_ptr<gpu_session>> connect_ranks(const std::shared_ptr<mpi_link>& link,
+                                                        const std::function<void()>& meanwhile) {
     auto h = std::make_shared<hub>(link);
     for (int r = 1; r < link->size(); ++r) link->send(r, {{"type", "hello"}});
+    if (meanwhile) meanwhile();
     std::vector<std::shared_ptr<gpu_session>> out;
     for (int r = 1; r < link->size(); ++r) {
         // Opening a rank's GPUs starts a worker and CUDA on each.

@@ -20,9 +20,12 @@
 
 namespace hone {
 
-// Rank 0: says hello to every other rank and returns a session for each GPU they serve, in rank
-// order. env_error when a rank answers with an error (its GPUs could not be opened).
-std::vector<std::shared_ptr<gpu_session>> connect_ranks(const std::shared_ptr<mpi_link>& link);
+// Rank 0: says hello to every other rank, runs `meanwhile` (rank 0 opens its own GPUs while the
+// others open theirs: each opening starts a worker and CUDA, ~1 s), and returns a session for
+// each GPU they serve, in rank order. env_error when a rank answers with an error (its GPUs
+// could not be opened).
+std::vector<std::shared_ptr<gpu_session>> connect_ranks(const std::shared_ptr<mpi_link>& link,
+                                                        const std::function<void()>& meanwhile);
 
 // Rank 0: tells every other rank to stop serving (at the end of the run, or when it fails).
 void release_ranks(mpi_link& link);

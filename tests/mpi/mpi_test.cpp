@@ -80,7 +80,7 @@ extern "C" __global__ void scale(float* x, long long n) {
 )";
 
 void rank0(const std::shared_ptr<mpi_link>& link) {
-    const auto sessions = connect_ranks(link);
+    const auto sessions = connect_ranks(link, {});
     check(sessions.size() == 2, fmt::format("rank 1 serves 2 sessions, got {}", sessions.size()));
     if (sessions.size() != 2) return;
     check(sessions[0]->device().uuid == "GPU-rank1-0", "the first session is rank 1's slot 0");
