@@ -48,10 +48,28 @@ else
     visible=()
     ((n == 1)) && visible=(-x CUDA_VISIBLE_DEVICES=0)
     t=$(date +%s%N)
+    # Each rank's start and end on stderr, to tell the launch and the ranks' exit apart from
+    # the tuning run (whose own wall time the output gives).
     "$mpirun" -n "$n" "${mpi_flags[@]}" "${visible[@]}" -x HONE_MPI_PLUGIN="$plugin" \
+      bash -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-?}}; echo "rank $r start $(date +%s.%N)" >&2
+               "$0" "$@"; rc=$?; echo "rank $r end $(date +%s.%N)" >&2; exit $rc' \
       "$hone" tune "$config" "${sets[@]}" --mpi -o "$work/mpi$n.db" >"$out/dist_mpi$n.txt" 2>&1
     rc=$?; eval "mpi${n}_ms=$(ms "$t")"
-    row "MPI, $n rank(s)" "$n" "$(eval echo \$mpi${n}_ms)" "rc $rc"
+    phases=$(python3 - "$out/dist_mpi$n.txt" "$t" "$(date +%s%N)" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+t0, t1 = int(sys.argv[2]) / 1e9, int(sys.argv[3]) / 1e9
+starts = [float(x) for x in re.findall(r"rank \S+ start (\d+\.\d+)", text)]
+ends = [float(x) for x in re.findall(r"rank \S+ end (\d+\.\d+)", text)]
+ready = re.search(r"ready in ([\d.]+) s", text)
+wall = re.search(r"time: wall ([\d.]+) s", text)
+if starts and ends and ready and wall:
+    print(f"launch {max(starts) - t0:.2f} s, ranks ready {float(ready.group(1)):.2f} s, tuning "
+          f"{float(wall.group(1)):.2f} s, last rank ended {t1 - max(ends):.2f} s before mpirun, "
+          f"first to last rank end {max(ends) - min(ends):.2f} s")
+PY
+)
+    row "MPI, $n rank(s)" "$n" "$(eval echo \$mpi${n}_ms)" "rc $rc; $phases"
   done
 fi
 
