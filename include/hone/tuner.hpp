@@ -20,6 +20,8 @@
 
 namespace hone {
 
+class remote_compiler;  // compile/remote_compiler.hpp
+
 struct tune_diagnostics;
 
 struct pipeline_state {
@@ -58,6 +60,9 @@ struct tune_options {
     // one); the first is the reference GPU. Any gpu_session will do: a local worker, an
     // application's own, another process's GPU.
     std::vector<std::shared_ptr<gpu_session>> sessions;
+    // Compilers beyond this process's pool (other MPI ranks' pools): they take what the local
+    // compile workers cannot take at once.
+    std::vector<std::shared_ptr<remote_compiler>> compilers;
     // One line for the user: a GPU dropped from the run, a GPU that failed to start.
     std::function<void(const std::string&)> on_message;
     // Where the run's time went, filled in when set: hone's own summary and benchmarks
@@ -116,10 +121,12 @@ struct check_options {
     std::string cache_dir;
     bool use_cache = false;    // check compiles for real by default
     std::function<void(const config&, const compile_result&)> on_compiled;
+    std::vector<std::shared_ptr<remote_compiler>> compilers;  // as tune_options::compilers
 };
 
 struct check_result {
     uint64_t total = 0, valid = 0, compiled = 0, failed = 0;
+    uint64_t remote = 0;  // of `compiled`, those compiled by other MPI ranks
     bool valid_exact = true;  // false: `valid` is an estimate (a space too large to list)
     // The valid count as text: exact digits of any size, or "about ... (estimated)". `valid`
     // saturates at UINT64_MAX.

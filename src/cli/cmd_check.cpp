@@ -27,6 +27,7 @@ std::string resources_text(const compile_result& r) {
 int run_check(const check_args& a) {
     const spec s = load_spec(a.config, parse_sets(a.sets));
     check_options opt;
+    opt.compilers = a.compilers;
     opt.arch = a.arch;
     opt.sample = a.sample;
     opt.seed = a.seed;
@@ -71,6 +72,7 @@ int run_check(const check_args& a) {
         j["valid"] = res.valid;
         j["valid_text"] = res.valid_text;
         j["compiled"] = res.compiled;
+        j["compiled_by_other_ranks"] = res.remote;
         j["failed"] = res.failed;
         j["wall_s"] = res.wall_s;
         for (const auto& [key, r] : res.results) {
@@ -87,10 +89,11 @@ int run_check(const check_args& a) {
             "search space: {} configurations, {} satisfy the constraints; arch {}\n",
             res.total == UINT64_MAX ? std::string("more than 2^64") : std::to_string(res.total),
             res.valid_text, res.arch);
-        fmt::print("compiled {} ({}): {} ok, {} failed in {:.1f} s ({:.0f} configurations/s)\n",
+        fmt::print("compiled {} ({}): {} ok, {} failed in {:.1f} s ({:.0f} configurations/s){}\n",
                    res.compiled, a.sample > 0 ? fmt::format("a sample of {}", a.sample) : "all",
                    res.compiled - res.failed, res.failed, res.wall_s,
-                   static_cast<double>(res.compiled) / std::max(res.wall_s, 1e-9));
+                   static_cast<double>(res.compiled) / std::max(res.wall_s, 1e-9),
+                   res.remote > 0 ? fmt::format("; {} by other MPI ranks", res.remote) : "");
         std::vector<const log_group*> groups;
         for (const auto& [log, g] : logs) groups.push_back(&g);
         std::sort(groups.begin(), groups.end(),

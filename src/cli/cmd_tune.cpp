@@ -51,6 +51,7 @@ struct tune_args {
     bool mpi = false;     // --mpi
     bool in_mpi = false;  // this is rank 0 of an MPI run, its sessions made
     std::vector<std::shared_ptr<gpu_session>> sessions;  // rank 0's: every rank's GPUs
+    std::vector<std::shared_ptr<remote_compiler>> compilers;  // rank 0's: the others' pools
     bool no_cache = false, dry_run = false;
     std::string arch;
     int64_t max_evals = -1;
@@ -298,6 +299,7 @@ int run_tune(tune_args a) {
         c.failures_only = a.quiet;
         c.use_cache = !a.no_cache;
         c.cache_dir = a.cache_dir;
+        c.compilers = a.compilers;
         return run_check(c);
     }
     // Sizes given as lists (--set N=1,2,3 or a list in the config's problem section): one run
@@ -379,6 +381,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
     opt.stop = &g_stop;
     opt.shard = a.shard_of;
     if (!a.sessions.empty()) opt.sessions = a.sessions;  // an MPI run: every rank's GPUs
+    opt.compilers = a.compilers;
     const rank_by by = parse_rank_by(s.metrics.objective);  // what make_identity stores
     const bool tty = stderr_is_tty();
     auto last_print = std::chrono::steady_clock::now();
@@ -556,16 +559,27 @@ int run_mpi(tune_args a) {
         }
     } guard{*link};
     a.in_mpi = true;
+    rank_hello hello;
+    hello.gpus = !a.dry_run;  // --dry-run compiles on every rank and measures nothing
+    hello.cache_dir = a.cache_dir;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto remote = connect_ranks(link, hello, [&] {
+        if (a.dry_run) return;
+        try {
+            a.sessions = local();
+        } catch (const env_error&) {
+            if (link->size() == 1) throw;  // a head node without GPUs serves the others' only
+        }
+    });
+    a.compilers = std::move(remote.compilers);
+    if (!a.quiet && !a.compilers.empty()) {
+        std::size_t jobs = 0;
+        for (const auto& c : a.compilers) jobs += c->capacity();
+        fmt::print(stderr, "MPI: compiling on {} more ranks ({} workers)\n", a.compilers.size(),
+                   jobs);
+    }
     if (!a.dry_run) {
-        const auto t0 = std::chrono::steady_clock::now();
-        auto remote = connect_ranks(link, [&] {
-            try {
-                a.sessions = local();
-            } catch (const env_error&) {
-                if (link->size() == 1) throw;  // a head node without GPUs serves the others' only
-            }
-        });
-        for (auto& s : remote) a.sessions.push_back(std::move(s));
+        for (auto& s : remote.sessions) a.sessions.push_back(std::move(s));
         // A GPU opened by two ranks (they saw the same GPUs, fewer than ranks): the first only.
         std::set<std::string> seen;
         std::erase_if(a.sessions, [&](const std::shared_ptr<gpu_session>& s) {

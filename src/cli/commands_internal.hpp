@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/terminal_text.hpp"
+#include "compile/remote_compiler.hpp"
 
 namespace hone::cli {
 
@@ -46,6 +48,7 @@ struct check_args {
     bool failures_only = false;
     bool use_cache = false;
     std::string cache_dir;
+    std::vector<std::shared_ptr<remote_compiler>> compilers;  // other MPI ranks' pools
 };
 int run_check(const check_args& a);
 

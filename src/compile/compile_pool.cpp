@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <map>
 
 #include "hone/error.hpp"
 #include "worker/protocol.hpp"
@@ -88,6 +89,19 @@ struct compile_pool::impl {
     std::deque<std::pair<uint64_t, compile_result>> ready;
     std::deque<task> queue;
     std::vector<worker> workers;  // started on demand, at most `jobs`
+    struct remote {
+        std::shared_ptr<remote_compiler> rc;
+        std::map<uint64_t, task> busy;  // by the id sent with the request
+    };
+    std::vector<remote> remotes;
+    uint64_t next_remote_id = 1;
+    std::size_t remote_capacity = 0;
+
+    bool remote_busy() const {
+        for (const auto& r : remotes)
+            if (!r.busy.empty()) return true;
+        return false;
+    }
 
     task* find_task(const std::string& key) {
         for (auto& t : queue) {
@@ -96,6 +110,9 @@ struct compile_pool::impl {
         for (auto& w : workers) {
             if (w.busy && w.busy->key == key) return &*w.busy;
         }
+        for (auto& r : remotes)
+            for (auto& [id, t] : r.busy)
+                if (t.key == key) return &t;
         return nullptr;
     }
 
@@ -112,10 +129,44 @@ struct compile_pool::impl {
         return &workers.emplace_back(start_worker());
     }
 
+    // A request to a remote compiler with room; false when none has.
+    bool dispatch_remote() {
+        for (std::size_t i = 0; i < remotes.size();) {
+            remote& r = remotes[i];
+            if (r.busy.size() >= r.rc->capacity()) {
+                ++i;
+                continue;
+            }
+            const uint64_t id = next_remote_id++;
+            try {
+                r.rc->send(id, queue.front().req, timeout_s);
+            } catch (const std::exception&) {
+                lose(i);
+                continue;
+            }
+            r.busy.emplace(id, std::move(queue.front()));
+            queue.pop_front();
+            ++counts.remote;
+            return true;
+        }
+        return false;
+    }
+
+    // Remote compiler i failed: what it held is compiled here, and it gets no more.
+    void lose(std::size_t i) {
+        for (auto& [id, t] : remotes[i].busy) queue.push_front(std::move(t));
+        remote_capacity -= remotes[i].rc->capacity();
+        ++counts.remotes_lost;
+        remotes.erase(remotes.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+
     void dispatch() {
         while (!queue.empty()) {
             worker* w = idle_worker();
-            if (!w) return;
+            if (!w) {
+                if (dispatch_remote()) continue;
+                return;
+            }
             w->busy = std::move(queue.front());
             queue.pop_front();
             ++counts.compiled;
@@ -168,8 +219,47 @@ struct compile_pool::impl {
         return true;
     }
 
+    // Takes what the remote compilers finished, waiting up to wait_s for the first of them.
+    void poll_remotes(double wait_s) {
+        for (std::size_t i = 0; i < remotes.size();) {
+            remote& r = remotes[i];
+            bool lost = false;
+            while (!r.busy.empty()) {
+                std::optional<std::pair<uint64_t, compile_result>> got;
+                try {
+                    got = r.rc->receive(wait_s);
+                } catch (const std::exception&) {
+                    lose(i);
+                    lost = true;
+                    break;
+                }
+                wait_s = 0;
+                if (!got) break;
+                const auto it = r.busy.find(got->first);
+                if (it == r.busy.end()) continue;  // an answer to nothing asked: ignored
+                finish(it->second, got->second);
+                r.busy.erase(it);
+            }
+            if (!lost) ++i;
+        }
+    }
+
     // Waits up to wait_s (< 0: no limit) for busy workers, up to the nearest hard deadline.
+    // With remote compilers busy, local workers are polled in short slices between them.
     void poll_workers(double wait_s) {
+        if (remote_busy()) {
+            constexpr double slice_s = 0.002;
+            const bool local_busy = std::any_of(workers.begin(), workers.end(),
+                                                [](const worker& w) { return bool(w.busy); });
+            const double slice = wait_s < 0 ? slice_s : std::min(wait_s, slice_s);
+            poll_local(local_busy ? slice : 0);
+            poll_remotes(local_busy ? 0 : slice);
+            return;
+        }
+        poll_local(wait_s);
+    }
+
+    void poll_local(double wait_s) {
         std::vector<pollfd> fds;
         for (const auto& w : workers) {
             if (!w.busy) continue;
@@ -199,6 +289,12 @@ compile_pool::compile_pool(int jobs, compile_cache* cache, double compile_timeou
     : p_(std::make_unique<impl>(std::max(0, jobs), cache, compile_timeout_s)) {}
 
 compile_pool::~compile_pool() = default;
+
+void compile_pool::add_remote(std::shared_ptr<remote_compiler> r) {
+    if (!r || r->capacity() == 0) return;
+    p_->remote_capacity += r->capacity();
+    p_->remotes.push_back({std::move(r), {}});
+}
 
 uint64_t compile_pool::submit(compile_request req) {
     const uint64_t ticket = p_->next_ticket++;
@@ -249,7 +345,7 @@ std::size_t compile_pool::in_flight() const {
     return p_->in_flight;
 }
 int compile_pool::jobs() const {
-    return p_->jobs;
+    return p_->jobs + static_cast<int>(p_->remote_capacity);
 }
 const compile_pool_counts& compile_pool::counts() const {
     return p_->counts;

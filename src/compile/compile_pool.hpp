@@ -4,11 +4,14 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 #include <optional>
 #include <utility>
 
 #include "hone/compile.hpp"
 #include "compile/compile_cache.hpp"
+#include "compile/remote_compiler.hpp"
 
 namespace hone {
 
@@ -17,6 +20,8 @@ struct compile_pool_counts {
     uint64_t cache_hits = 0;    // submissions answered by the cache
     uint64_t deduplicated = 0;  // submissions that shared an in-flight compile of the same key
     uint64_t workers_lost = 0;  // workers that died or were killed at the hard deadline
+    uint64_t remote = 0;        // compiles run by remote compilers (add_remote)
+    uint64_t remotes_lost = 0;  // remote compilers that failed (their requests compiled here)
 };
 
 class compile_pool {
@@ -29,12 +34,16 @@ class compile_pool {
     compile_pool(const compile_pool&) = delete;
     compile_pool& operator=(const compile_pool&) = delete;
 
+    // Requests the pool's own workers cannot take at once go to r as it has room (its results
+    // go into the cache here, as the workers' do).
+    void add_remote(std::shared_ptr<remote_compiler> r);
+
     uint64_t submit(compile_request req);  // returns a ticket
     // Waits up to timeout_s (< 0: forever) for one finished compile; nullopt on timeout or when
     // nothing is in flight.
     std::optional<std::pair<uint64_t, compile_result>> wait(double timeout_s);
     std::size_t in_flight() const;  // submitted, not yet returned by wait()
-    int jobs() const;
+    int jobs() const;  // compiles at once: the workers and the remote compilers' capacity
     const compile_pool_counts& counts() const;
 
     struct impl;

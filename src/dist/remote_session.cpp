@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -10,6 +11,8 @@
 #include <thread>
 
 #include "common/clock.hpp"
+#include "compile/compile_cache.hpp"
+#include "compile/compile_pool.hpp"
 #include "hone/error.hpp"
 #include "worker/protocol.hpp"
 
@@ -28,6 +31,14 @@ class hub {
     // The next message from rank `rank` for `slot` (-1: not for a slot); env_error after
     // timeout_s, naming `what` was awaited.
     json await(int rank, int slot, double timeout_s, const std::string& what) {
+        if (auto j = poll(rank, slot, timeout_s)) return std::move(*j);
+        throw env_error(fmt::format("MPI rank {} has not answered {} in {:.0f} s: its host or "
+                                    "GPU may be gone",
+                                    rank, what, timeout_s));
+    }
+
+    // The same, nullopt after wait_s.
+    std::optional<json> poll(int rank, int slot, double wait_s) {
         const auto t0 = steady_clock::now();
         for (;;) {
             {
@@ -39,17 +50,14 @@ class hub {
                     return j;
                 }
             }
-            if (auto got = link_->receive(-1, 0.05)) {
+            const double left = wait_s - seconds_since(t0);
+            if (auto got = link_->receive(-1, std::clamp(left, 0.0, 0.05))) {
                 std::lock_guard lock(m_);
                 mail_[{got->first, got->second.value("slot", -1)}].push_back(
                     std::move(got->second));
                 continue;
             }
-            if (seconds_since(t0) > timeout_s)
-                throw env_error(
-                    fmt::format("MPI rank {} has not answered {} in {:.0f} s: its "
-                                "host or GPU may be gone",
-                                rank, what, timeout_s));
+            if (seconds_since(t0) >= wait_s) return std::nullopt;
         }
     }
 
@@ -121,6 +129,37 @@ class remote_session final : public gpu_session {
     device_info info_;
     bool isolated_;
     std::deque<double> deadlines_;
+};
+
+// Compile messages travel on a slot of their own, apart from every GPU's.
+constexpr int compile_slot = -2;
+
+// Another rank's compile pool, as rank 0's compile_pool sees it.
+class rank_compiler final : public remote_compiler {
+  public:
+    rank_compiler(std::shared_ptr<hub> h, int rank, std::string host, std::size_t capacity)
+        : hub_(std::move(h)), rank_(rank), host_(std::move(host)), capacity_(capacity) {}
+    std::size_t capacity() const override { return capacity_; }
+    std::string name() const override { return fmt::format("rank {} ({})", rank_, host_); }
+    void send(uint64_t id, const compile_request& req, double timeout_s) override {
+        hub_->link().send(rank_, {{"type", "compile"},
+                                  {"slot", compile_slot},
+                                  {"id", id},
+                                  {"request", req},
+                                  {"timeout_s", timeout_s}});
+    }
+    std::optional<std::pair<uint64_t, compile_result>> receive(double wait_s) override {
+        auto j = hub_->poll(rank_, compile_slot, wait_s);
+        if (!j) return std::nullopt;
+        if (j->value("type", "") != "compiled") rethrow_from(rank_, host_, std::move(*j));
+        return std::pair{j->at("id").get<uint64_t>(), j->at("result").get<compile_result>()};
+    }
+
+  private:
+    std::shared_ptr<hub> hub_;
+    int rank_;
+    std::string host_;
+    std::size_t capacity_;
 };
 
 std::string host_name() {
@@ -208,14 +247,91 @@ class slot_server {
     std::thread t_;
 };
 
+// This rank's compile pool served to rank 0: requests as they come, answers as compiles end,
+// on a thread of its own (a compile_pool is used from one thread).
+class compile_server {
+  public:
+    compile_server(mpi_link& link, const std::string& cache_dir)
+        : link_(link), cache_(cache_dir.empty() ? compile_cache::default_dir() : cache_dir),
+          t_([this] { loop(); }) {}
+    ~compile_server() {
+        {
+            std::lock_guard lock(m_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        t_.join();
+    }
+    void push(json request) {
+        {
+            std::lock_guard lock(m_);
+            queue_.push_back(std::move(request));
+        }
+        cv_.notify_all();
+    }
+
+  private:
+    void loop() {
+        compile_pool pool(default_jobs(), &cache_, 60);
+        std::map<uint64_t, uint64_t> ids;  // ticket -> rank 0's id
+        for (;;) {
+            std::deque<json> got;
+            {
+                std::unique_lock lock(m_);
+                if (pool.in_flight() == 0)
+                    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+                if (stop_ && queue_.empty() && pool.in_flight() == 0) return;
+                got.swap(queue_);
+            }
+            for (auto& m : got) {
+                try {
+                    const uint64_t ticket = pool.submit(m.at("request").get<compile_request>());
+                    ids[ticket] = m.at("id").get<uint64_t>();
+                } catch (const std::exception& e) {
+                    json j = error_reply(e);
+                    j["slot"] = compile_slot;
+                    link_.send(0, j);
+                }
+            }
+            try {
+                // Short waits: new requests are taken between them.
+                while (auto done = pool.wait(0.002)) {
+                    link_.send(0, {{"type", "compiled"},
+                                   {"slot", compile_slot},
+                                   {"id", ids.at(done->first)},
+                                   {"result", done->second}});
+                    ids.erase(done->first);
+                }
+            } catch (const std::exception& e) {
+                json j = error_reply(e);
+                j["slot"] = compile_slot;
+                link_.send(0, j);
+                return;
+            }
+        }
+    }
+
+    mpi_link& link_;
+    compile_cache cache_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::deque<json> queue_;
+    bool stop_ = false;
+    std::thread t_;
+};
+
 }  // namespace
 
-std::vector<std::shared_ptr<gpu_session>> connect_ranks(const std::shared_ptr<mpi_link>& link,
-                                                        const std::function<void()>& meanwhile) {
+rank_links connect_ranks(const std::shared_ptr<mpi_link>& link, const rank_hello& hello_opts,
+                         const std::function<void()>& meanwhile) {
     auto h = std::make_shared<hub>(link);
-    for (int r = 1; r < link->size(); ++r) link->send(r, {{"type", "hello"}});
+    for (int r = 1; r < link->size(); ++r)
+        link->send(r, {{"type", "hello"},
+                       {"gpus", hello_opts.gpus},
+                       {"compile", hello_opts.compile},
+                       {"cache_dir", hello_opts.cache_dir}});
     if (meanwhile) meanwhile();
-    std::vector<std::shared_ptr<gpu_session>> out;
+    rank_links out;
     for (int r = 1; r < link->size(); ++r) {
         // Opening a rank's GPUs starts a worker and CUDA on each.
         const json hello = h->await(r, -1, 600, "hello");
@@ -223,8 +339,12 @@ std::vector<std::shared_ptr<gpu_session>> connect_ranks(const std::shared_ptr<mp
         if (hello.value("type", "") != "hello") rethrow_from(r, host, hello);
         int slot = 0;
         for (const auto& d : hello.at("devices"))
-            out.push_back(std::make_shared<remote_session>(
+            out.sessions.push_back(std::make_shared<remote_session>(
                 h, r, slot++, host, d.at("info").get<device_info>(), d.value("isolated", true)));
+        const auto jobs = hello.value("compile_jobs", 0);
+        if (jobs > 0)
+            out.compilers.push_back(
+                std::make_shared<rank_compiler>(h, r, host, static_cast<std::size_t>(jobs)));
     }
     return out;
 }
@@ -235,6 +355,7 @@ void release_ranks(mpi_link& link) {
 
 void serve_rank(mpi_link& link, const session_list_factory& open) {
     std::vector<std::unique_ptr<slot_server>> slots;
+    std::unique_ptr<compile_server> compiler;
     for (;;) {
         auto got = link.receive(0, -1);
         const json& m = got->second;
@@ -244,12 +365,22 @@ void serve_rank(mpi_link& link, const session_list_factory& open) {
             try {
                 json devices = json::array();
                 slots.clear();
+                compiler.reset();
                 int slot = 0;
-                for (auto& s : open()) {
-                    devices.push_back({{"info", s->device()}, {"isolated", s->isolated()}});
-                    slots.push_back(std::make_unique<slot_server>(link, slot++, std::move(s)));
+                if (m.value("gpus", true))
+                    for (auto& s : open()) {
+                        devices.push_back({{"info", s->device()}, {"isolated", s->isolated()}});
+                        slots.push_back(std::make_unique<slot_server>(link, slot++, std::move(s)));
+                    }
+                int jobs = 0;
+                if (m.value("compile", false)) {
+                    compiler = std::make_unique<compile_server>(link, m.value("cache_dir", ""));
+                    jobs = default_jobs();
                 }
-                link.send(0, {{"type", "hello"}, {"host", host_name()}, {"devices", devices}});
+                link.send(0, {{"type", "hello"},
+                              {"host", host_name()},
+                              {"devices", devices},
+                              {"compile_jobs", jobs}});
             } catch (const std::exception& e) {
                 json j = error_reply(e);
                 j["host"] = host_name();
@@ -258,6 +389,10 @@ void serve_rank(mpi_link& link, const session_list_factory& open) {
             continue;
         }
         const int slot = m.value("slot", -1);
+        if (type == "compile" && compiler) {
+            compiler->push(m);
+            continue;
+        }
         if (slot < 0 || slot >= static_cast<int>(slots.size())) {
             json j = error_reply(std::runtime_error(fmt::format("no GPU slot {} here", slot)));
             j["slot"] = slot;
@@ -267,6 +402,7 @@ void serve_rank(mpi_link& link, const session_list_factory& open) {
         slots[static_cast<std::size_t>(slot)]->push(m);
     }
     slots.clear();  // each finishes what it holds first
+    compiler.reset();
 }
 
 }  // namespace hone

@@ -91,6 +91,7 @@ check_result check(const spec& s, const check_options& opt) {
     }
     compile_pool pool(opt.jobs > 0 ? opt.jobs : default_jobs(), cache.get(),
                       std::max(60.0, s.timing.timeout_s));
+    for (const auto& c : opt.compilers) pool.add_remote(c);
     std::map<uint64_t, std::size_t> index;  // ticket -> position in todo
     out.results.resize(todo.size());
     const std::size_t window = static_cast<std::size_t>(4 * pool.jobs() + 4);
@@ -125,6 +126,7 @@ check_result check(const spec& s, const check_options& opt) {
         out.results[at].second = std::move(got->second);
     }
     out.wall_s = seconds_since(t0);
+    out.remote = pool.counts().remote;
     return out;
 }
 

@@ -158,6 +158,7 @@ tune_result pipeline::run() {
     }
     const int jobs = opt_.jobs > 0 ? opt_.jobs : default_jobs();
     pool_ = std::make_unique<compile_pool>(jobs, cache_.get(), std::max(60.0, s_.timing.timeout_s));
+    for (const auto& c : opt_.compilers) pool_->add_remote(c);
 
     const std::string arch = out_.device.attrs.arch();
     const bool final_word_due =

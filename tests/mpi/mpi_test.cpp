@@ -1,7 +1,8 @@
 // The MPI message layer on CPUs: run under `mpirun -n 2`. Rank 1 serves two scripted GPU
-// sessions; rank 0 connects to them, tunes a small space through the first (real compiles,
-// results stored as they arrive) and checks that every result came back from rank 1, and that
-// an error on rank 1 comes back as an error naming the rank. Exit 0 when all holds on both ranks.
+// sessions and its compile pool; rank 0 connects to them, tunes a small space through the first
+// (real compiles, results stored as they arrive) and checks that every result came back from
+// rank 1, compiles the space with rank 1's pool helping, and checks that an error on rank 1
+// comes back as an error naming the rank. Exit 0 when all holds on both ranks.
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -80,7 +81,9 @@ extern "C" __global__ void scale(float* x, long long n) {
 )";
 
 void rank0(const std::shared_ptr<mpi_link>& link) {
-    const auto sessions = connect_ranks(link, {});
+    const rank_links links = connect_ranks(link, {}, {});
+    const auto& sessions = links.sessions;
+    check(links.compilers.size() == 1, "rank 1 offers its compile pool");
     check(sessions.size() == 2, fmt::format("rank 1 serves 2 sessions, got {}", sessions.size()));
     if (sessions.size() != 2) return;
     check(sessions[0]->device().uuid == "GPU-rank1-0", "the first session is rank 1's slot 0");
@@ -118,6 +121,16 @@ void rank0(const std::shared_ptr<mpi_link>& link) {
               fmt::format("{}: measured by slot 0 as {}, got {}", rec.key, x,
                           rec.gpu.time_us.median));
     }
+    // Compiling only (hone tune --dry-run under MPI): what the one local worker cannot take at
+    // once goes to rank 1's pool, and comes back compiled.
+    check_options copt;
+    copt.arch = "sm_90";
+    copt.jobs = 1;
+    copt.compilers = links.compilers;
+    const check_result c = hone::check(load_spec((dir / "scale.yaml").string()), copt);
+    check(c.compiled == 8 && c.failed == 0,
+          fmt::format("8 compiled, none failed: {} and {}", c.compiled, c.failed));
+    check(c.remote >= 2, fmt::format("rank 1 compiled some of them: {}", c.remote));
     try {
         sessions[1]->prepare(run_plan{});
         check(false, "an error on rank 1 comes back");
