@@ -2,14 +2,17 @@
 # Beyond one process (docs/distributed.md), on one multi-GPU host: MPI with one rank per GPU
 # against one rank, the single-process run over every GPU where this hone has --devices, and two
 # shards on two GPUs merged against one run (same configurations and statuses; times within
-# their CIs). Prints a table. Under five minutes on a 4-GPU H100 host with the default config.
+# their CIs). Prints a table. The default config is the 2,064-configuration exhaustive
+# sgemm_large_subset (~75 s on one H200): MPI pays ~1-2 s to launch and open the ranks' GPUs,
+# which a run of a few seconds could not show apart from the scaling. About 4.5 minutes on a
+# 4-GPU host.
 #   bench/dist.sh OUT_DIR            (CONFIG=..., SETS="--set N=...", GPUS=4 to override)
 set -uo pipefail
 out=${1:?usage: bench/dist.sh OUT_DIR}
 mkdir -p "$out"
 B=${HONE_BIN_DIR:-$PWD/.carry}
 hone="$B/hone"
-config=${CONFIG:-configs/sgemm.yaml}
+config=${CONFIG:-configs/sgemm_large_subset.yaml}
 read -r -a sets <<<"${SETS:-}"
 gpus=${GPUS:-$(nvidia-smi -L 2>/dev/null | wc -l)}
 work=$(mktemp -d)
