@@ -148,12 +148,22 @@ std::string type_of(nb::handle h) {
     return nb::type_name(h.type()).c_str();
 }
 
+// str(h) as text. Through a handle on purpose: nb::str of an attribute accessor borrows the
+// object as if it were a str (no conversion), and its c_str() is then null.
+std::string str_of(nb::handle h) {
+    const nb::str s(h);
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(s.ptr(), &size);
+    if (!text) throw nb::python_error();
+    return std::string(text, static_cast<std::size_t>(size));
+}
+
 device_array from_torch(nb::handle o, bool want_stream) {
     const names& n = attr_names();
     device_array a;
     if (!nb::cast<bool>(o.attr(n.is_cuda))) {
         a.device = -1;
-        a.type_text = "torch.Tensor on " + std::string(nb::str(o.attr(n.device)).c_str());
+        a.type_text = "torch.Tensor on " + str_of(nb::object(o.attr(n.device)));
         return a;
     }
     a.address = to_address(call_method(o, n.data_ptr));
@@ -451,7 +461,7 @@ class py_kernel {
         }
         if (sizes && nb::len(*sizes) != found)
             for (auto [k, v] : *sizes) {
-                const std::string key = nb::str(k).c_str();
+                const std::string key = str_of(k);
                 if (std::none_of(s_.problem.begin(), s_.problem.end(),
                                  [&](const problem_size& p) { return p.name == key; }))
                     throw_input(s_.kernel.name + ": sizes names '" + key +
@@ -556,8 +566,7 @@ class py_kernel {
         if (!a.type || *a.type != sl.type)
             wrong(i, sl,
                   "element type " +
-                      (a.type_obj.is_valid() ? std::string(nb::str(a.type_obj).c_str())
-                                             : a.type_text) +
+                      (a.type_obj.is_valid() ? str_of(a.type_obj) : a.type_text) +
                       "; the spec's buffer '" + sl.name + "' holds " + want);
         if (!a.contiguous)
             wrong(i, sl,

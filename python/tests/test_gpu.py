@@ -16,7 +16,9 @@ def test_tune_small_space(small_config, tmp_path, cache_dir):
                   progress=seen.append, on_result=results.append)
     assert r.evaluated == 8 and r.resumed == 0
     assert len(r.records) == 8
-    assert all(x.status == "ok" for x in r.records), [(x.key, x.message) for x in r.records]
+    # A tiny kernel may reach max_samples before its median's interval is within target:
+    # not_converged, timed and ranked as ok is.
+    assert all(x.timed for x in r.records), [(x.key, x.status, x.message) for x in r.records]
     assert r.best is not None and r.best.time_us > 0
     assert seen and seen[-1]["done"] == seen[-1]["total"] == 8
     assert len(results) == 8 and isinstance(results[0], hone.Record)
