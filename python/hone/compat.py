@@ -238,10 +238,72 @@ def _source(kernel_source, workdir):
     return path, [os.getcwd()] + include_dirs
 
 
+def _holds(restriction, p):
+    """Kernel Tuner's restriction on one configuration, evaluated in Python (False where it
+    cannot be evaluated)."""
+    try:
+        if isinstance(restriction, str):
+            return bool(eval(restriction, {"__builtins__": {}, "min": min, "max": max,
+                                           "abs": abs, "int": int, "float": float}, dict(p)))
+        return bool(restriction(p))
+    except Exception:  # noqa: BLE001 (a restriction of another form: not this candidate)
+        return False
+
+
+def _reference_config(params, restrictions, block_names):
+    """The first configuration, in Kernel Tuner's order, that its restrictions keep and whose
+    block fits 1024 threads: the reference that the others' outputs are compared with."""
+    if restrictions is None:
+        restrictions = []
+    elif callable(restrictions) or isinstance(restrictions, str):
+        restrictions = [restrictions]
+    for values in itertools.product(*params.values()):
+        p = dict(zip(params, values))
+        threads = 1
+        for n in block_names:
+            v = p.get(n, 1)
+            threads *= v if isinstance(v, int) and not isinstance(v, bool) else 1
+        if threads <= 1024 and all(_holds(r, p) for r in restrictions):
+            return p
+    return None
+
+
+def _verify_section(answer, atol, arguments, buffers, params, restrictions, block_names):
+    """Kernel Tuner's answer as hone's verify section: the buffers that answer gives
+    (its non-None entries) are compared, for every configuration, with a reference
+    configuration's on the GPU, within atol and np.allclose's default rtol."""
+    if answer is None:
+        return None
+    if not isinstance(answer, (list, tuple)) or len(answer) != len(arguments):
+        _unsupported("answer", "expected a list as long as arguments, with None for the "
+                               "arguments that are not compared")
+    outputs = []
+    for i, (x, a) in enumerate(zip(answer, arguments)):
+        if x is None:
+            continue
+        name = f"arg{i}"
+        if name not in buffers:
+            _unsupported("answer", f"answer[{i}]: arguments[{i}] is not an array")
+        size = int(x.size) if not callable(getattr(x, "size", None)) else int(x.numel())
+        if not _is_array(x) or size != buffers[name]["count"]:
+            _unsupported("answer", f"answer[{i}]: expected an array of {buffers[name]['count']} "
+                                   "elements, as arguments[" + str(i) + "]")
+        outputs.append(name)
+    if not outputs:
+        return None
+    if isinstance(atol, bool) or not isinstance(atol, (int, float)) or atol < 0:
+        _unsupported("atol", "expected a number >= 0")
+    ref = _reference_config(params, restrictions, block_names)
+    if ref is None:
+        _unsupported("answer", "no configuration of tune_params passes the restrictions with at "
+                               "most 1024 threads a block, to serve as the reference")
+    return {"outputs": outputs, "atol": float(atol), "rtol": 1e-5, "reference": ref}
+
+
 def build_config(kernel_name, kernel_source, problem_size, arguments, tune_params,
                  grid_div_x=None, grid_div_y=None, grid_div_z=None, restrictions=None,
                  iterations=7, block_size_names=None, strategy=None, strategy_options=None,
-                 compiler_options=None, defines=None, workdir=None):
+                 compiler_options=None, defines=None, workdir=None, answer=None, atol=1e-6):
     """The hone search config (a dict, written as JSON, which is YAML) for Kernel Tuner's
     arguments; array arguments are written into `workdir` as the buffers' init files."""
     if not isinstance(kernel_name, str) or not kernel_name:
@@ -389,6 +451,9 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
     config["buffers"] = buffers
     config["args"] = args
     config["launch"] = {"grid": grid, "block": block}
+    verify = _verify_section(answer, atol, arguments, buffers, params, restrictions, names)
+    if verify:
+        config["verify"] = verify
     # hone times each configuration until its median is known to 1%, with at least
     # `iterations` samples (Kernel Tuner takes exactly that many).
     config["timing"] = {"min_samples": iterations, "max_samples": max(200, iterations)}
@@ -405,6 +470,20 @@ def _status_text(status):
     return "RuntimeFailedConfig"
 
 
+def _metric(name, f, result):
+    """One of Kernel Tuner's metrics of a result: a function of the result dict, or a string
+    expression over its keys (parameters, time and earlier metrics)."""
+    try:
+        if isinstance(f, str):
+            return eval(f, {"__builtins__": {}, "min": min, "max": max, "abs": abs},
+                        dict(result))
+        return f(result)
+    except ZeroDivisionError:
+        return float("nan")
+    except (NameError, SyntaxError, TypeError) as e:
+        _unsupported("metrics", f"{name!r}: {e}")
+
+
 def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params,
                 grid_div_x=None, grid_div_y=None, grid_div_z=None, restrictions=None,
                 answer=None, atol=1e-6, verify=None, verbose=False, lang=None, device=0,
@@ -418,10 +497,6 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     cache_dir, timer, ...)."""
     from . import tune
 
-    if answer is not None and any(x is not None for x in answer):
-        _unsupported("answer", "hone verifies against a reference configuration of the space, "
-                               "not against given outputs (leave answer out, or tune with a "
-                               "hone config whose verify section names a reference)")
     if verify is not None:
         _unsupported("verify", "a Python verification function cannot run in hone's GPU worker")
     for name, v in (("smem_args", smem_args), ("cmem_args", cmem_args),
@@ -438,8 +513,11 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         _unsupported("platform", "OpenCL platforms are not supported")
     if isinstance(device, bool) or not isinstance(device, int):
         _unsupported("device", "expected a GPU ordinal")
-    if metrics is not None and not isinstance(metrics, dict):
-        _unsupported("metrics", "expected a dict of name -> function of the result")
+    if metrics is not None and (not isinstance(metrics, dict) or
+                                not all(callable(f) or isinstance(f, str)
+                                        for f in metrics.values())):
+        _unsupported("metrics", "expected a dict of name -> function of the result, or an "
+                                "expression string of its keys")
     objective = objective or "time"
     if objective != "time" and objective not in (metrics or {}):
         _unsupported("objective", f"{objective!r} is neither 'time' nor one of the metrics")
@@ -450,7 +528,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         config = build_config(kernel_name, kernel_source, problem_size, arguments, tune_params,
                               grid_div_x, grid_div_y, grid_div_z, restrictions, iterations,
                               block_size_names, strategy, strategy_options, compiler_options,
-                              defines, workdir)
+                              defines, workdir, answer, atol)
         if cache is not None:
             c = os.fspath(cache)
             config["output"] = os.path.abspath(c if c.endswith(".db") else c + ".db")
@@ -479,10 +557,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         d["timestamp"] = rec.created_at
         for name, f in (metrics or {}).items():
             if rec.timed:
-                try:
-                    d[name] = f(d)
-                except ZeroDivisionError:
-                    d[name] = float("nan")
+                d[name] = _metric(name, f, d)
         results.append(d)
     timed = [d for d in results if not isinstance(d["time"], str)]
     best = None

@@ -146,3 +146,37 @@ def test_untranslatable_restriction_over_a_huge_space_is_refused(tmp_path):
     tp = {f"p{i}": list(range(10)) for i in range(7)}  # 10^7 configurations
     with pytest.raises(hone.InputError, match="restrictions"):
         build(tmp_path, tune_params=tp, restrictions=lambda p: sum(p.values()) in (3, 4))
+
+
+def test_answer_becomes_a_verify_section(tmp_path):
+    args, a, b = vector_add_args()
+    tp = {"block_size_x": [2048, 64, 128], "unroll": [1, 2]}
+    cfg, path, _, _ = build(tmp_path, arguments=args, tune_params=tp,
+                            restrictions=["unroll == 2"], answer=[a + b, None, None, None],
+                            atol=1e-4)
+    # The reference: the first configuration the restrictions keep with a block of at most
+    # 1024 threads.
+    assert cfg["verify"] == {"outputs": ["arg0"], "atol": 1e-4, "rtol": 1e-5,
+                             "reference": {"block_size_x": 64, "unroll": 2}}
+    hone.load_config(path)
+    cfg, _, _, _ = build(tmp_path, answer=[None, None, None, None])
+    assert "verify" not in cfg
+    with pytest.raises(hone.InputError, match=r"tune_kernel: answer: answer\[3\]: arguments\[3\] "
+                                              r"is not an array"):
+        build(tmp_path, answer=[None, None, None, np.int32(3)])
+    with pytest.raises(hone.InputError, match="tune_kernel: answer: expected a list"):
+        build(tmp_path, answer=[a])
+    with pytest.raises(hone.InputError, match="tune_kernel: answer: no configuration"):
+        build(tmp_path, tune_params={"block_size_x": [2048]}, answer=[a + b, None, None, None])
+    with pytest.raises(hone.InputError, match="tune_kernel: atol:"):
+        build(tmp_path, answer=[a + b, None, None, None], atol="tight")
+
+
+def test_metrics_as_functions_and_strings():
+    d = {"block_size_x": 128, "time": 2.0}
+    assert compat._metric("GFLOP/s", lambda p: 4 / p["time"], d) == 2.0
+    assert compat._metric("GB/s", "(8*4/1e9) / (time/1000) * block_size_x / 128", d) == \
+        pytest.approx(8 * 4 / 1e9 / 2e-3)
+    assert compat._metric("x", "1 / (time - 2)", d) != compat._metric("x", "1 / (time - 2)", d)
+    with pytest.raises(hone.InputError, match="tune_kernel: metrics: 'bad': name 'nope'"):
+        compat._metric("bad", "nope * 2", d)
