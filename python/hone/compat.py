@@ -238,6 +238,48 @@ def _source(kernel_source, workdir):
     return path, [os.getcwd()] + include_dirs
 
 
+_CONSTANT_TYPES = {"float32": float, "float64": float, "int8": int, "int16": int, "int32": int,
+                   "int64": int, "uint8": int, "uint16": int, "uint32": int, "uint64": int}
+
+
+def _with_constants(source_path, cmem_args, workdir):
+    """Kernel Tuner's cmem_args (copied into __constant__ symbols before each launch) as
+    initialisers of those symbols' declarations in a copy of the source: the same contents
+    from the module's load on, which is all a tuning run reads."""
+    import re
+    import numpy as np
+    if not isinstance(cmem_args, dict):
+        _unsupported("cmem_args", "expected a dict of symbol name -> array")
+    with open(source_path) as f:
+        text = f.read()
+    for name, value in cmem_args.items():
+        arr = np.asarray(value.get() if hasattr(value, "get") and
+                         not isinstance(value, np.ndarray) else value)
+        kind = _CONSTANT_TYPES.get(arr.dtype.name)
+        if kind is None:
+            _unsupported("cmem_args", f"{name!r}: element type {arr.dtype.name} (one of "
+                                      f"{', '.join(_CONSTANT_TYPES)})")
+        if arr.nbytes > 65536:
+            _unsupported("cmem_args", f"{name!r}: {arr.nbytes} bytes; constant memory holds "
+                                      "64 KiB")
+        flat = arr.ravel()
+        if kind is float and not np.all(np.isfinite(flat)):
+            _unsupported("cmem_args", f"{name!r}: holds a NaN or infinity")
+        decl = re.compile(r"(__constant__\s[^;{}=]*?\b" + re.escape(str(name)) +
+                          r"\s*(?:\[[^\];]*\]\s*)*);")
+        found = decl.findall(text)
+        if len(found) != 1:
+            _unsupported("cmem_args", f"{name!r}: the kernel source must declare it once as "
+                                      f"`__constant__ T {name}[...];` (no initialiser); found "
+                                      f"{len(found)} such declarations")
+        values = ", ".join(repr(float(v)) if kind is float else str(int(v)) for v in flat)
+        text = decl.sub(lambda m: m.group(1) + " = {" + values + "};", text)
+    out = os.path.join(workdir, "kernel_cmem.cu")
+    with open(out, "w") as f:
+        f.write(text)
+    return out
+
+
 def _holds(restriction, p):
     """Kernel Tuner's restriction on one configuration, evaluated in Python (False where it
     cannot be evaluated)."""
@@ -303,7 +345,8 @@ def _verify_section(answer, atol, arguments, buffers, params, restrictions, bloc
 def build_config(kernel_name, kernel_source, problem_size, arguments, tune_params,
                  grid_div_x=None, grid_div_y=None, grid_div_z=None, restrictions=None,
                  iterations=7, block_size_names=None, strategy=None, strategy_options=None,
-                 compiler_options=None, defines=None, workdir=None, answer=None, atol=1e-6):
+                 compiler_options=None, defines=None, workdir=None, answer=None, atol=1e-6,
+                 cmem_args=None):
     """The hone search config (a dict, written as JSON, which is YAML) for Kernel Tuner's
     arguments; array arguments are written into `workdir` as the buffers' init files."""
     if not isinstance(kernel_name, str) or not kernel_name:
@@ -439,6 +482,8 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
         _unsupported("iterations", "expected a positive int")
     source_path, include_dirs = _source(kernel_source, workdir)
+    if cmem_args:
+        source_path = _with_constants(source_path, cmem_args, workdir)
     config = OrderedDict()
     config["kernel"] = {"source": source_path, "name": kernel_name, "options": options,
                         "include_dirs": include_dirs}
@@ -470,6 +515,14 @@ def _status_text(status):
     return "RuntimeFailedConfig"
 
 
+def _plain(x):
+    """NumPy scalars (and tuples or lists of them) as Python values: env is JSON-serialisable,
+    as Kernel Tuner's is."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_plain(v) for v in x)
+    return x.item() if hasattr(x, "item") and not isinstance(x, (int, float, str)) else x
+
+
 def _metric(name, f, result):
     """One of Kernel Tuner's metrics of a result: a function of the result dict, or a string
     expression over its keys (parameters, time and earlier metrics)."""
@@ -499,7 +552,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
 
     if verify is not None:
         _unsupported("verify", "a Python verification function cannot run in hone's GPU worker")
-    for name, v in (("smem_args", smem_args), ("cmem_args", cmem_args),
+    for name, v in (("smem_args", smem_args),
                     ("texmem_args", texmem_args), ("observers", observers),
                     ("objectives", objectives), ("simulation_mode", simulation_mode),
                     ("parallel", parallel)):
@@ -528,7 +581,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         config = build_config(kernel_name, kernel_source, problem_size, arguments, tune_params,
                               grid_div_x, grid_div_y, grid_div_z, restrictions, iterations,
                               block_size_names, strategy, strategy_options, compiler_options,
-                              defines, workdir, answer, atol)
+                              defines, workdir, answer, atol, cmem_args)
         if cache is not None:
             c = os.fspath(cache)
             config["output"] = os.path.abspath(c if c.endswith(".db") else c + ".db")
@@ -567,7 +620,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     env["device_name"] = r.device
     env["compute_capability"] = r.arch.replace("sm_", "")
     env["kernel_name"] = kernel_name
-    env["problem_size"] = problem_size
+    env["problem_size"] = _plain(problem_size)
     env["tune_params"] = {k: list(v) for k, v in config["params"].items()}
     env["restrictions"] = config.get("constraints", [])
     env["iterations"] = iterations

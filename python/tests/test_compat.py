@@ -118,7 +118,9 @@ def test_kernel_source_file_and_strategy(tmp_path):
 @pytest.mark.parametrize("kw,name", [
     ({"answer": [np.zeros(4), None, None, None]}, "answer"),
     ({"verify": lambda a, b, atol=None: True}, "verify"),
-    ({"cmem_args": {"d_filter": np.zeros(4)}}, "cmem_args"),
+    ({"cmem_args": {"d_filter": np.zeros(4)}}, "cmem_args"),  # the source declares none
+    ({"cmem_args": {"d_filter": np.zeros(4, dtype=np.float16)}}, "cmem_args"),
+    ({"cmem_args": {"d_filter": np.zeros(20000, dtype=np.float32)}}, "cmem_args"),
     ({"smem_args": {"size": 4}}, "smem_args"),
     ({"lang": "OpenCL"}, "lang"),
     ({"compiler": "nvcc"}, "compiler"),
@@ -180,3 +182,23 @@ def test_metrics_as_functions_and_strings():
     assert compat._metric("x", "1 / (time - 2)", d) != compat._metric("x", "1 / (time - 2)", d)
     with pytest.raises(hone.InputError, match="tune_kernel: metrics: 'bad': name 'nope'"):
         compat._metric("bad", "nope * 2", d)
+
+
+def test_cmem_args_become_initialisers(tmp_path):
+    src = "__constant__ float d_filter[2*3]; // the weights\n" \
+          "__constant__ int d_n;\n" + KERNEL
+    w = np.array([0.1, -2.5, 3e-8, 1, 2, 3], dtype=np.float32)
+    cfg, path, _, _ = build(tmp_path, kernel_source=src,
+                            cmem_args={"d_filter": w, "d_n": np.int32(7)})
+    text = open(cfg["kernel"]["source"]).read()
+    line = text.splitlines()[0]
+    assert line.startswith("__constant__ float d_filter[2*3] = {") and line.endswith("// the weights")
+    values = [float(v) for v in line.split("{")[1].split("}")[0].split(",")]
+    assert np.array_equal(np.array(values, dtype=np.float32), w)  # exact, as float32
+    assert "__constant__ int d_n = {7};" in text
+    hone.load_config(path)
+    with pytest.raises(hone.InputError, match=r"tune_kernel: cmem_args: 'd_x': the kernel source "
+                                              r"must declare it once"):
+        build(tmp_path, kernel_source=src, cmem_args={"d_x": w})
+    with pytest.raises(hone.InputError, match="NaN"):
+        build(tmp_path, kernel_source=src, cmem_args={"d_filter": np.full(6, np.nan)})
