@@ -565,8 +565,7 @@ class py_kernel {
                       ") where device memory is needed");
         if (!a.type || *a.type != sl.type)
             wrong(i, sl,
-                  "element type " +
-                      (a.type_obj.is_valid() ? str_of(a.type_obj) : a.type_text) +
+                  "element type " + (a.type_obj.is_valid() ? str_of(a.type_obj) : a.type_text) +
                       "; the spec's buffer '" + sl.name + "' holds " + want);
         if (!a.contiguous)
             wrong(i, sl,
