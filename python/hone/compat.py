@@ -55,14 +55,59 @@ def _is_array(x):
     return hasattr(x, "dtype") and hasattr(x, "shape") and getattr(x, "ndim", 0) >= 1
 
 
-def _host_bytes(x):
-    """The array's data as bytes in C order (CuPy and torch arrays are copied to the host)."""
+def _host_array(x):
+    """The array as a C-ordered NumPy array (CuPy and torch arrays are copied to the host)."""
     import numpy as np
     if hasattr(x, "get") and not isinstance(x, np.ndarray):  # CuPy
         x = x.get()
     elif hasattr(x, "detach") and hasattr(x, "cpu"):  # torch
         x = x.detach().cpu().numpy()
-    return np.ascontiguousarray(x).tobytes()
+    return np.ascontiguousarray(x)
+
+
+def _host_bytes(x):
+    return _host_array(x).tobytes()
+
+
+def _check_answer(path, config, arguments, answer, atol, device, cache_dir):
+    """The answer itself, against the best configuration's outputs: one launch through
+    hone.Kernel on CuPy copies of the arguments. hone verified every configuration against the
+    reference configuration; this checks what they all computed against what the caller
+    expects. Returns a note for env; raises InputError where they differ."""
+    import numpy as np
+    try:
+        import cupy as cp
+    except ImportError:
+        return "not checked: CuPy is not installed"
+    from . import Kernel
+    outputs = {}
+    try:
+        k = Kernel(path, config["output"], device=device, cache_dir=cache_dir)
+        with cp.cuda.Device(device):
+            args = []
+            for i, a in enumerate(arguments):
+                if f"arg{i}" in config["buffers"]:
+                    args.append(cp.asarray(_host_array(a)))
+                else:
+                    args.append(config["args"][i]["value"])
+            k(*args, sizes=dict(config.get("problem", {})))
+            cp.cuda.get_current_stream().synchronize()
+            for i, x in enumerate(answer):
+                if x is not None:
+                    outputs[i] = args[i].get().reshape(-1)
+    except Exception as e:  # noqa: BLE001 (the tuning stands; the note says why)
+        return f"not checked: {type(e).__name__}: {e}"
+    for i, got in outputs.items():
+        expected = _host_array(answer[i]).reshape(-1)
+        close = np.isclose(got, expected, atol=atol)
+        if not close.all():
+            bad = np.flatnonzero(~close)
+            _unsupported("answer", f"answer[{i}] differs from the output of the best "
+                                   f"configuration ({k.selection(dict(config.get('problem', {})))['key']}) "
+                                   f"at {bad.size} of {got.size} elements, first at index "
+                                   f"{bad[0]} ({got[bad[0]]!r} against {expected[bad[0]]!r}); "
+                                   f"atol {atol}")
+    return "checked against the best configuration's output"
 
 
 def _elem(dtype, what, detail):
@@ -589,6 +634,10 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         with open(path, "w") as f:
             json.dump(config, f, indent=2)
         r = tune(path, device=device, **hone_options)
+        answer_note = None
+        if config.get("verify"):
+            answer_note = _check_answer(path, config, arguments, answer, atol, device,
+                                        hone_options.get("cache_dir"))
     elapsed = time.perf_counter() - start
 
     results = []
@@ -631,6 +680,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     env["total_time_s"] = elapsed
     env["hone_version"] = r.identity.get("tool_version")
     env["hone_output"] = r.output if cache is not None else None
+    env["hone_answer"] = answer_note
     env["hone_evaluated"] = r.evaluated
     env["hone_resumed"] = r.resumed
     if not quiet and best is not None:

@@ -220,3 +220,33 @@ def test_compat_tune_kernel_vector_add():
     assert env["best_config"]["time"] == min(r["time"] for r in results)
     assert env["device_name"]
     assert all(len(r["times"]) >= 7 for r in results)
+
+
+def test_compat_answer_and_cmem_args():
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("cupy")
+    from hone.compat import tune_kernel
+    # A kernel of C++ linkage that reads a __constant__ array given through cmem_args.
+    kernel_string = """
+    __constant__ float scale[4];
+    __global__ void scaled_add(float *c, const float *a, const float *b, int n) {
+        int i = blockIdx.x * block_size_x + threadIdx.x;
+        if (i < n) c[i] = a[i] * scale[i % 4] + b[i];
+    }
+    """
+    size = 100003
+    a = np.random.randn(size).astype(np.float32)
+    b = np.random.randn(size).astype(np.float32)
+    c = np.zeros_like(b)
+    scale = np.array([0.5, 2, -1, 3], dtype=np.float32)
+    expected = a * np.tile(scale, size // 4 + 1)[:size] + b
+    tp = {"block_size_x": [64, 128, 256]}
+    results, env = tune_kernel("scaled_add", kernel_string, size, [c, a, b, np.int32(size)], tp,
+                               answer=[expected, None, None, None], atol=1e-5,
+                               cmem_args={"scale": scale}, quiet=True)
+    assert all(isinstance(r["time"], float) for r in results), results
+    assert env["hone_answer"].startswith("checked"), env["hone_answer"]
+    with pytest.raises(hone.InputError, match=r"tune_kernel: answer: answer\[0\] differs"):
+        tune_kernel("scaled_add", kernel_string, size, [c, a, b, np.int32(size)], tp,
+                    answer=[expected + 1, None, None, None], cmem_args={"scale": scale},
+                    quiet=True)
