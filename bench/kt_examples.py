@@ -38,9 +38,6 @@ PLAN = [
     ("stencil", "both", ""),
     ("zeromeanfilter", "both", ""),
     ("spmv", "both", ""),
-    ("expdist", "hone", "960 + 32 configurations: longer than the budget under Kernel Tuner"),
-    ("convolution_correct", "hone",
-     "1,440 configurations: longer than the budget under Kernel Tuner"),
     ("vector_add_custom_strategy", "hone", ""),
     ("vector_add_parallel", "hone", ""),
     ("vector_add_observers_ncu", "hone", ""),
@@ -53,6 +50,9 @@ PLAN = [
     ("pnpoly", "hone", ""),
     ("pnpoly_cupy", "hone", ""),
     ("convolution_streams", "hone", ""),
+    ("expdist", "hone", "960 + 32 configurations: longer than the budget under Kernel Tuner"),
+    ("convolution_correct", "hone",
+     "1,440 configurations: longer than the budget under Kernel Tuner"),
     ("vector_add_observers", "hone", ""),
     ("accuracy", "hone", ""),
     ("reduction", "hone", "2,376 configurations and 11 more tunings: beyond the budget"),
@@ -343,8 +343,10 @@ def make_table(summary, dry_run=False):
                 speed = f"> {kt['timeout_s'] / max(_tune_s(hn), 1e-9):.1f}x"
         if e["note"]:
             reason = (reason + "; " if reason else "") + e["note"]
-        lines.append(f"| {e['example']} | {runs} | {reason} | {kt_text} | {hn_text} | "
-                     f"{speed} | {_best_text(kt) if kt else ''} | {_best_text(hn)} |")
+        cells = [e["example"], runs, reason, kt_text, hn_text, speed,
+                 _best_text(kt) if kt else "", _best_text(hn)]
+        lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ")
+                                       for c in cells) + " |")
     notes = [
         "",
         "KT: Kernel Tuner 1.4.0 running the script unchanged; hone: the same script with "
@@ -354,6 +356,11 @@ def make_table(summary, dry_run=False):
         "configuration of each call and its time (ms; Kernel Tuner's mean of its iterations, "
         "hone's mean of its samples).",
     ]
+    backends = sorted({e["kt"]["kt_default_backend"] for e in summary
+                       if e.get("kt") and e["kt"].get("kt_default_backend")})
+    if backends:
+        notes.append("Kernel Tuner's default CUDA backend (lang CUDA or none given): " +
+                     ", ".join(backends) + ".")
     return "\n".join(lines + notes) + "\n"
 
 

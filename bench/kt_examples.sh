@@ -63,11 +63,15 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PAT
 # A cold compile cache: Kernel Tuner compiles every configuration too.
 export HONE_CACHE_DIR=$(mktemp -d /tmp/hone-kt-cache.XXXXXX)
 # Kernel Tuner over the machine's numpy, scipy, pandas, CuPy and torch; nothing is downloaded.
-venv=$(mktemp -d /tmp/kt-venv.XXXXXX)
-python3 -m venv --system-site-packages "$venv"
-"$venv/bin/python" -m pip install -q --no-index --no-deps "$kt"/wheels/*.whl ||
-  { echo "installing Kernel Tuner's wheels failed" >&2; exit 3; }
-"$venv/bin/python" - <<'EOF' 2>&1 | tee "$out/environment.txt"
+# The wheels are unpacked onto PYTHONPATH (a wheel is a zip of its installed files): no venv or
+# pip needed, which a distribution's Python may lack or refuse.
+py=${PYTHON:-python3}
+site=$(mktemp -d /tmp/kt-site.XXXXXX)
+for w in "$kt"/wheels/*.whl; do
+  "$py" -m zipfile -e "$w" "$site" || { echo "unpacking $w failed" >&2; exit 3; }
+done
+export PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH}
+"$py" - <<'EOF' 2>&1 | tee "$out/environment.txt"
 import importlib, platform
 print("python", platform.python_version())
 for m in ("kernel_tuner", "hone", "numpy", "scipy", "pandas", "cupy", "torch", "cuda.bindings",
@@ -79,7 +83,7 @@ for m in ("kernel_tuner", "hone", "numpy", "scipy", "pandas", "cupy", "torch", "
         print(f"{m}: not importable ({type(e).__name__})")
 EOF
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1 | tee -a "$out/environment.txt"
-"$venv/bin/python" bench/kt_examples.py all --examples "$kt/examples" --out "$out" "$@"
+"$py" bench/kt_examples.py all --examples "$kt/examples" --out "$out" "$@"
 rc=$?
-rm -rf "$out/work" "$venv" "$HONE_CACHE_DIR"
+rm -rf "$out/work" "$site" "$HONE_CACHE_DIR"
 exit $rc
