@@ -202,7 +202,8 @@ device_array from_cai(nb::handle iface) {
     a.type = from_typestr(typestr);
     a.type_text = "typestr " + typestr;
     nb::tuple shape = nb::cast<nb::tuple>(d["shape"]);
-    const std::size_t elem = static_cast<std::size_t>(std::atoi(typestr.c_str() + 2));
+    const std::size_t elem =
+        typestr.size() >= 3 ? static_cast<std::size_t>(std::atoi(typestr.c_str() + 2)) : 0;
     a.count = 1;
     std::vector<int64_t> dims;
     for (nb::handle s : shape) {
@@ -543,7 +544,17 @@ class py_kernel {
         } else {
             PyObject* iface = PyObject_GetAttr(o.ptr(), n.cai.ptr());
             if (iface) {
-                a = from_cai(nb::steal(iface));
+                // A malformed interface (keys missing, wrong types) is the argument's fault.
+                try {
+                    a = from_cai(nb::steal(iface));
+                } catch (const nb::python_error& e) {
+                    wrong(i, sl,
+                          std::string("a malformed __cuda_array_interface__ (") + e.what() + ")");
+                } catch (const nb::cast_error&) {
+                    wrong(i, sl,
+                          "a malformed __cuda_array_interface__ (a dict with data, shape and "
+                          "typestr expected)");
+                }
                 if (want_stream && g_cupy.find() &&
                     PyObject_TypeCheck(o.ptr(), (PyTypeObject*)g_cupy.ndarray))
                     a.stream = to_address(nb::handle(g_cupy.current_stream)().attr(n.ptr));

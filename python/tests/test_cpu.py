@@ -233,3 +233,20 @@ def test_launch_checks_torch_tensors_before_the_driver(small_config, monkeypatch
     with pytest.raises(hone.InputError, match=r"argument 1 \(a\): 8 elements; the spec's count N "
                                               r"is 16 at N=16"):
         k(a, a, a, sizes={"N": 16})
+
+
+@pytest.mark.parametrize("iface", [
+    {"shape": (8,), "typestr": "<f4", "version": 3},                       # no data
+    {"data": (0x10000, False), "shape": 8, "typestr": "<f4", "version": 3},  # shape not a tuple
+    {"data": (0x10000, False), "shape": (8,), "typestr": 4, "version": 3},   # typestr not a str
+    "not a dict",
+])
+def test_malformed_cuda_array_interface_is_input_error(small_config, iface):
+    class Bad:
+        pass
+    a = Bad()
+    a.__cuda_array_interface__ = iface
+    k = hone.Kernel(small_config)
+    with pytest.raises(hone.InputError,
+                       match=r"argument 1 \(a\): a malformed __cuda_array_interface__"):
+        k(a, a, a, sizes={"N": 8})
