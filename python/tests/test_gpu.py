@@ -88,7 +88,8 @@ def test_torch_launch_on_a_side_stream(small_config, cache_dir):
         k(a, b, c, sizes={"N": n})  # the current stream is s
     s.synchronize()
     torch.testing.assert_close(c, a + b, rtol=0, atol=0)
-    c.zero_()
+    c.zero_()  # on the current stream: s waits for it
+    s.wait_stream(torch.cuda.current_stream())
     k(a, b, c, sizes={"N": n}, stream=s)  # given explicitly
     s.synchronize()
     torch.testing.assert_close(c, a + b, rtol=0, atol=0)
