@@ -69,20 +69,24 @@ def _host_bytes(x):
     return _host_array(x).tobytes()
 
 
-def _check_answer(path, config, arguments, answer, atol, device, cache_dir):
-    """The answer itself, against the best configuration's outputs: one launch through
-    hone.Kernel on CuPy copies of the arguments. hone verified every configuration against the
-    reference configuration; this checks what they all computed against what the caller
-    expects. Returns a note for env; raises InputError where they differ."""
+def _check_answer(path, config, arguments, answer, atol, verify, device, cache_dir):
+    """The answer (or the verify function) against the best configuration's outputs: one
+    launch through hone.Kernel on CuPy copies of the arguments. hone verified every
+    configuration against the reference configuration; this checks what they computed against
+    what the caller expects. Returns a note for env; raises InputError where they differ."""
     import numpy as np
     try:
         import cupy as cp
     except ImportError:
         return "not checked: CuPy is not installed"
     from . import Kernel
-    outputs = {}
+    # The outputs Kernel Tuner hands its check: answer's non-None entries, else every array.
+    wanted = [i for i in range(len(arguments)) if f"arg{i}" in config["buffers"] and
+              (answer is None or answer[i] is not None)]
+    result_host = [None] * len(arguments)
     try:
         k = Kernel(path, config["output"], device=device, cache_dir=cache_dir)
+        key = k.selection(dict(config.get("problem", {})))["key"]
         with cp.cuda.Device(device):
             args = []
             for i, a in enumerate(arguments):
@@ -92,23 +96,26 @@ def _check_answer(path, config, arguments, answer, atol, device, cache_dir):
                     args.append(config["args"][i]["value"])
             k(*args, sizes=dict(config.get("problem", {})))
             cp.cuda.get_current_stream().synchronize()
-            for i, x in enumerate(answer):
-                if x is not None:
-                    outputs[i] = args[i].get().reshape(-1)
+            for i in wanted:
+                result_host[i] = args[i].get().reshape(_host_array(arguments[i]).shape)
     except Exception as e:  # noqa: BLE001 (the tuning stands; the note says why)
         return f"not checked: {type(e).__name__}: {e}"
-    for i, got in outputs.items():
+    if verify is not None:
+        if not verify(answer, result_host, atol=atol):
+            _unsupported("verify", f"the verify function rejects the output of the best "
+                                   f"configuration ({key})")
+        return f"verify function passed by the best configuration's output ({key})"
+    for i in wanted:
+        got = result_host[i].reshape(-1)
         expected = _host_array(answer[i]).reshape(-1)
         close = np.isclose(got, expected, atol=atol)
         if not close.all():
             bad = np.flatnonzero(~close)
             _unsupported("answer", f"answer[{i}] differs from the output of the best "
-                                   f"configuration ({k.selection(dict(config.get('problem', {})))['key']}) "
-                                   f"at {bad.size} of {got.size} elements, first at index "
-                                   f"{bad[0]} ({got[bad[0]]!r} against {expected[bad[0]]!r}); "
-                                   f"atol {atol}")
-    return "checked against the best configuration's output"
-
+                                   f"configuration ({key}) at {bad.size} of {got.size} "
+                                   f"elements, first at index {bad[0]} ({got[bad[0]]!r} "
+                                   f"against {expected[bad[0]]!r}); atol {atol}")
+    return f"checked against the best configuration's output ({key})"
 
 def _elem(dtype, what, detail):
     name = getattr(dtype, "name", str(dtype)).replace("torch.", "")
@@ -595,8 +602,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     cache_dir, timer, ...)."""
     from . import tune
 
-    if verify is not None:
-        _unsupported("verify", "a Python verification function cannot run in hone's GPU worker")
+    if verify is not None and not callable(verify):
+        _unsupported("verify", "expected a function (answer, result_host, atol=None) -> bool")
     for name, v in (("smem_args", smem_args),
                     ("texmem_args", texmem_args), ("observers", observers),
                     ("objectives", objectives), ("simulation_mode", simulation_mode),
@@ -626,7 +633,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         config = build_config(kernel_name, kernel_source, problem_size, arguments, tune_params,
                               grid_div_x, grid_div_y, grid_div_z, restrictions, iterations,
                               block_size_names, strategy, strategy_options, compiler_options,
-                              defines, workdir, answer, atol, cmem_args)
+                              defines, workdir, None if verify else answer, atol, cmem_args)
         if cache is not None:
             c = os.fspath(cache)
             config["output"] = os.path.abspath(c if c.endswith(".db") else c + ".db")
@@ -635,8 +642,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
             json.dump(config, f, indent=2)
         r = tune(path, device=device, **hone_options)
         answer_note = None
-        if config.get("verify"):
-            answer_note = _check_answer(path, config, arguments, answer, atol, device,
+        if config.get("verify") or verify is not None:
+            answer_note = _check_answer(path, config, arguments, answer, atol, verify, device,
                                         hone_options.get("cache_dir"))
     elapsed = time.perf_counter() - start
 

@@ -117,7 +117,7 @@ def test_kernel_source_file_and_strategy(tmp_path):
 
 @pytest.mark.parametrize("kw,name", [
     ({"answer": [np.zeros(4), None, None, None]}, "answer"),
-    ({"verify": lambda a, b, atol=None: True}, "verify"),
+    ({"verify": "allclose"}, "verify"),
     ({"cmem_args": {"d_filter": np.zeros(4)}}, "cmem_args"),  # the source declares none
     ({"cmem_args": {"d_filter": np.zeros(4, dtype=np.float16)}}, "cmem_args"),
     ({"cmem_args": {"d_filter": np.zeros(20000, dtype=np.float32)}}, "cmem_args"),
@@ -202,3 +202,73 @@ def test_cmem_args_become_initialisers(tmp_path):
         build(tmp_path, kernel_source=src, cmem_args={"d_x": w})
     with pytest.raises(hone.InputError, match="NaN"):
         build(tmp_path, kernel_source=src, cmem_args={"d_filter": np.full(6, np.nan)})
+
+
+def fake_gpu(monkeypatch, compute):
+    """A stand-in cupy and hone.Kernel: the launch runs `compute` on the host copies, so that
+    compat's check of answer and verify runs without a GPU."""
+    import contextlib
+    import sys
+    import types
+
+    class Arr:
+        def __init__(self, x):
+            self.x = np.array(x)
+
+        def get(self):
+            return self.x.copy()
+
+    cp = types.ModuleType("cupy")
+    cp.asarray = Arr
+    cp.cuda = types.SimpleNamespace(
+        Device=lambda d: contextlib.nullcontext(),
+        get_current_stream=lambda: types.SimpleNamespace(synchronize=lambda: None))
+    monkeypatch.setitem(sys.modules, "cupy", cp)
+
+    class Kernel:
+        def __init__(self, path, tuned, device=0, cache_dir=None):
+            self.path = path
+
+        def selection(self, sizes):
+            return {"key": "block_size_x=128"}
+
+        def __call__(self, *args, sizes):
+            compute(*[a.x if isinstance(a, Arr) else a for a in args])
+
+    monkeypatch.setattr(hone, "Kernel", Kernel)
+    monkeypatch.setattr(hone, "tune", lambda path, **kw: None)
+
+
+def test_answer_and_verify_checked_on_the_best_configuration(tmp_path, monkeypatch):
+    args, a, b = vector_add_args(1000)
+
+    def add(c, x, y, n):
+        c[:n] = x[:n] + y[:n]
+
+    fake_gpu(monkeypatch, add)
+    cfg, path, _, _ = build(tmp_path, arguments=args, problem_size=1000,
+                            answer=[a + b, None, None, None])
+    note = compat._check_answer(str(path), cfg, args, [a + b, None, None, None], 1e-6, None, 0,
+                                None)
+    assert note == "checked against the best configuration's output (block_size_x=128)"
+    with pytest.raises(hone.InputError, match=r"tune_kernel: answer: answer\[0\] differs from "
+                                              r"the output of the best configuration "
+                                              r"\(block_size_x=128\) at 1000 of 1000 elements"):
+        compat._check_answer(str(path), cfg, args, [a + b + 1, None, None, None], 1e-6, None,
+                             0, None)
+    seen = []
+
+    def verify(answer, result_host, atol=None):
+        seen.append((answer, [None if r is None else r.shape for r in result_host], atol))
+        return True
+    note = compat._check_answer(str(path), cfg, args, None, 1e-3, verify, 0, None)
+    assert note.startswith("verify function passed")
+    # Without answer, Kernel Tuner hands every array argument to verify.
+    assert seen == [(None, [(1000,), (1000,), (1000,), None], 1e-3)]
+    with pytest.raises(hone.InputError, match="tune_kernel: verify: the verify function rejects"):
+        compat._check_answer(str(path), cfg, args, None, 1e-3, lambda *x, **k: False, 0, None)
+    # A launch that fails leaves the tuning standing, with a note.
+    fake_gpu(monkeypatch, lambda *x: 1 / 0)
+    note = compat._check_answer(str(path), cfg, args, [a + b, None, None, None], 1e-6, None, 0,
+                                None)
+    assert note.startswith("not checked: ZeroDivisionError")

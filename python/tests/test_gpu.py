@@ -251,3 +251,20 @@ def test_compat_answer_and_cmem_args():
         tune_kernel("scaled_add", kernel_string, size, [c, a, b, np.int32(size)], tp,
                     answer=[expected + 1, None, None, None], cmem_args={"scale": scale},
                     quiet=True)
+    # A verify function instead of the comparison with answer: run on the best configuration's
+    # outputs (the other configurations are not compared with a reference then).
+    seen = []
+
+    def check(answer, result_host, atol=None):
+        seen.append([None if r is None else r.shape for r in result_host])
+        return np.allclose(result_host[0], answer[0], atol=1e-5)
+
+    _, env = tune_kernel("scaled_add", kernel_string, size, [c, a, b, np.int32(size)], tp,
+                         answer=[expected, None, None, None], verify=check,
+                         cmem_args={"scale": scale}, quiet=True)
+    assert env["hone_answer"].startswith("verify function passed"), env["hone_answer"]
+    assert seen == [[(size,), None, None, None]]
+    with pytest.raises(hone.InputError, match="tune_kernel: verify: the verify function rejects"):
+        tune_kernel("scaled_add", kernel_string, size, [c, a, b, np.int32(size)], tp,
+                    answer=[expected, None, None, None], verify=lambda *x, **k: False,
+                    cmem_args={"scale": scale}, quiet=True)
