@@ -272,3 +272,12 @@ def test_answer_and_verify_checked_on_the_best_configuration(tmp_path, monkeypat
     note = compat._check_answer(str(path), cfg, args, [a + b, None, None, None], 1e-6, None, 0,
                                 None)
     assert note.startswith("not checked: ZeroDivisionError")
+
+
+def test_an_empty_array_is_a_one_element_buffer(tmp_path):
+    args, a, b = vector_add_args()
+    args[1] = np.zeros(0, dtype=np.float32)
+    cfg, path, _, _ = build(tmp_path, arguments=args)
+    assert cfg["buffers"]["arg1"]["count"] == 1
+    assert np.fromfile(cfg["buffers"]["arg1"]["init"]["file"], dtype=np.float32).tolist() == [0]
+    hone.load_config(path)
