@@ -565,12 +565,36 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
     return config
 
 
+class _ErrorConfig(str):
+    """Kernel Tuner's ErrorConfig where kernel_tuner is not installed: a str named after its
+    class."""
+
+    def __new__(cls):
+        return super().__new__(cls, cls.__name__)
+
+
+_FALLBACK_ERRORS = {n: type(n, (_ErrorConfig,), {}) for n in
+                    ("CompilationFailedConfig", "RuntimeFailedConfig", "InvalidConfig")}
+
+
 def _status_text(status):
     if status in ("compile_error", "compile_timeout"):
         return "CompilationFailedConfig"
     if status == "device_limits":
         return "InvalidConfig"
     return "RuntimeFailedConfig"
+
+
+def _error_config(status):
+    """A failed configuration's marker as Kernel Tuner 1.4 writes it (result["__error__"]):
+    an instance of kernel_tuner.util's class where Kernel Tuner is installed, so that its
+    helpers (get_best_config, store_output_file) read hone's results."""
+    name = _status_text(status)
+    try:
+        from kernel_tuner import util
+        return getattr(util, name)()
+    except (ImportError, AttributeError):
+        return _FALLBACK_ERRORS[name]()
 
 
 def _plain(x):
@@ -662,7 +686,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
             d["time"] = sum(times) / len(times)
             d["times"] = times
         else:
-            d["time"] = _status_text(rec.status)
+            # Kernel Tuner 1.4 marks it in "__error__"; earlier versions put it in "time".
+            d["time"] = d["__error__"] = _error_config(rec.status)
             d["error"] = rec.message
         d["compile_time"] = rec.compile_ms
         d["verification_time"] = 0

@@ -281,3 +281,22 @@ def test_an_empty_array_is_a_one_element_buffer(tmp_path):
     assert cfg["buffers"]["arg1"]["count"] == 1
     assert np.fromfile(cfg["buffers"]["arg1"]["init"]["file"], dtype=np.float32).tolist() == [0]
     hone.load_config(path)
+
+
+def test_failed_configurations_marked_as_kernel_tuner_does(monkeypatch):
+    import sys
+    e = compat._error_config("compile_error")
+    # str() names the class, as Kernel Tuner's ErrorConfig does.
+    assert str(e) == "CompilationFailedConfig" and isinstance(e, str)
+    assert str(compat._error_config("device_limits")) == "InvalidConfig"
+    assert str(compat._error_config("wrong_result")) == "RuntimeFailedConfig"
+    try:
+        from kernel_tuner import util
+    except ImportError:
+        util = None
+    if util is not None:
+        assert isinstance(e, util.CompilationFailedConfig)
+    monkeypatch.setitem(sys.modules, "kernel_tuner", None)  # not installed
+    e = compat._error_config("runtime_fault")
+    assert e == "RuntimeFailedConfig" and type(e).__name__ == "RuntimeFailedConfig"
+    assert json.dumps({"time": e}) == '{"time": "RuntimeFailedConfig"}'
