@@ -296,16 +296,37 @@ _CONSTANT_TYPES = {"float32": float, "float64": float, "int8": int, "int16": int
                    "int64": int, "uint8": int, "uint16": int, "uint32": int, "uint64": int}
 
 
-def _with_constants(source_path, cmem_args, workdir):
+def _rewrite_source(source_path, cmem_args, params, workdir):
+    """The source as Kernel Tuner compiles it, where that differs from the file with -D macros:
+    cmem_args become initialisers, and a loop_unroll_factor parameter's pragma is left out
+    where its value is 0. Returns the path of a rewritten copy, or the file's own path."""
+    import re
+    unroll = [n for n in params if "loop_unroll_factor" in n]
+    if not cmem_args and not unroll:
+        return source_path
+    with open(source_path) as f:
+        text = f.read()
+    if cmem_args:
+        text = _with_constants(text, cmem_args)
+    for name in unroll:
+        # Kernel Tuner deletes `#pragma unroll NAME` for the value 0 (the compiler's own
+        # choice); the macro guards it instead, so one source serves every value.
+        text = re.sub(r"^([ \t]*)#pragma[ \t]+unroll[ \t]+" + re.escape(name) + r"\b(.*)$",
+                      lambda m: f"#if {name} != 0\n{m.group(0)}\n#endif", text, flags=re.M)
+    out = os.path.join(workdir, "kernel_kt.cu")
+    with open(out, "w") as f:
+        f.write(text)
+    return out
+
+
+def _with_constants(text, cmem_args):
     """Kernel Tuner's cmem_args (copied into __constant__ symbols before each launch) as
-    initialisers of those symbols' declarations in a copy of the source: the same contents
-    from the module's load on, which is all a tuning run reads."""
+    initialisers of those symbols' declarations: the same contents from the module's load on,
+    which is all a tuning run reads."""
     import re
     import numpy as np
     if not isinstance(cmem_args, dict):
         _unsupported("cmem_args", "expected a dict of symbol name -> array")
-    with open(source_path) as f:
-        text = f.read()
     for name, value in cmem_args.items():
         arr = np.asarray(value.get() if hasattr(value, "get") and
                          not isinstance(value, np.ndarray) else value)
@@ -328,10 +349,7 @@ def _with_constants(source_path, cmem_args, workdir):
                                       f"{len(found)} such declarations")
         values = ", ".join(repr(float(v)) if kind is float else str(int(v)) for v in flat)
         text = decl.sub(lambda m: m.group(1) + " = {" + values + "};", text)
-    out = os.path.join(workdir, "kernel_cmem.cu")
-    with open(out, "w") as f:
-        f.write(text)
-    return out
+    return text
 
 
 def _holds(restriction, p):
@@ -540,8 +558,7 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
         _unsupported("iterations", "expected a positive int")
     source_path, include_dirs = _source(kernel_source, workdir)
-    if cmem_args:
-        source_path = _with_constants(source_path, cmem_args, workdir)
+    source_path = _rewrite_source(source_path, cmem_args, params, workdir)
     config = OrderedDict()
     config["kernel"] = {"source": source_path, "name": kernel_name, "options": options,
                         "include_dirs": include_dirs}

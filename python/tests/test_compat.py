@@ -300,3 +300,16 @@ def test_failed_configurations_marked_as_kernel_tuner_does(monkeypatch):
     e = compat._error_config("runtime_fault")
     assert e == "RuntimeFailedConfig" and type(e).__name__ == "RuntimeFailedConfig"
     assert json.dumps({"time": e}) == '{"time": "RuntimeFailedConfig"}'
+
+
+def test_a_loop_unroll_factor_of_0_leaves_the_pragma_out(tmp_path):
+    src = KERNEL.replace("int i = ", "    #pragma unroll loop_unroll_factor_0\n"
+                                     "    for (int k = 0; k < 4; k++) {}\n    int i = ")
+    cfg, path, _, _ = build(tmp_path, kernel_source=src,
+                            tune_params={"block_size_x": [128], "loop_unroll_factor_0": [0, 4]})
+    text = open(cfg["kernel"]["source"]).read()
+    assert "#if loop_unroll_factor_0 != 0\n        #pragma unroll loop_unroll_factor_0\n#endif\n" \
+        "    for (int k" in text
+    hone.load_config(path)
+    cfg, _, _, _ = build(tmp_path)  # nothing to rewrite: the source as given
+    assert cfg["kernel"]["source"].endswith("kernel.cu")
