@@ -83,6 +83,14 @@ def test_kernel_opens_without_gpu(small_config):
         k.selection({"N": 4096}, arch="sm_1")
 
 
+def test_kernel_takes_path_likes(small_config, tmp_path):
+    # config, tuned and cache_dir as pathlib paths (the GPU tests pass them so).
+    k = hone.Kernel(small_config, None, cache_dir=tmp_path / "cache")
+    assert k.tuned_entries == 0
+    k = hone.Kernel(str(small_config), cache_dir=str(tmp_path / "cache"))
+    assert k.name == "vector_add<{VEC}, {STRIDED}>"
+
+
 def test_kernel_bad_tuned_file(small_config, tmp_path):
     with pytest.raises(hone.InputError):
         hone.Kernel(small_config, tmp_path / "missing.json")
