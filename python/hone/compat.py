@@ -55,15 +55,69 @@ def _is_array(x):
     return hasattr(x, "dtype") and hasattr(x, "shape") and getattr(x, "ndim", 0) >= 1
 
 
-def _host_bytes(x):
-    """The array's data as bytes in C order (CuPy and torch arrays are copied to the host)."""
+def _host_array(x):
+    """The array as a C-ordered NumPy array (CuPy and torch arrays are copied to the host)."""
     import numpy as np
     if hasattr(x, "get") and not isinstance(x, np.ndarray):  # CuPy
         x = x.get()
     elif hasattr(x, "detach") and hasattr(x, "cpu"):  # torch
         x = x.detach().cpu().numpy()
-    return np.ascontiguousarray(x).tobytes()
+    return np.ascontiguousarray(x)
 
+
+def _host_bytes(x):
+    return _host_array(x).tobytes()
+
+
+def _check_answer(path, config, arguments, answer, atol, verify, device, cache_dir):
+    """The answer (or the verify function) against the best configuration's outputs: one
+    launch through hone.Kernel on CuPy copies of the arguments. hone verified every
+    configuration against the reference configuration; this checks what they computed against
+    what the caller expects. Returns a note for env; raises InputError where they differ."""
+    import numpy as np
+    try:
+        import cupy as cp
+    except ImportError:
+        return "not checked: CuPy is not installed"
+    from . import Kernel
+    # The outputs Kernel Tuner hands its check: answer's non-None entries, else every array.
+    wanted = [i for i in range(len(arguments)) if f"arg{i}" in config["buffers"] and
+              (answer is None or answer[i] is not None)]
+    result_host = [None] * len(arguments)
+    try:
+        k = Kernel(path, config["output"], device=device, cache_dir=cache_dir)
+        key = k.selection(dict(config.get("problem", {})))["key"]
+        with cp.cuda.Device(device):
+            args = []
+            for i, a in enumerate(arguments):
+                if f"arg{i}" in config["buffers"]:
+                    h = _host_array(a)
+                    args.append(cp.asarray(h if h.size else np.zeros(1, h.dtype)))
+                else:
+                    args.append(config["args"][i]["value"])
+            k(*args, sizes=dict(config.get("problem", {})))
+            cp.cuda.get_current_stream().synchronize()
+            for i in wanted:
+                shape = _host_array(arguments[i]).shape
+                result_host[i] = args[i].get()[:int(np.prod(shape))].reshape(shape)
+    except Exception as e:  # noqa: BLE001 (the tuning stands; the note says why)
+        return f"not checked: {type(e).__name__}: {e}"
+    if verify is not None:
+        if not verify(answer, result_host, atol=atol):
+            _unsupported("verify", f"the verify function rejects the output of the best "
+                                   f"configuration ({key})")
+        return f"verify function passed by the best configuration's output ({key})"
+    for i in wanted:
+        got = result_host[i].reshape(-1)
+        expected = _host_array(answer[i]).reshape(-1)
+        close = np.isclose(got, expected, atol=atol)
+        if not close.all():
+            bad = np.flatnonzero(~close)
+            _unsupported("answer", f"answer[{i}] differs from the output of the best "
+                                   f"configuration ({key}) at {bad.size} of {got.size} "
+                                   f"elements, first at index {bad[0]} ({got[bad[0]]!r} "
+                                   f"against {expected[bad[0]]!r}); atol {atol}")
+    return f"checked against the best configuration's output ({key})"
 
 def _elem(dtype, what, detail):
     name = getattr(dtype, "name", str(dtype)).replace("torch.", "")
@@ -238,10 +292,134 @@ def _source(kernel_source, workdir):
     return path, [os.getcwd()] + include_dirs
 
 
+_CONSTANT_TYPES = {"float32": float, "float64": float, "int8": int, "int16": int, "int32": int,
+                   "int64": int, "uint8": int, "uint16": int, "uint32": int, "uint64": int}
+
+
+def _rewrite_source(source_path, cmem_args, params, workdir):
+    """The source as Kernel Tuner compiles it, where that differs from the file with -D macros:
+    cmem_args become initialisers, and a loop_unroll_factor parameter's pragma is left out
+    where its value is 0. Returns the path of a rewritten copy, or the file's own path."""
+    import re
+    unroll = [n for n in params if "loop_unroll_factor" in n]
+    if not cmem_args and not unroll:
+        return source_path
+    with open(source_path) as f:
+        text = f.read()
+    if cmem_args:
+        text = _with_constants(text, cmem_args)
+    for name in unroll:
+        # Kernel Tuner deletes `#pragma unroll NAME` for the value 0 (the compiler's own
+        # choice); the macro guards it instead, so one source serves every value.
+        text = re.sub(r"^([ \t]*)#pragma[ \t]+unroll[ \t]+" + re.escape(name) + r"\b(.*)$",
+                      lambda m: f"#if {name} != 0\n{m.group(0)}\n#endif", text, flags=re.M)
+    out = os.path.join(workdir, "kernel_kt.cu")
+    with open(out, "w") as f:
+        f.write(text)
+    return out
+
+
+def _with_constants(text, cmem_args):
+    """Kernel Tuner's cmem_args (copied into __constant__ symbols before each launch) as
+    initialisers of those symbols' declarations: the same contents from the module's load on,
+    which is all a tuning run reads."""
+    import re
+    import numpy as np
+    if not isinstance(cmem_args, dict):
+        _unsupported("cmem_args", "expected a dict of symbol name -> array")
+    for name, value in cmem_args.items():
+        arr = np.asarray(value.get() if hasattr(value, "get") and
+                         not isinstance(value, np.ndarray) else value)
+        kind = _CONSTANT_TYPES.get(arr.dtype.name)
+        if kind is None:
+            _unsupported("cmem_args", f"{name!r}: element type {arr.dtype.name} (one of "
+                                      f"{', '.join(_CONSTANT_TYPES)})")
+        if arr.nbytes > 65536:
+            _unsupported("cmem_args", f"{name!r}: {arr.nbytes} bytes; constant memory holds "
+                                      "64 KiB")
+        flat = arr.ravel()
+        if kind is float and not np.all(np.isfinite(flat)):
+            _unsupported("cmem_args", f"{name!r}: holds a NaN or infinity")
+        decl = re.compile(r"(__constant__\s[^;{}=]*?\b" + re.escape(str(name)) +
+                          r"\s*(?:\[[^\];]*\]\s*)*);")
+        found = decl.findall(text)
+        if len(found) != 1:
+            _unsupported("cmem_args", f"{name!r}: the kernel source must declare it once as "
+                                      f"`__constant__ T {name}[...];` (no initialiser); found "
+                                      f"{len(found)} such declarations")
+        values = ", ".join(repr(float(v)) if kind is float else str(int(v)) for v in flat)
+        text = decl.sub(lambda m: m.group(1) + " = {" + values + "};", text)
+    return text
+
+
+def _holds(restriction, p):
+    """Kernel Tuner's restriction on one configuration, evaluated in Python (False where it
+    cannot be evaluated)."""
+    try:
+        if isinstance(restriction, str):
+            return bool(eval(restriction, {"__builtins__": {}, "min": min, "max": max,
+                                           "abs": abs, "int": int, "float": float}, dict(p)))
+        return bool(restriction(p))
+    except Exception:  # noqa: BLE001 (a restriction of another form: not this candidate)
+        return False
+
+
+def _reference_config(params, restrictions, block_names):
+    """The first configuration, in Kernel Tuner's order, that its restrictions keep and whose
+    block fits 1024 threads: the reference that the others' outputs are compared with."""
+    if restrictions is None:
+        restrictions = []
+    elif callable(restrictions) or isinstance(restrictions, str):
+        restrictions = [restrictions]
+    for values in itertools.product(*params.values()):
+        p = dict(zip(params, values))
+        threads = 1
+        for n in block_names:
+            v = p.get(n, 1)
+            threads *= v if isinstance(v, int) and not isinstance(v, bool) else 1
+        if threads <= 1024 and all(_holds(r, p) for r in restrictions):
+            return p
+    return None
+
+
+def _verify_section(answer, atol, arguments, buffers, params, restrictions, block_names):
+    """Kernel Tuner's answer as hone's verify section: the buffers that answer gives
+    (its non-None entries) are compared, for every configuration, with a reference
+    configuration's on the GPU, within atol and np.allclose's default rtol."""
+    if answer is None:
+        return None
+    if not isinstance(answer, (list, tuple)) or len(answer) != len(arguments):
+        _unsupported("answer", "expected a list as long as arguments, with None for the "
+                               "arguments that are not compared")
+    outputs = []
+    for i, (x, a) in enumerate(zip(answer, arguments)):
+        if x is None:
+            continue
+        name = f"arg{i}"
+        if name not in buffers:
+            _unsupported("answer", f"answer[{i}]: arguments[{i}] is not an array")
+        size = int(x.size) if not callable(getattr(x, "size", None)) else int(x.numel())
+        want = int(_host_array(a).size)
+        if not _is_array(x) or size != want:
+            _unsupported("answer", f"answer[{i}]: expected an array of {want} elements, as "
+                                   f"arguments[{i}]")
+        outputs.append(name)
+    if not outputs:
+        return None
+    if isinstance(atol, bool) or not isinstance(atol, (int, float)) or atol < 0:
+        _unsupported("atol", "expected a number >= 0")
+    ref = _reference_config(params, restrictions, block_names)
+    if ref is None:
+        _unsupported("answer", "no configuration of tune_params passes the restrictions with at "
+                               "most 1024 threads a block, to serve as the reference")
+    return {"outputs": outputs, "atol": float(atol), "rtol": 1e-5, "reference": ref}
+
+
 def build_config(kernel_name, kernel_source, problem_size, arguments, tune_params,
                  grid_div_x=None, grid_div_y=None, grid_div_z=None, restrictions=None,
                  iterations=7, block_size_names=None, strategy=None, strategy_options=None,
-                 compiler_options=None, defines=None, workdir=None):
+                 compiler_options=None, defines=None, workdir=None, answer=None, atol=1e-6,
+                 cmem_args=None):
     """The hone search config (a dict, written as JSON, which is YAML) for Kernel Tuner's
     arguments; array arguments are written into `workdir` as the buffers' init files."""
     if not isinstance(kernel_name, str) or not kernel_name:
@@ -335,9 +513,12 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
             name = f"arg{i}"
             t = _elem(a.dtype, "arguments", f"arguments[{i}]")
             path = os.path.join(workdir, f"{name}.bin")
+            host = _host_array(a)
+            # An empty array (a kernel never reads it) is one zero element: hone's buffers
+            # are never empty.
+            count = max(1, int(host.size))
             with open(path, "wb") as f:
-                f.write(_host_bytes(a))
-            count = int(a.size) if not callable(getattr(a, "size", None)) else int(a.numel())
+                f.write(host.tobytes() if host.size else bytes(host.dtype.itemsize))
             buffers[name] = {"type": t, "count": count, "role": "inout", "init": {"file": path}}
             args.append(name)
         elif hasattr(a, "dtype") and hasattr(a, "item"):  # a numpy scalar
@@ -377,6 +558,7 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
         _unsupported("iterations", "expected a positive int")
     source_path, include_dirs = _source(kernel_source, workdir)
+    source_path = _rewrite_source(source_path, cmem_args, params, workdir)
     config = OrderedDict()
     config["kernel"] = {"source": source_path, "name": kernel_name, "options": options,
                         "include_dirs": include_dirs}
@@ -389,6 +571,9 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
     config["buffers"] = buffers
     config["args"] = args
     config["launch"] = {"grid": grid, "block": block}
+    verify = _verify_section(answer, atol, arguments, buffers, params, restrictions, names)
+    if verify:
+        config["verify"] = verify
     # hone times each configuration until its median is known to 1%, with at least
     # `iterations` samples (Kernel Tuner takes exactly that many).
     config["timing"] = {"min_samples": iterations, "max_samples": max(200, iterations)}
@@ -397,12 +582,58 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
     return config
 
 
+class _ErrorConfig(str):
+    """Kernel Tuner's ErrorConfig where kernel_tuner is not installed: a str named after its
+    class."""
+
+    def __new__(cls):
+        return super().__new__(cls, cls.__name__)
+
+
+_FALLBACK_ERRORS = {n: type(n, (_ErrorConfig,), {}) for n in
+                    ("CompilationFailedConfig", "RuntimeFailedConfig", "InvalidConfig")}
+
+
 def _status_text(status):
     if status in ("compile_error", "compile_timeout"):
         return "CompilationFailedConfig"
     if status == "device_limits":
         return "InvalidConfig"
     return "RuntimeFailedConfig"
+
+
+def _error_config(status):
+    """A failed configuration's marker as Kernel Tuner 1.4 writes it (result["__error__"]):
+    an instance of kernel_tuner.util's class where Kernel Tuner is installed, so that its
+    helpers (get_best_config, store_output_file) read hone's results."""
+    name = _status_text(status)
+    try:
+        from kernel_tuner import util
+        return getattr(util, name)()
+    except (ImportError, AttributeError):
+        return _FALLBACK_ERRORS[name]()
+
+
+def _plain(x):
+    """NumPy scalars (and tuples or lists of them) as Python values: env is JSON-serialisable,
+    as Kernel Tuner's is."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_plain(v) for v in x)
+    return x.item() if hasattr(x, "item") and not isinstance(x, (int, float, str)) else x
+
+
+def _metric(name, f, result):
+    """One of Kernel Tuner's metrics of a result: a function of the result dict, or a string
+    expression over its keys (parameters, time and earlier metrics)."""
+    try:
+        if isinstance(f, str):
+            return eval(f, {"__builtins__": {}, "min": min, "max": max, "abs": abs},
+                        dict(result))
+        return f(result)
+    except ZeroDivisionError:
+        return float("nan")
+    except (NameError, SyntaxError, TypeError) as e:
+        _unsupported("metrics", f"{name!r}: {e}")
 
 
 def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params,
@@ -418,13 +649,9 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     cache_dir, timer, ...)."""
     from . import tune
 
-    if answer is not None and any(x is not None for x in answer):
-        _unsupported("answer", "hone verifies against a reference configuration of the space, "
-                               "not against given outputs (leave answer out, or tune with a "
-                               "hone config whose verify section names a reference)")
-    if verify is not None:
-        _unsupported("verify", "a Python verification function cannot run in hone's GPU worker")
-    for name, v in (("smem_args", smem_args), ("cmem_args", cmem_args),
+    if verify is not None and not callable(verify):
+        _unsupported("verify", "expected a function (answer, result_host, atol=None) -> bool")
+    for name, v in (("smem_args", smem_args),
                     ("texmem_args", texmem_args), ("observers", observers),
                     ("objectives", objectives), ("simulation_mode", simulation_mode),
                     ("parallel", parallel)):
@@ -438,8 +665,11 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         _unsupported("platform", "OpenCL platforms are not supported")
     if isinstance(device, bool) or not isinstance(device, int):
         _unsupported("device", "expected a GPU ordinal")
-    if metrics is not None and not isinstance(metrics, dict):
-        _unsupported("metrics", "expected a dict of name -> function of the result")
+    if metrics is not None and (not isinstance(metrics, dict) or
+                                not all(callable(f) or isinstance(f, str)
+                                        for f in metrics.values())):
+        _unsupported("metrics", "expected a dict of name -> function of the result, or an "
+                                "expression string of its keys")
     objective = objective or "time"
     if objective != "time" and objective not in (metrics or {}):
         _unsupported("objective", f"{objective!r} is neither 'time' nor one of the metrics")
@@ -450,7 +680,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         config = build_config(kernel_name, kernel_source, problem_size, arguments, tune_params,
                               grid_div_x, grid_div_y, grid_div_z, restrictions, iterations,
                               block_size_names, strategy, strategy_options, compiler_options,
-                              defines, workdir)
+                              defines, workdir, None if verify else answer, atol, cmem_args)
         if cache is not None:
             c = os.fspath(cache)
             config["output"] = os.path.abspath(c if c.endswith(".db") else c + ".db")
@@ -458,6 +688,10 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         with open(path, "w") as f:
             json.dump(config, f, indent=2)
         r = tune(path, device=device, **hone_options)
+        answer_note = None
+        if config.get("verify") or verify is not None:
+            answer_note = _check_answer(path, config, arguments, answer, atol, verify, device,
+                                        hone_options.get("cache_dir"))
     elapsed = time.perf_counter() - start
 
     results = []
@@ -469,7 +703,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
             d["time"] = sum(times) / len(times)
             d["times"] = times
         else:
-            d["time"] = _status_text(rec.status)
+            # Kernel Tuner 1.4 marks it in "__error__"; earlier versions put it in "time".
+            d["time"] = d["__error__"] = _error_config(rec.status)
             d["error"] = rec.message
         d["compile_time"] = rec.compile_ms
         d["verification_time"] = 0
@@ -479,10 +714,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         d["timestamp"] = rec.created_at
         for name, f in (metrics or {}).items():
             if rec.timed:
-                try:
-                    d[name] = f(d)
-                except ZeroDivisionError:
-                    d[name] = float("nan")
+                d[name] = _metric(name, f, d)
         results.append(d)
     timed = [d for d in results if not isinstance(d["time"], str)]
     best = None
@@ -492,7 +724,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     env["device_name"] = r.device
     env["compute_capability"] = r.arch.replace("sm_", "")
     env["kernel_name"] = kernel_name
-    env["problem_size"] = problem_size
+    env["problem_size"] = _plain(problem_size)
     env["tune_params"] = {k: list(v) for k, v in config["params"].items()}
     env["restrictions"] = config.get("constraints", [])
     env["iterations"] = iterations
@@ -503,6 +735,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     env["total_time_s"] = elapsed
     env["hone_version"] = r.identity.get("tool_version")
     env["hone_output"] = r.output if cache is not None else None
+    env["hone_answer"] = answer_note
     env["hone_evaluated"] = r.evaluated
     env["hone_resumed"] = r.resumed
     if not quiet and best is not None:

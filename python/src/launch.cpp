@@ -148,12 +148,22 @@ std::string type_of(nb::handle h) {
     return nb::type_name(h.type()).c_str();
 }
 
+// str(h) as text. Through a handle on purpose: nb::str of an attribute accessor borrows the
+// object as if it were a str (no conversion), and its c_str() is then null.
+std::string str_of(nb::handle h) {
+    const nb::str s(h);
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(s.ptr(), &size);
+    if (!text) throw nb::python_error();
+    return std::string(text, static_cast<std::size_t>(size));
+}
+
 device_array from_torch(nb::handle o, bool want_stream) {
     const names& n = attr_names();
     device_array a;
     if (!nb::cast<bool>(o.attr(n.is_cuda))) {
         a.device = -1;
-        a.type_text = "torch.Tensor on " + std::string(nb::str(o.attr(n.device)).c_str());
+        a.type_text = "torch.Tensor on " + str_of(nb::object(o.attr(n.device)));
         return a;
     }
     a.address = to_address(call_method(o, n.data_ptr));
@@ -192,7 +202,8 @@ device_array from_cai(nb::handle iface) {
     a.type = from_typestr(typestr);
     a.type_text = "typestr " + typestr;
     nb::tuple shape = nb::cast<nb::tuple>(d["shape"]);
-    const std::size_t elem = static_cast<std::size_t>(std::atoi(typestr.c_str() + 2));
+    const std::size_t elem =
+        typestr.size() >= 3 ? static_cast<std::size_t>(std::atoi(typestr.c_str() + 2)) : 0;
     a.count = 1;
     std::vector<int64_t> dims;
     for (nb::handle s : shape) {
@@ -451,7 +462,7 @@ class py_kernel {
         }
         if (sizes && nb::len(*sizes) != found)
             for (auto [k, v] : *sizes) {
-                const std::string key = nb::str(k).c_str();
+                const std::string key = str_of(k);
                 if (std::none_of(s_.problem.begin(), s_.problem.end(),
                                  [&](const problem_size& p) { return p.name == key; }))
                     throw_input(s_.kernel.name + ": sizes names '" + key +
@@ -533,7 +544,17 @@ class py_kernel {
         } else {
             PyObject* iface = PyObject_GetAttr(o.ptr(), n.cai.ptr());
             if (iface) {
-                a = from_cai(nb::steal(iface));
+                // A malformed interface (keys missing, wrong types) is the argument's fault.
+                try {
+                    a = from_cai(nb::steal(iface));
+                } catch (const nb::python_error& e) {
+                    wrong(i, sl,
+                          std::string("a malformed __cuda_array_interface__ (") + e.what() + ")");
+                } catch (const nb::cast_error&) {
+                    wrong(i, sl,
+                          "a malformed __cuda_array_interface__ (a dict with data, shape and "
+                          "typestr expected)");
+                }
                 if (want_stream && g_cupy.find() &&
                     PyObject_TypeCheck(o.ptr(), (PyTypeObject*)g_cupy.ndarray))
                     a.stream = to_address(nb::handle(g_cupy.current_stream)().attr(n.ptr));
@@ -555,9 +576,7 @@ class py_kernel {
                       ") where device memory is needed");
         if (!a.type || *a.type != sl.type)
             wrong(i, sl,
-                  "element type " +
-                      (a.type_obj.is_valid() ? std::string(nb::str(a.type_obj).c_str())
-                                             : a.type_text) +
+                  "element type " + (a.type_obj.is_valid() ? str_of(a.type_obj) : a.type_text) +
                       "; the spec's buffer '" + sl.name + "' holds " + want);
         if (!a.contiguous)
             wrong(i, sl,

@@ -83,6 +83,14 @@ def test_kernel_opens_without_gpu(small_config):
         k.selection({"N": 4096}, arch="sm_1")
 
 
+def test_kernel_takes_path_likes(small_config, tmp_path):
+    # config, tuned and cache_dir as pathlib paths (the GPU tests pass them so).
+    k = hone.Kernel(small_config, None, cache_dir=tmp_path / "cache")
+    assert k.tuned_entries == 0
+    k = hone.Kernel(str(small_config), cache_dir=str(tmp_path / "cache"))
+    assert k.name == "vector_add<{VEC}, {STRIDED}>"
+
+
 def test_kernel_bad_tuned_file(small_config, tmp_path):
     with pytest.raises(hone.InputError):
         hone.Kernel(small_config, tmp_path / "missing.json")
@@ -165,3 +173,88 @@ def test_tune_without_gpu_is_env_error(small_config, tmp_path):
         pytest.skip("a GPU is here")
     with pytest.raises(hone.EnvError):
         hone.tune(small_config, sizes={"N": 1024}, output=tmp_path / "x.db")
+
+
+class _FakeDtype:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"torch.{self.name}"
+
+
+class _FakeDevice:
+    def __init__(self, text):
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+
+def fake_torch():
+    """A stand-in `torch` module (where torch is not installed): the tensor checks of hone.Kernel
+    read a tensor through these accessors before anything reaches the driver."""
+    import types
+    m = types.ModuleType("torch")
+
+    class Tensor:
+        def __init__(self, n, dtype, cuda=True, contiguous=True):
+            self.n, self.dtype, self.is_cuda, self._contiguous = n, dtype, cuda, contiguous
+            self.device = _FakeDevice("cuda:0" if cuda else "cpu")
+
+        def data_ptr(self):
+            return 0x7f0000000000
+
+        def get_device(self):
+            return 0 if self.is_cuda else -1
+
+        def is_contiguous(self):
+            return self._contiguous
+
+        def numel(self):
+            return self.n
+
+    m.Tensor = Tensor
+    for name in ("float16", "float32", "float64", "int32", "int64"):
+        setattr(m, name, _FakeDtype(name))
+    m._C = types.SimpleNamespace()  # no _cuda_getCurrentRawStream: no stream is read
+    return m
+
+
+def test_launch_checks_torch_tensors_before_the_driver(small_config, monkeypatch):
+    import importlib.util
+    if importlib.util.find_spec("torch") is not None:
+        pytest.skip("torch is installed: hone keeps the first torch module it sees")
+    torch = fake_torch()
+    monkeypatch.setitem(__import__("sys").modules, "torch", torch)
+    k = hone.Kernel(small_config)
+    host = torch.Tensor(8, torch.float32, cuda=False)
+    with pytest.raises(hone.InputError,
+                       match=r"argument 1 \(a\): host memory \(torch.Tensor on cpu\) where device"):
+        k(host, host, host, sizes={"N": 8})
+    a = torch.Tensor(8, torch.float32)
+    with pytest.raises(hone.InputError, match=r"argument 2 \(b\): element type torch.float64; "
+                                              r"the spec's buffer 'b' holds float"):
+        k(a, torch.Tensor(8, torch.float64), a, sizes={"N": 8})
+    with pytest.raises(hone.InputError, match=r"argument 3 \(c\): not C-contiguous"):
+        k(a, a, torch.Tensor(8, torch.float32, contiguous=False), sizes={"N": 8})
+    with pytest.raises(hone.InputError, match=r"argument 1 \(a\): 8 elements; the spec's count N "
+                                              r"is 16 at N=16"):
+        k(a, a, a, sizes={"N": 16})
+
+
+@pytest.mark.parametrize("iface", [
+    {"shape": (8,), "typestr": "<f4", "version": 3},                       # no data
+    {"data": (0x10000, False), "shape": 8, "typestr": "<f4", "version": 3},  # shape not a tuple
+    {"data": (0x10000, False), "shape": (8,), "typestr": 4, "version": 3},   # typestr not a str
+    "not a dict",
+])
+def test_malformed_cuda_array_interface_is_input_error(small_config, iface):
+    class Bad:
+        pass
+    a = Bad()
+    a.__cuda_array_interface__ = iface
+    k = hone.Kernel(small_config)
+    with pytest.raises(hone.InputError,
+                       match=r"argument 1 \(a\): a malformed __cuda_array_interface__"):
+        k(a, a, a, sizes={"N": 8})

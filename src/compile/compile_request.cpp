@@ -37,10 +37,21 @@ compile_request base_request(const spec& s, const config& c, const bindings& sco
     return r;
 }
 
+// A kernel of C++ linkage has a mangled symbol, so its plain name is not found in the module:
+// such names resolve through a name expression (nvrtcGetLoweredName) as template expressions
+// do. That covers qualified names (ns::k) and every name of a source that declares nothing
+// extern "C". A source that does keep its plain names: an extern "C" kernel declared inside
+// a namespace has a plain symbol but no unqualified name expression.
+bool resolve_by_expression(const std::string& name, const std::string& source) {
+    return name.find("::") != std::string::npos || source.find("extern \"C\"") == std::string::npos;
+}
+
 void set_name(compile_request& r, const std::string& name, bool is_template, const spec& s,
               const bindings& scope, const source_pos& pos) {
     if (is_template) {
         r.name_expression = expand_name(name, s, scope, pos);
+    } else if (resolve_by_expression(name, s.kernel.source_text)) {
+        r.name_expression = name;
     } else {
         r.plain_name = name;
     }

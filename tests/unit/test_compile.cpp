@@ -196,6 +196,7 @@ TEST_CASE("make_reference_request names the reference kernel") {
     config c;
     c.values = {int64_t{1}, false};
     const bindings scope = {{"N", int64_t{1024}}, {"VEC", int64_t{1}}, {"FAST", false}};
+    s.kernel.source_text = "extern \"C\" __global__ void ref_k(float* x) { x[0] = 1; }\n";
     const compile_request r = make_reference_request(s, c, scope, "sm_90");
     CHECK(r.plain_name == "ref_k");
     CHECK(r.name_expression.empty());
@@ -203,6 +204,39 @@ TEST_CASE("make_reference_request names the reference kernel") {
         CHECK(o.find("maxrregcount") == std::string::npos);
         CHECK(o != "--use_fast_math");
     }
+}
+
+TEST_CASE("a plain name of C++ linkage resolves through a name expression") {
+    temp_dir dir;
+    spec s = tiny_spec(dir.path);
+    s.kernel.source_text =
+        "namespace ns { __global__ void k(float* x) { x[0] = 1; } }\n"
+        "__global__ void k(float* x) { x[0] = 2; }\n";
+    s.kernel.name = "k";
+    s.kernel.is_template = false;
+    config c;
+    c.values = {int64_t{1}, false};
+    const bindings scope = {{"N", int64_t{1024}}, {"VEC", int64_t{1}}, {"FAST", false}};
+    compile_request r = make_compile_request(s, c, scope, "sm_90");
+    CHECK(r.name_expression == "k");
+    CHECK(r.plain_name.empty());
+    compile_result built = compile_nvrtc(r);
+    INFO(built.log);
+    CHECK(built.ok);
+    CHECK(built.lowered_name == "_Z1kPf");
+    s.kernel.name = "ns::k";  // qualified: always an expression
+    r = make_compile_request(s, c, scope, "sm_90");
+    CHECK(r.name_expression == "ns::k");
+    built = compile_nvrtc(r);
+    INFO(built.log);
+    CHECK(built.ok);
+    CHECK(built.lowered_name == "_ZN2ns1kEPf");
+    // A source that declares extern "C" keeps plain names: the symbol is the name.
+    s.kernel.source_text = "extern \"C\" __global__ void k(float* x) { x[0] = 1; }\n";
+    s.kernel.name = "k";
+    r = make_compile_request(s, c, scope, "sm_90");
+    CHECK(r.plain_name == "k");
+    CHECK(r.name_expression.empty());
 }
 
 TEST_CASE("expand_name substitutes placeholders and refuses unknown names") {
