@@ -112,9 +112,9 @@ for phase in $phases; do
       c=$work/cache-w12
       for n in 65536 16777216; do
         for cfg in configs/vector_add_192.yaml configs/vector_add.yaml; do
-          for h in $prev "$B/hone"; do  # each build's cache entries, if their keys differ
-            "$h" tune $cfg --set N=$n --dry-run -j $jobs_all --cache-dir $c -q >/dev/null 2>&1
-          done
+          # each build's cache entries, if their keys differ (each with its own worker)
+          [ -n "$prev" ] && HONE_WORKER=$prev_worker "$prev" tune $cfg --set N=$n --dry-run -j $jobs_all --cache-dir $c -q >/dev/null 2>&1
+          "$B/hone" tune $cfg --set N=$n --dry-run -j $jobs_all --cache-dir $c -q >/dev/null 2>&1
         done
       done
       for i in $(seq ${W12_RUNS:-3}); do
@@ -125,7 +125,7 @@ for phase in $phases; do
             # A pause before each run: a tuner exits without waiting for its GPU worker's context
             # to be released (~0.1 s), which would otherwise overlap the next run's start.
             gap=${W12_GAP:-0.3}
-            [ -n "$prev" ] && sleep $gap && HONE=$prev tune w${sp}_${n}_prev_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
+            [ -n "$prev" ] && sleep $gap && HONE=$prev HONE_WORKER=$prev_worker tune w${sp}_${n}_prev_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
             sleep $gap
             tune w${sp}_${n}_new_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
             for t in ${W12_TIMERS:-}; do
