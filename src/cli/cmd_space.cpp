@@ -14,8 +14,8 @@
 #include "common/clock.hpp"
 #include "driver/target.hpp"
 #include "hone/device_attrs.hpp"
-#include "hone/gpu.hpp"
-#include "hone/space.hpp"
+#include "driver/gpu.hpp"
+#include "space/space.hpp"
 #include "hone/spec.hpp"
 
 namespace hone::cli {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <utility>
 
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 #include "compile/compile_cache.hpp"
 
 namespace hone {

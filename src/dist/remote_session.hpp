@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "dist/mpi_link.hpp"
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 
 namespace hone {
 
