@@ -14,8 +14,8 @@ import re
 import sys
 
 # Lowest first: a layer may include its own headers and those of the layers before it.
-LAYERS = ["common", "process", "expr", "search", "spec", "space", "compile", "driver", "verify", "measure",
-          "record", "worker", "store", "report", "formats", "tune", "runtime", "dist",
+LAYERS = ["common", "process", "expr", "search", "spec", "space", "compile", "driver", "verify",
+          "measure", "record", "worker", "store", "report", "formats", "tune", "runtime", "dist",
           # programs on top of the library
           "cli", "worker_main"]
 
