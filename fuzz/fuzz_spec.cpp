@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "hone/space.hpp"
+#include "space/space.hpp"
 #include "hone/spec.hpp"
 
 namespace {

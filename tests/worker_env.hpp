@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "hone/error.hpp"
-#include "worker/worker_process.hpp"
+#include "process/worker_process.hpp"
 
 inline void use_built_worker() {
     if (const char* env = ::getenv("HONE_WORKER"); env && *env) return;

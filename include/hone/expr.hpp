@@ -6,8 +6,9 @@
 // tighter than a unary operator on its left: -2 ** 2 is -4; 2 ** -1 is 0.5). `and`, `or` and
 // `not` are `&&`, `||` and `!` spelled as Python does, with Python's precedence for `not`
 // (`not a == b` is `not (a == b)`; `!a == b` is `(!a) == b`). They take booleans or integers
-// and give booleans. Before 0.3, comparisons followed C: == and != bound looser than <, and
-// `a < b < c` compared the boolean `a < b` with c.
+// and give booleans. In hone's first builds comparisons followed C (== and != bound looser
+// than <, and `a < b < c` compared the boolean `a < b` with c): a constraint written for them
+// may read differently now.
 // Literals: integers, reals, true/false, "strings". Functions: min max ceil_div log2 is_pow2
 // abs pow2 (2^x) floor ceil sqrt int float. Integer '/' truncates like C, '//' rounds down like
 // Python, '%' takes the sign of the dividend like C; ** of integers is an integer, except for a

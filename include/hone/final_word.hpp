@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "hone/record.hpp"
+#include "hone/job_result.hpp"
 #include "hone/status.hpp"
 #include "hone/summary.hpp"
 

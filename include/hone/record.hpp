@@ -7,8 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "hone/compile.hpp"
-#include "hone/gpu.hpp"
+#include "hone/compile_result.hpp"
+#include "hone/job_result.hpp"
+#include "hone/status.hpp"
 #include "hone/value.hpp"
 
 namespace hone {

@@ -10,18 +10,20 @@
 #include <string>
 #include <vector>
 
-#include "hone/compile.hpp"
+#include "hone/compile_result.hpp"
+#include "hone/config.hpp"
+#include "hone/device_info.hpp"
 #include "hone/final_word.hpp"
-#include "hone/gpu.hpp"
 #include "hone/record.hpp"
 #include "hone/shard.hpp"
-#include "hone/space.hpp"
 #include "hone/spec.hpp"
 
 namespace hone {
 
-class remote_compiler;  // compile/remote_compiler.hpp
-
+// The GPU side of a run and compilers beyond this process (src/driver/gpu.hpp,
+// src/compile/remote_compiler.hpp): libhone's interfaces, named here only.
+class gpu_session;
+class remote_compiler;
 struct tune_diagnostics;
 
 struct pipeline_state {
@@ -54,11 +56,12 @@ struct tune_options {
     const volatile std::sig_atomic_t* stop = nullptr;  // set by a signal handler: stop cleanly
     std::function<void(const pipeline_state&)> on_progress;   // after each configuration
     std::function<void(const eval_record&)> on_result;
-    // Embedding: use this session instead of creating one (e.g. the application's own).
+    // Use this session instead of creating one. gpu_session is libhone's own interface (not
+    // installed): `hone tune` sets it (its GPUs, the MPI ranks' GPUs), and tests; an application
+    // leaves it empty and picks `device`, `devices` and `isolated`.
     std::shared_ptr<gpu_session> session;
     // When non-empty, the run measures on exactly these sessions (session alone means a list of
-    // one); the first is the reference GPU. Any gpu_session will do: a local worker, an
-    // application's own, another process's GPU.
+    // one); the first is the reference GPU: local workers, or another process's GPU.
     std::vector<std::shared_ptr<gpu_session>> sessions;
     // Compilers beyond this process's pool (other MPI ranks' pools): they take what the local
     // compile workers cannot take at once.
@@ -73,18 +76,6 @@ struct tune_options {
     // the shards of one run, measured on several cards, merge into one run.
     shard_spec shard;
 };
-
-// One session per ordinal, started at once (worker processes, or in this process with
-// isolated = false). A device that fails to start is left out with a message to `say`, unless
-// none starts: then the first failure is rethrown. input_error for an empty list or an ordinal
-// named twice; see check_one_model for mixed models.
-std::vector<std::shared_ptr<gpu_session>> open_gpu_sessions(
-    const std::vector<int>& devices, bool isolated,
-    const std::function<void(const std::string&)>& say = {});
-
-// input_error unless every session's GPU is of one model (name, SM count, memory): results of
-// different models are not one run's. Also refuses one GPU (UUID) twice.
-void check_one_model(const std::vector<std::shared_ptr<gpu_session>>& sessions);
 
 struct tune_result {
     run_identity identity;

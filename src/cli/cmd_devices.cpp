@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli/commands_internal.hpp"
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 
 namespace hone::cli {
 namespace {

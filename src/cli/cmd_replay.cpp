@@ -12,8 +12,8 @@
 #include "cli/commands_internal.hpp"
 #include "common/clock.hpp"
 #include "cli/options.hpp"
+#include "formats/recorded_space.hpp"
 #include "hone/error.hpp"
-#include "search/replay.hpp"
 
 namespace hone::cli {
 namespace {

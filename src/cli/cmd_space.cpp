@@ -14,8 +14,8 @@
 #include "common/clock.hpp"
 #include "driver/target.hpp"
 #include "hone/device_attrs.hpp"
-#include "hone/gpu.hpp"
-#include "hone/space.hpp"
+#include "driver/gpu.hpp"
+#include "space/space.hpp"
 #include "hone/spec.hpp"
 
 namespace hone::cli {
@@ -173,7 +173,7 @@ Constraints that use device attributes (max_threads_per_block, ...) take them fr
 from the local GPU.
 
 Examples:
-  hone space configs/sgemm.yaml
+  hone space configs/sgemm.yaml --arch sm_90
   hone space configs/vector_add.yaml --arch sm_90 --json
   hone space gemm.yaml --set N=8192)");
     c->add_option("config", a->config, "Search config (YAML)")

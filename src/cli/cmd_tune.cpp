@@ -25,6 +25,7 @@
 #include "runtime/capture.hpp"
 #include "tune/diagnostics.hpp"
 #include "tune/internal.hpp"
+#include "tune/sessions.hpp"
 
 namespace hone::cli {
 namespace {

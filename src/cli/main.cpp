@@ -33,7 +33,7 @@ Examples:
   hone report configs/vector_add.db                   one HTML page of tables and charts
   hone export configs/vector_add.db --format t4 -o va.t4.json   T4, kt-cache or csv
   hone import gemm_RTX_2080_Ti.json.gz -o gemm.db     Kernel Tuner cache or T4 results
-  hone space configs/sgemm.yaml                       count the search space, compile nothing
+  hone space configs/sgemm.yaml --arch sm_90          count the search space, compile nothing
   hone import-t1 gemm.T1.json -o gemm.yaml            a config from a T1 tuning-input file
   hone tune configs/sgemm.yaml --shard 0/4 -o s0.db   one of four shards (docs/distributed.md)
   hone merge s0.db s1.db s2.db s3.db -o all.db        join shards' databases into one

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "common/digest.hpp"
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 
 namespace hone {
 namespace {

@@ -1,6 +1,6 @@
 // Entry file <dir>/<key[0:2]>/<key>.bin:
 //   8 bytes "HONECBIN", u32 format version, u32 zero, u64 payload length,
-//   32 bytes payload digest (hex), payload = CBOR {key, result fields} (protocol.hpp).
+//   32 bytes payload digest (hex), payload = CBOR {key, result fields} (compile_json.hpp).
 // Integers little-endian. Several hone processes may share one cache: entries appear by
 // rename() (atomic), readers and the evictor tolerate entries vanishing under them.
 #include "compile/compile_cache.hpp"
@@ -20,8 +20,8 @@
 #include <sstream>
 
 #include "common/digest.hpp"
+#include "compile/compile_json.hpp"
 #include "hone/error.hpp"
-#include "worker/protocol.hpp"
 
 namespace hone {
 namespace {

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 
 namespace hone {
 

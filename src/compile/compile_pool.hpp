@@ -9,7 +9,7 @@
 #include <optional>
 #include <utility>
 
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 #include "compile/compile_cache.hpp"
 #include "compile/remote_compiler.hpp"
 

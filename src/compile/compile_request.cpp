@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 
 namespace hone {
 namespace {

@@ -6,8 +6,9 @@
 #include <cstdlib>
 
 #include "hone/error.hpp"
-#include "worker/protocol.hpp"
-#include "worker/worker_process.hpp"
+#include "compile/compile_json.hpp"
+#include "process/wire.hpp"
+#include "process/worker_process.hpp"
 
 namespace hone {
 namespace {

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 
 namespace hone {
 namespace {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 
 namespace hone {
 namespace {

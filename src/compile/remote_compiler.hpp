@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 
 namespace hone {
 

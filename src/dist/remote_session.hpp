@@ -23,7 +23,7 @@
 
 #include "compile/remote_compiler.hpp"
 #include "dist/mpi_link.hpp"
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 
 namespace hone {
 

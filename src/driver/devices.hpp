@@ -1,7 +1,7 @@
 // Reading device attributes and identity from the driver.
 #pragma once
 #include "driver/cuda_api.hpp"
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 
 namespace hone::cu {
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 
 namespace hone::nvml {
 

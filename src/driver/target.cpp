@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "hone/error.hpp"
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 
 namespace hone {
 

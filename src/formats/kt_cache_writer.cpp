@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/input_limits.hpp"
+#include "hone/error.hpp"
 
 namespace hone {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 
 namespace hone {
 

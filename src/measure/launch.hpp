@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "driver/resources.hpp"
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 
 namespace hone {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 
 namespace hone {
 

@@ -9,7 +9,7 @@
 
 #include "common/clock.hpp"
 #include "driver/resources.hpp"
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 #include "measure/cupti_timer.hpp"
 #include "measure/gpu_compare.hpp"
 #include "measure/launch.hpp"

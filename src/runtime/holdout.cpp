@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 #include "hone/device_attrs.hpp"
 #include "runtime/select.hpp"
 

@@ -20,10 +20,10 @@
 
 #include "driver/cuda_api.hpp"
 #include "driver/devices.hpp"
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 #include "compile/compile_cache.hpp"
 #include "driver/driver.hpp"
-#include "hone/space.hpp"
+#include "space/space.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "runtime/bind.hpp"

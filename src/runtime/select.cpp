@@ -14,7 +14,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "hone/space.hpp"
+#include "space/space.hpp"
 #include "hone/tuner.hpp"
 
 namespace hone::runtime {

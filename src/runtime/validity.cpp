@@ -6,7 +6,7 @@
 #include <cctype>
 #include <set>
 
-#include "hone/space.hpp"
+#include "space/space.hpp"
 #include "hone/tuner.hpp"
 #include "runtime/select.hpp"
 #include "tune/internal.hpp"

@@ -1,9 +1,9 @@
-// The search domain interface lives with the public headers (hone/space.hpp implements it).
+// Helpers over the search domain interface (search_domain.hpp).
 #pragma once
 #include <optional>
 #include <vector>
 
-#include "hone/domain.hpp"
+#include "search/search_domain.hpp"
 
 namespace hone {
 

@@ -1,7 +1,8 @@
 // Replay: a strategy run against a recorded complete space, without a GPU. The recorded space
-// (a Kernel Tuner cache, or a hone database of an exhaustive run) is a search_domain whose valid
-// points are the recorded configurations; "evaluating" one looks up its recorded outcome and
-// the time it took to compile and measure.
+// (a Kernel Tuner cache, or a hone database of an exhaustive run, read by
+// formats/recorded_space.hpp) is a search_domain whose valid points are the recorded
+// configurations; "evaluating" one looks up its recorded outcome and the time it took to
+// compile and measure.
 #pragma once
 #include <array>
 #include <functional>
@@ -54,10 +55,9 @@ class recorded_space final : public search_domain {
     std::unordered_map<uint64_t, std::size_t> index_;
 };
 
-// Reads a Kernel Tuner cache (.json, .json.gz) or a hone database. A database with several run
-// identities needs `identity` (an id prefix, or the position in `hone show` order from 1);
-// without it, the error lists them. Damaged, foreign or empty input is an input_error.
-recorded_space load_recorded_space(const std::string& path, const std::string& identity = "");
+// A value as a number for coordinates and ordering: integers and reals as themselves, booleans
+// as 0/1; nullopt for a string.
+std::optional<double> as_number(const value& v);
 
 struct replay_options {
     strategy_setup setup;  // name, options, budget (max evaluations); seed = the first seed

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "hone/space.hpp"
+#include "space/space.hpp"
 
 namespace hone::space_detail {
 

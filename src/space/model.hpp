@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "expr/compiled.hpp"
-#include "hone/domain.hpp"
+#include "search/search_domain.hpp"
 #include "hone/spec.hpp"
 
 namespace hone::space_detail {

@@ -1,5 +1,5 @@
 // The search space over the engine: enumerated (codes in canonical order) or lazy (sampled).
-#include "hone/space.hpp"
+#include "space/space.hpp"
 
 #include <fmt/format.h>
 

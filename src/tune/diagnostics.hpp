@@ -1,7 +1,7 @@
 // Where a tuning run's time went: for `hone tune`'s closing summary and JSON, and the
 // benchmarks. Not part of the installed API (tune_options::diagnostics points here).
 #pragma once
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 #include "hone/tuner.hpp"
 
 namespace hone {

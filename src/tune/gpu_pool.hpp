@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 
 namespace hone {
 

@@ -4,9 +4,9 @@
 #include <optional>
 #include <string>
 
-#include "hone/compile.hpp"
-#include "hone/gpu.hpp"
-#include "hone/space.hpp"
+#include "compile/compile.hpp"
+#include "driver/gpu.hpp"
+#include "space/space.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 

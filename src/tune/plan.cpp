@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "common/digest.hpp"
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 #include "hone/tuner.hpp"
 #include "tune/internal.hpp"
 

@@ -1,7 +1,7 @@
 // The verification reference: a named configuration or a reference kernel, compiled once.
 #include <fmt/format.h>
 
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 #include "hone/tuner.hpp"
 #include "tune/internal.hpp"
 

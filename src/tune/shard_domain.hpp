@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "hone/shard.hpp"
-#include "hone/space.hpp"
+#include "space/space.hpp"
 
 namespace hone {
 

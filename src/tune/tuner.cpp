@@ -24,6 +24,7 @@
 #include "tune/gpu_pool.hpp"
 #include "tune/internal.hpp"
 #include "tune/shard_domain.hpp"
+#include "tune/sessions.hpp"
 #include "worker/worker_session.hpp"
 
 namespace hone {

@@ -1,28 +1,9 @@
 #include "worker/protocol.hpp"
 
 #include "hone/error.hpp"
-
-// Field lists are all a message type needs; the macro pieces are nlohmann's own, here defining
-// out-of-line functions that the header declares (its NLOHMANN_DEFINE_* macros define inline ones).
-#define HONE_JSON_FIELDS(type, ...)                                                             \
-    void to_json(nlohmann::json& nlohmann_json_j, const type& nlohmann_json_t) {                \
-        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                \
-    }                                                                                           \
-    void from_json(const nlohmann::json& nlohmann_json_j, type& nlohmann_json_t) {              \
-        const type nlohmann_json_default_obj{};                                                 \
-        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__)) \
-    }
+#include "process/wire.hpp"
 
 namespace hone {
-namespace {
-
-std::vector<uint8_t> binary_field(const nlohmann::json& j, const char* name) {
-    const auto it = j.find(name);
-    if (it == j.end() || !it->is_binary()) return {};
-    return it->get_binary();
-}
-
-}  // namespace
 
 void to_json(nlohmann::json& j, status s) {
     j = status_name(s);
@@ -34,10 +15,6 @@ void from_json(const nlohmann::json& j, status& s) {
     s = *parsed;
 }
 
-HONE_JSON_FIELDS(resource_usage, registers, spill_store_bytes, spill_load_bytes, stack_bytes,
-                 shared_static_bytes, const_bytes)
-HONE_JSON_FIELDS(compile_request, source, source_name, name_expression, plain_name, options,
-                 include_dirs)
 HONE_JSON_FIELDS(device_attrs, name, cc_major, cc_minor, sm_count, max_threads_per_block,
                  max_threads_per_sm, max_shared_per_block, max_shared_per_block_optin,
                  max_shared_per_sm, regs_per_block, regs_per_sm, l2_bytes, warp_size, total_mem,
@@ -57,31 +34,6 @@ HONE_JSON_FIELDS(job_result, st, message, output, num_regs, local_bytes, static_
                  sample_mode, timer, gpu_busy_s, gpu_span_s, wall_s, steps, telemetry)
 HONE_JSON_FIELDS(prepare_report, reference_us, inputs_s, upload_s, reference_s, timer, timer_note,
                  timer_s, clock_s, clock_mhz)
-
-void to_json(nlohmann::json& j, const compile_result& v) {
-    j = {{"ok", v.ok},
-         {"timed_out", v.timed_out},
-         {"crashed", v.crashed},
-         {"from_cache", v.from_cache},
-         {"log", v.log},
-         {"cubin", nlohmann::json::binary(v.cubin)},
-         {"lowered_name", v.lowered_name},
-         {"resources", v.resources},
-         {"compile_ms", v.compile_ms}};
-}
-
-void from_json(const nlohmann::json& j, compile_result& v) {
-    const compile_result d{};
-    v.ok = j.value("ok", d.ok);
-    v.timed_out = j.value("timed_out", d.timed_out);
-    v.crashed = j.value("crashed", d.crashed);
-    v.from_cache = j.value("from_cache", d.from_cache);
-    v.log = j.value("log", d.log);
-    v.cubin = binary_field(j, "cubin");
-    v.lowered_name = j.value("lowered_name", d.lowered_name);
-    v.resources = j.value("resources", d.resources);
-    v.compile_ms = j.value("compile_ms", d.compile_ms);
-}
 
 void to_json(nlohmann::json& j, const launch_desc& v) {
     j = {{"cubin", nlohmann::json::binary(v.cubin)},
@@ -121,32 +73,6 @@ void from_json(const nlohmann::json& j, run_plan& v) {
     const auto ref = j.find("reference");
     v.reference.reset();
     if (ref != j.end() && !ref->is_null()) v.reference = ref->get<launch_desc>();
-}
-
-nlohmann::json error_reply(const std::exception& e) {
-    nlohmann::json j = {{"type", "error"}, {"kind", "other"}, {"message", e.what()}};
-    if (const auto* in = dynamic_cast<const input_error*>(&e)) {
-        j["kind"] = "input";
-        j["message"] = in->message();
-        j["file"] = in->pos().file;
-        j["line"] = in->pos().line;
-        j["column"] = in->pos().column;
-    } else if (dynamic_cast<const env_error*>(&e)) {
-        j["kind"] = "env";
-    }
-    return j;
-}
-
-void rethrow_error(const nlohmann::json& reply) {
-    const std::string kind = reply.value("kind", "other");
-    const std::string message = reply.value("message", "worker error");
-    if (kind == "input") {
-        throw input_error(
-            source_pos{reply.value("file", ""), reply.value("line", 0), reply.value("column", 0)},
-            message);
-    }
-    if (kind == "env") throw env_error(message);
-    throw std::runtime_error(message);
 }
 
 }  // namespace hone

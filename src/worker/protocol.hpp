@@ -1,12 +1,13 @@
-// JSON forms of what crosses a worker socket (CBOR-encoded in frames: worker_process.hpp).
+// JSON forms of what crosses a GPU worker's socket (CBOR-encoded in frames:
+// process/worker_process.hpp); the compile messages' forms are compile/compile_json.hpp's.
 // Binary blobs (CUBINs) are json::binary, so they round-trip through CBOR, not through text.
 // Readers take a default for every missing field.
 #pragma once
-#include <exception>
 #include <nlohmann/json.hpp>
 
-#include "hone/compile.hpp"
-#include "hone/gpu.hpp"
+#include "compile/compile_json.hpp"
+#include "driver/gpu.hpp"
+#include "process/wire.hpp"
 
 namespace hone {
 
@@ -40,9 +41,6 @@ void from_json(const nlohmann::json& j, status& s);
 #define HONE_JSON_DECLARE(type)                     \
     void to_json(nlohmann::json& j, const type& v); \
     void from_json(const nlohmann::json& j, type& v);
-HONE_JSON_DECLARE(resource_usage)
-HONE_JSON_DECLARE(compile_request)
-HONE_JSON_DECLARE(compile_result)
 HONE_JSON_DECLARE(device_attrs)
 HONE_JSON_DECLARE(device_info)
 HONE_JSON_DECLARE(init_spec)
@@ -58,10 +56,5 @@ HONE_JSON_DECLARE(gpu_telemetry)
 HONE_JSON_DECLARE(job_result)
 HONE_JSON_DECLARE(prepare_report)
 #undef HONE_JSON_DECLARE
-
-// {"type": "error", "kind": "input" | "env" | "other", "message", "file", "line", "column"}:
-// an exception thrown in a worker, rethrown by the supervisor with the same type and text.
-nlohmann::json error_reply(const std::exception& e);
-[[noreturn]] void rethrow_error(const nlohmann::json& reply);
 
 }  // namespace hone

@@ -14,7 +14,7 @@
 
 #include "compile/compile_worker.hpp"
 #include "driver/cuda_api.hpp"
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 #include "hone/record.hpp"
 #include "worker/serve_session.hpp"
 

@@ -13,7 +13,7 @@
 #include "common/clock.hpp"
 #include "hone/error.hpp"
 #include "worker/protocol.hpp"
-#include "worker/worker_process.hpp"
+#include "process/worker_process.hpp"
 #include "worker/serve_session.hpp"
 
 namespace hone {

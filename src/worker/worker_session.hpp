@@ -4,8 +4,8 @@
 #include <functional>
 #include <memory>
 
-#include "hone/gpu.hpp"
-#include "worker/worker_process.hpp"
+#include "driver/gpu.hpp"
+#include "process/worker_process.hpp"
 
 namespace hone {
 

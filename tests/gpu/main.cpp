@@ -11,7 +11,7 @@
 
 #include "../worker_env.hpp"
 #include "hone/error.hpp"
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 
 int main(int argc, char** argv) {
     use_built_worker();

@@ -15,7 +15,7 @@
 
 #include "driver/cuda_api.hpp"
 #include "gpu_test_util.hpp"
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 #include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"

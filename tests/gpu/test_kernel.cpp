@@ -19,7 +19,7 @@
 #include "driver/devices.hpp"
 #include "driver/resources.hpp"
 #include "gpu_test_util.hpp"
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 #include "hone/kernel.hpp"
 #include "hone/spec.hpp"
 #include "hone/wisdom.hpp"

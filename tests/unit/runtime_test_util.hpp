@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 #include "hone/device_attrs.hpp"
 #include "hone/spec.hpp"
 #include "hone/store.hpp"

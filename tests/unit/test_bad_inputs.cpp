@@ -8,7 +8,7 @@
 #include <fstream>
 #include <limits>
 
-#include "hone/space.hpp"
+#include "space/space.hpp"
 #include "hone/spec.hpp"
 
 using namespace hone;

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <regex>
 
-#include "hone/compile.hpp"
-#include "hone/space.hpp"
+#include "compile/compile.hpp"
+#include "space/space.hpp"
 #include "hone/spec.hpp"
 #include "temp_dir.hpp"
 

@@ -11,7 +11,7 @@
 #include "hone/device_attrs.hpp"
 #include "driver/cuda_api.hpp"
 #include "driver/driver.hpp"
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 #include "hone/status.hpp"
 #include "measure/memory_budget.hpp"
 #include "measure/sample_mode.hpp"

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 #include "hone/record.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"

@@ -7,7 +7,7 @@
 
 #include "formats/python_list.hpp"
 #include "formats/t1_import.hpp"
-#include "hone/space.hpp"
+#include "space/space.hpp"
 #include "hone/spec.hpp"
 #include "temp_dir.hpp"
 

@@ -16,11 +16,11 @@
 #include "formats/t1_import.hpp"
 #include "formats/t4.hpp"
 #include "hone/error.hpp"
-#include "hone/space.hpp"
+#include "space/space.hpp"
 #include "hone/spec.hpp"
 #include "hone/store.hpp"
 #include "hone/wisdom.hpp"
-#include "search/replay.hpp"
+#include "formats/recorded_space.hpp"
 #include "temp_dir.hpp"
 
 using namespace hone;

@@ -24,6 +24,7 @@
 #include "hone/tuner.hpp"
 #include "measure/stats.hpp"
 #include "report/final_word.hpp"
+#include "tune/sessions.hpp"
 #include "temp_dir.hpp"
 
 using namespace hone;

@@ -11,7 +11,7 @@
 
 #include "hone/error.hpp"
 #include "hone/store.hpp"
-#include "search/replay.hpp"
+#include "formats/recorded_space.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "driver/gpu.hpp"
 #include "hone/error.hpp"
 #include "hone/shard.hpp"
 #include "hone/store.hpp"

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/digest.hpp"
-#include "hone/compile.hpp"
+#include "compile/compile.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "temp_dir.hpp"

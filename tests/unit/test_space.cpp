@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "hone/space.hpp"
+#include "space/space.hpp"
 #include "spec_test_util.hpp"
 
 using namespace hone;

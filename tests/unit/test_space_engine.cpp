@@ -8,7 +8,7 @@
 #include <random>
 #include <set>
 
-#include "hone/space.hpp"
+#include "space/space.hpp"
 #include "spec_test_util.hpp"
 
 using namespace hone;

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "hone/compile.hpp"
-#include "hone/space.hpp"
+#include "compile/compile.hpp"
+#include "space/space.hpp"
 #include "spec_test_util.hpp"
 
 using namespace hone;

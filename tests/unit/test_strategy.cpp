@@ -10,7 +10,7 @@
 #include <map>
 #include <set>
 
-#include "hone/space.hpp"
+#include "space/space.hpp"
 #include "hone/spec.hpp"
 #include "search/domain.hpp"
 #include "search/strategy.hpp"

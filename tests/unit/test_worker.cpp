@@ -8,7 +8,7 @@
 
 #include "hone/error.hpp"
 #include "worker/protocol.hpp"
-#include "worker/worker_process.hpp"
+#include "process/worker_process.hpp"
 #include "worker/worker_session.hpp"
 #include "test_workers.hpp"
 #include "worker/serve_session.hpp"

@@ -19,9 +19,9 @@
 
 #include "compile/compile_pool.hpp"
 #include "hone/error.hpp"
-#include "hone/gpu.hpp"
+#include "driver/gpu.hpp"
 #include "worker/protocol.hpp"
-#include "worker/worker_process.hpp"
+#include "process/worker_process.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;

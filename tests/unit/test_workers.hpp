@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/worker_process.hpp"
+#include "process/worker_process.hpp"
 #include "worker/worker_main.hpp"
 
 inline constexpr const char* test_worker_flag = "--test-worker";

@@ -10,20 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "hone/device_attrs.hpp"
+#include "hone/device_info.hpp"
+#include "hone/job_result.hpp"
 #include "hone/spec.hpp"
-#include "hone/summary.hpp"
-#include "hone/status.hpp"
 
 namespace hone {
-
-struct device_info {
-    int ordinal = 0;
-    device_attrs attrs;
-    std::string uuid;  // "GPU-xxxxxxxx-..."
-    int driver_version = 0;  // cuDriverGetVersion: 13000 = 13.0
-    int64_t free_mem = 0;
-};
 
 // One buffer of the run, with its size resolved.
 struct buffer_plan {
@@ -32,16 +23,16 @@ struct buffer_plan {
     uint64_t count = 0;
     buffer_role role = buffer_role::in;
     init_spec init;
-    bool verify = false;   // compared against the reference after a verified launch
-    bool need_device = true;   // some configuration uses it in device memory
-    bool need_managed = false; // some configuration uses it in managed memory
+    bool verify = false;        // compared against the reference after a verified launch
+    bool need_device = true;    // some configuration uses it in device memory
+    bool need_managed = false;  // some configuration uses it in managed memory
     uint64_t bytes() const { return count * elem_size(type); }
 };
 
 struct kernel_arg {
-    int buffer = -1;       // index into run_plan::buffers, or -1 for a scalar
+    int buffer = -1;  // index into run_plan::buffers, or -1 for a scalar
     elem_type type = elem_type::i32;
-    uint64_t bits = 0;     // scalar, little-endian, elem_size(type) bytes used
+    uint64_t bits = 0;  // scalar, little-endian, elem_size(type) bytes used
 };
 
 struct launch_desc {
@@ -68,55 +59,6 @@ struct job {
     double deadline_s = 10.0;  // the watchdog's limit for this job (isolated sessions)
 };
 
-// Where a job's time went inside the GPU session, as its host saw it (seconds).
-struct job_steps {
-    double load_s = 0;     // module load, function attributes, occupancy
-    double verify_s = 0;   // output reset, the first launch and its check (one wait)
-    double warmup_s = 0;   // warm-up batches after the first launch (and the clock's, after
-                           // the GPU idled)
-    double samples_s = 0;  // the rounds of samples
-    int waits = 0;         // times the host waited for the GPU
-    job_steps& operator+=(const job_steps& o) {
-        load_s += o.load_s;
-        verify_s += o.verify_s;
-        warmup_s += o.warmup_s;
-        samples_s += o.samples_s;
-        waits += o.waits;
-        return *this;
-    }
-};
-
-// The GPU's state while a job was measured, read from NVML after its samples (read-only
-// queries; -1 where NVML is absent or does not report it). Explains a disagreement between
-// runs or cards: a lower SM clock, a hotter card, a power cap reached.
-struct gpu_telemetry {
-    double sm_clock_mhz = -1;
-    double temperature_c = -1;
-    double power_w = -1;
-};
-
-struct job_result {
-    status st = status::ok;
-    std::string message;      // CUDA error name + text, verify summary, or watchdog note
-    std::string output;       // the kernel's printf / trap output captured (isolated sessions)
-    // Function attributes and occupancy (filled whenever the module loaded).
-    int num_regs = -1, local_bytes = -1, static_shared_bytes = -1, max_threads_per_block = -1;
-    int active_blocks_per_sm = -1;
-    double occupancy = 0;     // active warps per SM / max warps per SM
-    // Timing (has_timing(st)).
-    summary time_us;
-    std::vector<double> samples_us;
-    std::string sample_mode;  // "single+flush", "single+spin", "batch:K"
-    std::string timer;        // what timed the samples: "profiler", "cupti" or "events"
-    double gpu_busy_s = 0;    // GPU time of the kernel in warm-up and samples
-    // GPU time the warm-up and samples occupied: gpu_busy_s plus what the sample method queues
-    // between samples (L2 flushes, spins). Not stored per result; summed per run.
-    double gpu_span_s = 0;
-    double wall_s = 0;        // wall time of the job inside the session
-    job_steps steps;          // and its parts
-    gpu_telemetry telemetry;
-};
-
 // What prepare() did and found; the times are the worker's own.
 struct prepare_report {
     double reference_us = 0;  // one launch of the verify reference (0: no reference)
@@ -131,7 +73,7 @@ struct prepare_report {
 };
 
 class gpu_session {
-public:
+  public:
     virtual ~gpu_session() = default;
     virtual const device_info& device() const = 0;
     // Allocates buffers (refusing with env_error if they exceed free memory), fills inputs
@@ -170,10 +112,5 @@ std::unique_ptr<gpu_session> make_in_process_session(int ordinal);
 // A supervised worker process runs the in-process session; watchdog, restart and replay of
 // prepare() are handled here (see docs/worker-protocol.md).
 std::unique_ptr<gpu_session> make_worker_session(int ordinal);
-
-// Devices visible to the driver; throws env_error when no driver or no GPU is found.
-std::vector<device_info> list_devices();
-// The same without free memory: no context is made on any GPU (cheap; for checking ordinals).
-std::vector<device_info> describe_devices();
 
 }  // namespace hone

@@ -18,20 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "hone/domain.hpp"
+#include "hone/config.hpp"
 #include "hone/spec.hpp"
 #include "hone/value.hpp"
+#include "search/search_domain.hpp"
 
 namespace hone {
-
-// One point of the space: values in the order of spec.params.
-struct config {
-    std::vector<value> values;
-    // Canonical text "A=1,B=true,C=long long", stable across runs: the key in the store.
-    std::string key(const spec& s) const;
-    // Base scope plus the parameters, for evaluating expressions of this configuration.
-    bindings scope(const spec& s, const bindings& base) const;
-};
 
 struct space_options {
     // Valid configurations an enumerated space may hold (4 or 8 bytes each); beyond, it is lazy.

@@ -5,7 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "hone/space.hpp"
+#include "hone/compile_result.hpp"
+#include "hone/config.hpp"
 #include "hone/spec.hpp"
 
 namespace hone {
@@ -20,28 +21,6 @@ struct compile_request {
     std::vector<std::string> include_dirs;
 
     std::string cache_key() const;  // hex digest of everything that determines the binary
-};
-
-// What ptxas reported (--ptxas-options=-v); -1 = not reported.
-struct resource_usage {
-    int registers = -1;
-    int spill_store_bytes = 0;
-    int spill_load_bytes = 0;
-    int stack_bytes = 0;
-    int shared_static_bytes = 0;
-    int const_bytes = 0;
-};
-
-struct compile_result {
-    bool ok = false;
-    bool timed_out = false;  // cancelled by the compile deadline
-    bool crashed = false;    // the compile worker died (NVRTC crash): log names the signal
-    bool from_cache = false;
-    std::string log;  // NVRTC log (errors, warnings, ptxas info)
-    std::vector<uint8_t> cubin;
-    std::string lowered_name;  // mangled name to pass to cuModuleGetFunction
-    resource_usage resources;
-    double compile_ms = 0.0;
 };
 
 // Builds the request for one configuration: -DNAME=value for every problem size and every
@@ -72,7 +51,9 @@ std::string kernel_source_hash(const kernel_spec& k);
 std::string expand_name(const std::string& pattern, const spec& s, const bindings& scope,
                         const source_pos& pos);
 
-inline std::string kernel_source_hash(const spec& s) { return kernel_source_hash(s.kernel); }
+inline std::string kernel_source_hash(const spec& s) {
+    return kernel_source_hash(s.kernel);
+}
 
 // Compiles in this process. timeout_s > 0 cancels through nvrtcSetFlowCallback.
 compile_result compile_nvrtc(const compile_request& req, double timeout_s = 0.0);

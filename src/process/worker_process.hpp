@@ -29,7 +29,7 @@ struct worker_exit {
 };
 using worker_reply = std::variant<nlohmann::json, worker_timeout, worker_exit>;
 
-// What to start: an executable that serves a role on fd 3 (worker_main.hpp), with its
+// What to start: an executable that serves a role on fd 3 (worker/worker_main.hpp), with its
 // arguments; worker_process appends "--parent <pid>".
 struct worker_command {
     std::string path;

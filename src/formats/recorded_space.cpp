@@ -1,0 +1,195 @@
+#include "formats/recorded_space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <type_traits>
+#include <unordered_map>
+
+#include "formats/kt_cache.hpp"
+#include "hone/error.hpp"
+#include "hone/store.hpp"
+
+namespace hone {
+namespace {
+
+// Numbers before strings, numbers by value, strings by text.
+bool value_less(const value& a, const value& b) {
+    const auto x = as_number(a), y = as_number(b);
+    if (x && y) return *x < *y || (*x == *y && a.index() < b.index());
+    if (x || y) return x.has_value();
+    return std::get<std::string>(a) < std::get<std::string>(b);
+}
+
+// A key equal for equal values (as value's ==): the alternative, then the payload's bytes.
+std::string exact_key(const value& v) {
+    std::string out(1, static_cast<char>('0' + v.index()));
+    std::visit(
+        [&](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+                out += x;
+            } else if constexpr (std::is_same_v<T, double>) {
+                const double d = x == 0 ? 0.0 : x;  // -0.0 == 0.0
+                out.append(reinterpret_cast<const char*>(&d), sizeof d);
+            } else {
+                out.append(reinterpret_cast<const char*>(&x), sizeof x);
+            }
+        },
+        v);
+    return out;
+}
+
+std::string head_bytes(const std::string& path, std::size_t n) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw env_error(fmt::format("{}: cannot be read", path));
+    std::string s(n, '\0');
+    in.read(s.data(), static_cast<std::streamsize>(n));
+    s.resize(static_cast<std::size_t>(in.gcount()));
+    return s;
+}
+
+recorded_space from_kt(const std::string& path) {
+    const kt_cache c = read_kt_cache(path);
+    recorded_space r;
+    r.path = path;
+    r.format = "Kernel Tuner cache";
+    r.kernel = c.kernel_name;
+    r.device = c.device_name;
+    r.problem = c.problem_size;
+    r.objective = "time";
+    r.unit = "ms";
+    r.names = c.param_names;
+    r.values = c.param_values;
+    for (const auto& e : c.entries) {
+        r.points.push_back(e.index);
+        r.keys.push_back(c.key(e));
+        r.outcome.push_back(
+            e.time_ms && std::isfinite(*e.time_ms) && *e.time_ms > 0 ? e.time_ms : std::nullopt);
+        r.status.push_back(e.time_ms ? "ok" : e.failure);
+        r.cost_s.push_back((e.compile_time_ms + e.verification_time_ms + e.benchmark_time_ms) /
+                           1000.0);
+    }
+    r.finish();
+    return r;
+}
+
+std::string describe(const run_identity& id) {
+    return fmt::format("{} {} on {} ({}){}", id.id().substr(0, 12), id.kernel_name, id.device_name,
+                       id.problem, id.origin.empty() ? "" : ", from " + id.origin);
+}
+
+recorded_space from_hone(const std::string& path, const std::string& choice) {
+    const source_pos at{path, 0, 0};
+    std::vector<run_identity> runs;
+    std::vector<eval_record> records;
+    run_identity run;
+    try {
+        results_store store(path, store_access::read_only);
+        runs = store.runs();
+        if (runs.empty()) throw input_error(at, "the database holds no runs");
+        if (choice.empty() && runs.size() > 1) {
+            std::string list;
+            for (std::size_t i = 0; i < runs.size(); ++i)
+                list += fmt::format("\n  {}: {}", i + 1, describe(runs[i]));
+            throw input_error(at, fmt::format("the database holds {} runs (kernels, problems or "
+                                              "devices); pick one with --identity (its number or "
+                                              "id prefix):{}",
+                                              runs.size(), list));
+        }
+        const run_identity* pick = runs.size() == 1 && choice.empty() ? &runs[0] : nullptr;
+        if (!pick) {
+            std::size_t n = 0;
+            const bool numeric = !choice.empty() && choice.size() < 6 &&
+                                 std::all_of(choice.begin(), choice.end(), ::isdigit);
+            if (numeric) n = std::stoul(choice);
+            for (std::size_t i = 0; i < runs.size() && !pick; ++i)
+                if ((numeric && n == i + 1) || (!numeric && runs[i].id().rfind(choice, 0) == 0))
+                    pick = &runs[i];
+            if (!pick)
+                throw input_error({"--identity", 0, 0},
+                                  fmt::format("no run '{}' in {}: it holds {} run(s), numbered "
+                                              "from 1 as `hone show` lists them",
+                                              choice, path, runs.size()));
+        }
+        run = *pick;
+        records = store.query({run.id(), "", 0, false});
+    } catch (const env_error& e) {
+        // A file that starts like SQLite but is not a usable hone database: bad input here.
+        throw input_error(at, e.what());
+    }
+    recorded_space r;
+    r.path = path;
+    r.format = "hone database";
+    r.kernel = run.kernel_name;
+    r.device = run.device_name;
+    r.problem = run.problem;
+    r.objective = run.objective;
+    r.unit = run.objective == "time" ? "us" : run.objective == "gbps" ? "GB/s" : "GFLOP/s";
+    if (records.empty()) throw input_error(at, "the run has no results");
+    for (const auto& [name, v] : records[0].params) r.names.push_back(name);
+    r.values.resize(r.names.size());
+    // Values found through hash maps: a search of each list made loading quadratic in a
+    // parameter's number of values.
+    std::vector<std::unordered_map<std::string, uint32_t>> seen(r.names.size());
+    for (const auto& rec : records) {
+        bool same = rec.params.size() == r.names.size();
+        for (std::size_t i = 0; same && i < r.names.size(); ++i)
+            same = rec.params[i].first == r.names[i];
+        if (!same)
+            throw input_error(at, fmt::format("results of one run have different parameters "
+                                              "('{}' and '{}'): a damaged database",
+                                              records[0].key, rec.key));
+        for (std::size_t i = 0; i < r.names.size(); ++i) {
+            if (seen[i].emplace(exact_key(rec.params[i].second), 0).second)
+                r.values[i].push_back(rec.params[i].second);
+        }
+    }
+    for (std::size_t i = 0; i < r.names.size(); ++i) {
+        auto& vs = r.values[i];
+        std::stable_sort(vs.begin(), vs.end(), value_less);
+        for (std::size_t k = 0; k < vs.size(); ++k)
+            seen[i][exact_key(vs[k])] = static_cast<uint32_t>(k);
+    }
+    for (const auto& rec : records) {
+        point p;
+        for (std::size_t i = 0; i < r.names.size(); ++i)
+            p.push_back(seen[i].at(exact_key(rec.params[i].second)));
+        r.points.push_back(std::move(p));
+        r.keys.push_back(rec.key);
+        std::optional<double> out;
+        if (has_timing(rec.st)) {
+            if (run.objective == "gbps" && rec.gbps > 0) out = -rec.gbps;
+            if (run.objective == "gflops" && rec.gflops > 0) out = -rec.gflops;
+            if (run.objective == "time" && rec.gpu.time_us.median > 0) out = rec.gpu.time_us.median;
+        }
+        r.outcome.push_back(out);
+        r.status.push_back(status_name(rec.st));
+        r.cost_s.push_back(rec.compile_ms / 1000.0 + rec.gpu.wall_s);
+    }
+    r.finish();
+    return r;
+}
+
+}  // namespace
+
+recorded_space load_recorded_space(const std::string& path, const std::string& identity) {
+    const std::string head = head_bytes(path, 16);
+    if (head.rfind(std::string("SQLite format 3\0", 16), 0) == 0) return from_hone(path, identity);
+    if (!identity.empty())
+        throw input_error({"--identity", 0, 0},
+                          fmt::format("{} is a Kernel Tuner cache: it holds one run, --identity "
+                                      "is for hone databases",
+                                      path));
+    const std::size_t first = head.find_first_not_of(" \t\r\n");
+    const bool gz = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+                    static_cast<unsigned char>(head[1]) == 0x8b;
+    if (gz || (first != std::string::npos && head[first] == '{')) return from_kt(path);
+    throw input_error({path, 0, 0},
+                      "neither a Kernel Tuner cache (JSON, or gzip'd JSON) nor a "
+                      "hone results database (SQLite)");
+}
+
+}  // namespace hone
