@@ -85,7 +85,11 @@ class remote_session final : public gpu_session {
 
     const device_info& device() const override { return info_; }
     bool isolated() const override { return isolated_; }
-    std::size_t max_in_flight() const override { return 2; }  // one measuring, one waiting there
+    // One measuring in the rank's worker, one waiting in that worker, and one waiting at the
+    // rank: the rank hands a job to its worker only between results (it blocks in collect),
+    // so with two the worker would have none waiting every other job and sit idle while a
+    // result travelled to rank 0 and the next job back.
+    std::size_t max_in_flight() const override { return 3; }
 
     prepare_report prepare(const run_plan& plan) override {
         hub_->link().send(rank_, {{"type", "prepare"}, {"slot", slot_}, {"plan", plan}});
