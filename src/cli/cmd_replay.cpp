@@ -8,10 +8,11 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "cli/commands_internal.hpp"
-#include "common/clock.hpp"
 #include "cli/options.hpp"
+#include "common/clock.hpp"
 #include "hone/error.hpp"
 #include "search/replay.hpp"
 
@@ -179,7 +180,8 @@ int run_replay(const replay_args& a) {
             nlohmann::ordered_json best = nlohmann::ordered_json::array();
             for (const auto& b : s.best) best.push_back(opt_json(b));
             js["best_so_far"] = std::move(best);
-            std::cout << (first ? "" : ",") << js.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+            std::cout << (first ? "" : ",")
+                      << js.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
             first = false;
         });
         nlohmann::ordered_json sum;
@@ -207,8 +209,8 @@ int run_replay(const replay_args& a) {
     print_text("{} configurations, {} failed; optimum {:.6g} {} at {}\n", space.points.size(),
                failed, optimum * unit.scale, unit.name, named_key(space, space.optimum));
     fmt::print("strategy {}{}, {} seed(s) from {}, at most {} evaluations, {} proposed ahead\n\n",
-               r.strategy, a.strategy == r.strategy ? "" : " (" + a.strategy + ")", o.seeds,
-               a.seed, a.max_evals, o.window);
+               r.strategy, a.strategy == r.strategy ? "" : " (" + a.strategy + ")", o.seeds, a.seed,
+               a.max_evals, o.window);
     fmt::print("{:<8} {:>14} {:>14} {:>24}\n", "optimum", "seeds reached", "median evals",
                "median simulated time");
     for (std::size_t l = 0; l < replay_levels.size(); ++l) {
@@ -222,7 +224,8 @@ int run_replay(const replay_args& a) {
         within += fmt::format("{}{}: {:.0f}%", within.empty() ? "" : ", ", replay_checkpoints[c],
                               100 * r.within_95_at[c]);
     }
-    if (!within.empty()) fmt::print("\nseeds within 95% of the optimum after N evaluations: {}\n", within);
+    if (!within.empty())
+        fmt::print("\nseeds within 95% of the optimum after N evaluations: {}\n", within);
     fmt::print("median simulated tuning time (compile + measure, all evaluations): {:.1f} s\n\n",
                r.median_simulated_s);
     fmt::print("{:>6} {:>8} {:>8} {:>8} {:>12} {:>9}  {}\n", "seed", "to 90%", "to 95%", "to 100%",
@@ -230,13 +233,22 @@ int run_replay(const replay_args& a) {
     auto cell = [](const std::optional<std::size_t>& v) {
         return v ? std::to_string(*v) : std::string("-");
     };
-    std::map<std::string, std::size_t> at;  // recorded key -> position
-    for (std::size_t i = 0; i < space.keys.size(); ++i) at.emplace(space.keys[i], i);
+    // The seeds' best keys -> their first position; a table of every recorded key would cost
+    // more than the space (10^6 records).
+    const std::size_t none = space.keys.size();
+    std::unordered_map<std::string, std::size_t> at;
+    for (const auto& s : r.seeds) at.emplace(s.best_key, none);
+    for (std::size_t i = 0; i < space.keys.size(); ++i) {
+        const auto it = at.find(space.keys[i]);
+        if (it != at.end() && it->second == none) it->second = i;
+    }
     for (const auto& s : r.seeds) {
-        const auto found = at.find(s.best_key);
+        auto found = at.find(s.best_key);
+        if (found != at.end() && found->second == none) found = at.end();
         print_text("{:>6} {:>8} {:>8} {:>8} {:>12.6g} {:>9}  {}\n", s.seed, cell(s.evals_to[0]),
-                   cell(s.evals_to[1]), cell(s.evals_to[2]), s.final_best.value_or(0.0) * unit.scale,
-                   s.failures, found == at.end() ? s.best_key : named_key(space, found->second));
+                   cell(s.evals_to[1]), cell(s.evals_to[2]),
+                   s.final_best.value_or(0.0) * unit.scale, s.failures,
+                   found == at.end() ? s.best_key : named_key(space, found->second));
     }
     return 0;
 }

@@ -6,10 +6,12 @@
 #include <cmath>
 #include <deque>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <type_traits>
 #include <unordered_map>
 
+#include "formats/json_file.hpp"
 #include "formats/kt_cache.hpp"
 #include "hone/error.hpp"
 #include "hone/store.hpp"
@@ -62,8 +64,24 @@ std::string head_bytes(const std::string& path, std::size_t n) {
 }
 
 recorded_space from_kt(const std::string& path) {
-    const kt_cache c = read_kt_cache(path);
     recorded_space r;
+    kt_cache c;
+    {
+        // The records are taken as they are read (no kt_entry is kept), and the text is freed
+        // before the points are indexed.
+        const std::string text = read_maybe_gzip(path);
+        c = scan_kt_cache(
+            text, path,
+            [&](const kt_cache& h, const std::string&, const nlohmann::json&, kt_entry&& e) {
+                r.keys.push_back(h.key(e));
+                r.points.push_back(std::move(e.index));
+                r.outcome.push_back(e.time_ms && std::isfinite(*e.time_ms) && *e.time_ms > 0
+                                        ? e.time_ms
+                                        : std::nullopt);
+                r.cost_s.push_back(
+                    (e.compile_time_ms + e.verification_time_ms + e.benchmark_time_ms) / 1000.0);
+            });
+    }
     r.path = path;
     r.format = "Kernel Tuner cache";
     r.kernel = c.kernel_name;
@@ -71,25 +89,15 @@ recorded_space from_kt(const std::string& path) {
     r.problem = c.problem_size;
     r.objective = "time";
     r.unit = "ms";
-    r.names = c.param_names;
-    r.values = c.param_values;
-    for (const auto& e : c.entries) {
-        r.points.push_back(e.index);
-        r.keys.push_back(c.key(e));
-        r.outcome.push_back(e.time_ms && std::isfinite(*e.time_ms) && *e.time_ms > 0
-                                ? e.time_ms
-                                : std::nullopt);
-        r.status.push_back(e.time_ms ? "ok" : e.failure);
-        r.cost_s.push_back((e.compile_time_ms + e.verification_time_ms + e.benchmark_time_ms) /
-                           1000.0);
-    }
+    r.names = std::move(c.param_names);
+    r.values = std::move(c.param_values);
     r.finish();
     return r;
 }
 
 std::string describe(const run_identity& id) {
-    return fmt::format("{} {} on {} ({}){}", id.id().substr(0, 12), id.kernel_name,
-                       id.device_name, id.problem, id.origin.empty() ? "" : ", from " + id.origin);
+    return fmt::format("{} {} on {} ({}){}", id.id().substr(0, 12), id.kernel_name, id.device_name,
+                       id.problem, id.origin.empty() ? "" : ", from " + id.origin);
 }
 
 recorded_space from_hone(const std::string& path, const std::string& choice) {
@@ -147,7 +155,8 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
     std::vector<std::unordered_map<std::string, uint32_t>> seen(r.names.size());
     for (const auto& rec : records) {
         bool same = rec.params.size() == r.names.size();
-        for (std::size_t i = 0; same && i < r.names.size(); ++i) same = rec.params[i].first == r.names[i];
+        for (std::size_t i = 0; same && i < r.names.size(); ++i)
+            same = rec.params[i].first == r.names[i];
         if (!same)
             throw input_error(at, fmt::format("results of one run have different parameters "
                                               "('{}' and '{}'): a damaged database",
@@ -176,7 +185,6 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
             if (run.objective == "time" && rec.gpu.time_us.median > 0) out = rec.gpu.time_us.median;
         }
         r.outcome.push_back(out);
-        r.status.push_back(status_name(rec.st));
         r.cost_s.push_back(rec.compile_ms / 1000.0 + rec.gpu.wall_s);
     }
     r.finish();
@@ -236,16 +244,17 @@ recorded_space load_recorded_space(const std::string& path, const std::string& i
     const bool gz = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
                     static_cast<unsigned char>(head[1]) == 0x8b;
     if (gz || (first != std::string::npos && head[first] == '{')) return from_kt(path);
-    throw input_error({path, 0, 0}, "neither a Kernel Tuner cache (JSON, or gzip'd JSON) nor a "
-                                    "hone results database (SQLite)");
+    throw input_error({path, 0, 0},
+                      "neither a Kernel Tuner cache (JSON, or gzip'd JSON) nor a "
+                      "hone results database (SQLite)");
 }
 
 replay_seed replay_once(const recorded_space& space, const replay_options& o, uint64_t seed) {
     strategy_setup setup = o.setup;
     setup.seed = seed;
     auto st = make_strategy(setup, space, [&](uint64_t i) { return space.points[i]; });
-    const std::size_t budget = setup.budget > 0 ? static_cast<std::size_t>(setup.budget)
-                                                : space.points.size();
+    const std::size_t budget =
+        setup.budget > 0 ? static_cast<std::size_t>(setup.budget) : space.points.size();
     replay_seed out;
     out.seed = seed;
     std::deque<point> queue;
@@ -257,8 +266,12 @@ replay_seed replay_once(const recorded_space& space, const replay_options& o, ui
             for (auto& p : st->propose(window - queue.size())) {
                 // A strategy that breaks its contract is a bug, not bad input.
                 const auto at = space.find(p);
-                if (!at) throw std::logic_error(fmt::format("{} proposed a point outside the space", setup.name));
-                if (used[*at]) throw std::logic_error(fmt::format("{} proposed {} twice", setup.name, space.keys[*at]));
+                if (!at)
+                    throw std::logic_error(
+                        fmt::format("{} proposed a point outside the space", setup.name));
+                if (used[*at])
+                    throw std::logic_error(
+                        fmt::format("{} proposed {} twice", setup.name, space.keys[*at]));
                 used[*at] = true;
                 queue.push_back(std::move(p));
             }

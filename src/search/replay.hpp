@@ -29,9 +29,8 @@ class recorded_space final : public search_domain {
     // The outcome as strategies see it (smaller is better: time, or throughput negated);
     // nullopt for a failed configuration.
     std::vector<std::optional<double>> outcome;
-    std::vector<std::string> status;  // "ok" or the failure's name
-    std::vector<double> cost_s;       // compile + measurement time of the configuration
-    std::size_t optimum = 0;          // position of the best outcome
+    std::vector<double> cost_s;  // compile + measurement time of the configuration
+    std::size_t optimum = 0;     // position of the best outcome
 
     // Indexes the points; throws input_error when there is no successful record.
     void finish();
