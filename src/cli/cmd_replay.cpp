@@ -157,7 +157,7 @@ int run_replay(const replay_args& a) {
                       {"unit", space.unit},
                       {"configurations", space.points.size()},
                       {"failed", failed},
-                      {"optimum", {{"key", space.keys[space.optimum]}, {"value", optimum}}}};
+                      {"optimum", {{"key", space.key(space.optimum)}, {"value", optimum}}}};
         j["strategy"] = resolve_strategy(o.setup.name, static_cast<double>(space.points.size()));
         j["requested"] = a.strategy;
         j["options"] = o.setup.options;
@@ -235,11 +235,11 @@ int run_replay(const replay_args& a) {
     };
     // The seeds' best keys -> their first position; a table of every recorded key would cost
     // more than the space (10^6 records).
-    const std::size_t none = space.keys.size();
+    const std::size_t none = space.points.size();
     std::unordered_map<std::string, std::size_t> at;
     for (const auto& s : r.seeds) at.emplace(s.best_key, none);
-    for (std::size_t i = 0; i < space.keys.size(); ++i) {
-        const auto it = at.find(space.keys[i]);
+    for (std::size_t i = 0; i < space.points.size(); ++i) {
+        const auto it = at.find(space.key(i));
         if (it != at.end() && it->second == none) it->second = i;
     }
     for (const auto& s : r.seeds) {

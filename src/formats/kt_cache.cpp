@@ -34,6 +34,7 @@ class cache_events {
     cache_events(part p, record_fn each) : part_(p), each_(std::move(each)) {}
 
     bool top_object = false, cache_seen = false, cache_object = false;
+    std::size_t records = 0;  // of "cache", counted in the header pass
     json header = json::object();
     std::size_t position = 0;
     std::string token, what;
@@ -78,10 +79,14 @@ class cache_events {
         } else if (depth_ == 1 && top_object && member_ == "cache") {
             cache_seen = true;
             cache_object = is_object;
-            in_cache_ = is_object && part_ == part::records;
+            in_cache_ = is_object;
         } else if (depth_ == 1 && top_object && part_ == part::header) {
             return building::member;
         } else if (depth_ == 2 && in_cache_) {
+            if (part_ == part::header) {
+                ++records;  // counted, so that a caller can size its lists before the first
+                return building::none;
+            }
             return building::record;
         }
         return building::none;
@@ -146,7 +151,7 @@ class cache_events {
     part part_;
     record_fn each_;
     std::size_t depth_ = 0;  // containers open, built or not
-    bool in_cache_ = false;  // inside the records pass's "cache" object
+    bool in_cache_ = false;  // inside the "cache" object
     std::string member_, record_key_, key_;
     building building_ = building::none;
     json* root_ = nullptr;
@@ -178,6 +183,7 @@ class reader {
         read_params(doc, c);
         index_values(c);
         head.header = json();  // the parameters' values are in `c` now
+        c.record_count = head.records;
         if (!head.cache_object) fail({}, "\"cache\" must be an object of records");
         cache_events records(cache_events::part::records,
                              [&](const std::string& key, const json& rec) {
@@ -381,10 +387,11 @@ class reader {
 
 }  // namespace
 
-std::string kt_cache::key(const kt_entry& e) const {
+std::string kt_key(const std::vector<std::vector<value>>& values,
+                   const std::vector<uint32_t>& index) {
     std::string out;
-    for (std::size_t i = 0; i < param_names.size(); ++i) {
-        const value& v = value_of(e, i);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const value& v = values[i][index[i]];
         // Python's str(): True/False, reals as repr.
         std::string text;
         if (auto* b = std::get_if<bool>(&v)) {
@@ -395,6 +402,10 @@ std::string kt_cache::key(const kt_entry& e) const {
         out += (i ? "," : "") + text;
     }
     return out;
+}
+
+std::string kt_cache::key(const kt_entry& e) const {
+    return kt_key(param_values, e.index);
 }
 
 kt_cache scan_kt_cache(const std::string& text, const std::string& path, const kt_record_fn& each) {

@@ -37,6 +37,7 @@ struct kt_cache {
     std::vector<std::string> param_names;          // tune_params_keys
     std::vector<std::vector<value>> param_values;  // tune_params, same order
     std::vector<kt_entry> entries;                 // in file order
+    std::size_t record_count = 0;  // records in the file, known before the first is read
 
     // "16,16,32": Kernel Tuner's key for a configuration.
     std::string key(const kt_entry& e) const;
@@ -44,6 +45,11 @@ struct kt_cache {
         return param_values[param][e.index[param]];
     }
 };
+
+// Kernel Tuner's key of the values at `index` of each parameter ("16,16,32", True/False, reals
+// as Python's repr): kt_cache::key.
+std::string kt_key(const std::vector<std::vector<value>>& values,
+                   const std::vector<uint32_t>& index);
 
 // Reads a cache (.json, or gzip'd .json.gz). Throws input_error for a file that is not a Kernel
 // Tuner cache, a damaged or truncated one, a record whose parameters do not match the header,

@@ -73,7 +73,11 @@ recorded_space from_kt(const std::string& path) {
         c = scan_kt_cache(
             text, path,
             [&](const kt_cache& h, const std::string&, const nlohmann::json&, kt_entry&& e) {
-                r.keys.push_back(h.key(e));
+                if (r.points.empty()) {  // sized once: doubling lists would hold two copies
+                    r.points.reserve(h.record_count);
+                    r.outcome.reserve(h.record_count);
+                    r.cost_s.reserve(h.record_count);
+                }
                 r.points.push_back(std::move(e.index));
                 r.outcome.push_back(e.time_ms && std::isfinite(*e.time_ms) && *e.time_ms > 0
                                         ? e.time_ms
@@ -91,6 +95,7 @@ recorded_space from_kt(const std::string& path) {
     r.unit = "ms";
     r.names = std::move(c.param_names);
     r.values = std::move(c.param_values);
+    r.python_keys = true;
     r.finish();
     return r;
 }
@@ -199,13 +204,17 @@ void recorded_space::finish() {
     bool any = false;
     for (std::size_t k = 0; k < points.size(); ++k) {
         if (!index_.emplace(encode(*this, points[k]), k).second)
-            throw input_error(at, fmt::format("configuration {} is recorded twice", keys[k]));
+            throw input_error(at, fmt::format("configuration {} is recorded twice", key(k)));
         if (outcome[k] && (!any || *outcome[k] < *outcome[optimum])) optimum = k, any = true;
     }
     if (!any)
         throw input_error(at, fmt::format("no successful record among {}: every configuration "
                                           "failed, nothing to search for",
                                           points.size()));
+}
+
+std::string recorded_space::key(std::size_t k) const {
+    return python_keys ? kt_key(values, points[k]) : keys[k];
 }
 
 std::optional<std::size_t> recorded_space::find(const point& p) const {
@@ -271,7 +280,7 @@ replay_seed replay_once(const recorded_space& space, const replay_options& o, ui
                         fmt::format("{} proposed a point outside the space", setup.name));
                 if (used[*at])
                     throw std::logic_error(
-                        fmt::format("{} proposed {} twice", setup.name, space.keys[*at]));
+                        fmt::format("{} proposed {} twice", setup.name, space.key(*at)));
                 used[*at] = true;
                 queue.push_back(std::move(p));
             }
@@ -285,7 +294,7 @@ replay_seed replay_once(const recorded_space& space, const replay_options& o, ui
         if (!v) ++out.failures;
         if (v && (!best || *v < *best)) {
             best = v;
-            out.best_key = space.keys[k];
+            out.best_key = space.key(k);
         }
         ++out.evaluations;
         out.final_best = best ? std::optional(space.natural(*best)) : std::nullopt;

@@ -25,7 +25,11 @@ class recorded_space final : public search_domain {
     std::vector<std::string> names;
     std::vector<std::vector<value>> values;  // per parameter, in coordinate order where numeric
     std::vector<point> points;               // the recorded configurations
+    // The configurations' keys as recorded; empty for a Kernel Tuner cache, whose keys are
+    // made from the values when asked (key()): 32 bytes a record saved of 10^6.
     std::vector<std::string> keys;
+    bool python_keys = false;  // key() joins Python's text of the values (Kernel Tuner's keys)
+    std::string key(std::size_t k) const;
     // The outcome as strategies see it (smaller is better: time, or throughput negated);
     // nullopt for a failed configuration.
     std::vector<std::optional<double>> outcome;
