@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_set>
 
 #include "formats/json_file.hpp"
 #include "formats/t4.hpp"
@@ -68,6 +69,33 @@ void check_kt_record(const kt_cache& c, const std::string& key, const json& rec,
                               "parameters {} (tune_params_keys), time, times, timestamp or a "
                               "numeric metric",
                               where, field, v.dump(), fmt::join(names, ", ")));
+    }
+}
+
+// A key given twice in "cache" (JSON lets an object repeat a member) would store one of the two
+// records and drop the other without a word. Found by the keys' hashes (8 bytes a record, not
+// a set of every key); equal hashes are confirmed on the keys themselves in one more pass.
+void check_kt_keys_unique(std::vector<std::size_t> hashes, const std::string& text,
+                          const std::string& path) {
+    std::sort(hashes.begin(), hashes.end());
+    std::unordered_set<std::size_t> twice;
+    for (std::size_t i = 1; i < hashes.size(); ++i)
+        if (hashes[i] == hashes[i - 1]) twice.insert(hashes[i]);
+    if (twice.empty()) return;
+    hashes = {};
+    std::unordered_set<std::string> seen;
+    std::string repeated;
+    scan_kt_cache(text, path,
+                  [&](const kt_cache&, const std::string& key, const json&, kt_entry&&) {
+                      if (!repeated.empty() || !twice.count(std::hash<std::string>{}(key))) return;
+                      if (!seen.insert(key).second) repeated = key;
+                  });
+    if (!repeated.empty()) {
+        const std::string where = json(repeated).dump();
+        fail_near(text, path, where,
+                  fmt::format("record {} appears twice in \"cache\"; each configuration is "
+                              "recorded once",
+                              where));
     }
 }
 
@@ -218,11 +246,15 @@ checked_import check_import(const std::string& path, import_format format) {
     }
     // Every record is checked and converted once here, and made again when it is stored.
     kt_counts n;
+    std::vector<std::size_t> hashes;  // of the keys, for records given twice
     const kt_cache c = scan_kt_cache(
         text, path, [&](const kt_cache& h, const std::string& key, const json& rec, kt_entry&& e) {
+            if (hashes.empty()) hashes.reserve(h.record_count);
+            hashes.push_back(std::hash<std::string>{}(key));
             check_kt_record(h, key, rec, text, path);
             count(kt_record(h, e, n));
         });
+    check_kt_keys_unique(std::move(hashes), text, path);
     out.identity = kt_identity(c, path);
     out.notes = kt_notes(c, n);
     out.text_ = std::move(text);

@@ -33,7 +33,7 @@ class cache_events {
 
     cache_events(part p, record_fn each) : part_(p), each_(std::move(each)) {}
 
-    bool top_object = false, cache_seen = false, cache_object = false;
+    bool top_object = false, cache_seen = false, cache_object = false, cache_twice = false;
     std::size_t records = 0;  // of "cache", counted in the header pass
     json header = json::object();
     std::size_t position = 0;
@@ -77,6 +77,7 @@ class cache_events {
         if (depth_ == 0) {
             top_object = is_object;
         } else if (depth_ == 1 && top_object && member_ == "cache") {
+            cache_twice = cache_twice || cache_seen;
             cache_seen = true;
             cache_object = is_object;
             in_cache_ = is_object;
@@ -185,6 +186,9 @@ class reader {
         head.header = json();  // the parameters' values are in `c` now
         c.record_count = head.records;
         if (!head.cache_object) fail({}, "\"cache\" must be an object of records");
+        // Both would be read, where a JSON document keeps the last.
+        if (head.cache_twice)
+            fail({}, "\"cache\" is given twice; a cache has one object of records");
         cache_events records(cache_events::part::records,
                              [&](const std::string& key, const json& rec) {
                                  each(c, key, rec, read_entry(c, key, rec));
