@@ -2,6 +2,7 @@
 // moment loses at most the configuration in flight.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -60,6 +61,10 @@ public:
     // removing what the identity held before; created_at is stored as given, empty included.
     // Nothing is written when it fails.
     int64_t put_run(const run_identity& id, const std::vector<eval_record>& records);
+    // The same with the records made one at a time: `records` calls the function it is given
+    // with each (an import of 10^6 records need not hold them all).
+    using record_sink = std::function<void(const eval_record&)>;
+    int64_t put_run(const run_identity& id, const std::function<void(const record_sink&)>& records);
     std::vector<eval_record> query(const store_query& q);
     // The run's final word (final_word.hpp) as JSON text, "" for none; set replaces it.
     void set_final_word(int64_t run_id, const std::string& json_text);

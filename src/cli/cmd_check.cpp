@@ -43,7 +43,7 @@ int run_check(const check_args& a) {
     };
     std::map<std::string, log_group> logs;
     if (!a.json) {
-        fmt::print("{}: kernel {} ({})\n", a.config, s.kernel.name, s.kernel.source_path);
+        print_text("{}: kernel {} ({})\n", a.config, s.kernel.name, s.kernel.source_path);
         // The configuration goes last: its width varies and would break the columns.
         fmt::print("{:<15} {:>9} {:>4} {:>6} {:>6} {:>6}  {}\n", "status", "compile", "regs", "spill",
                    "stack", "smem", "configuration");
@@ -52,15 +52,15 @@ int run_check(const check_args& a) {
             if (a.failures_only && r.ok) return;
             const std::string st = r.ok ? "ok" : (r.timed_out ? "compile_timeout" : "compile_error");
             if (r.ok) {
-                fmt::print("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, resources_text(r),
+                print_text("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, resources_text(r),
                            c.key(s));
                 return;
             }
             auto [it, fresh] = logs.try_emplace(r.log, log_group{logs.size() + 1, 0, c.key(s)});
             ++it->second.count;
-            fmt::print("{:<15} {:>6.0f} ms {}  {}  [log {}]\n", st, r.compile_ms, resources_text(r),
+            print_text("{:<15} {:>6.0f} ms {}  {}  [log {}]\n", st, r.compile_ms, resources_text(r),
                        c.key(s), it->second.number);
-            if (fresh) fmt::print("log {}:\n{}\n", it->second.number, r.log);
+            if (fresh) print_text("log {}:\n{}\n", it->second.number, r.log);
         };
     }
     const check_result res = check(s, opt);
@@ -83,7 +83,7 @@ int run_check(const check_args& a) {
                                     {"shared_static_bytes", r.resources.shared_static_bytes},
                                     {"log", r.ok ? "" : r.log}});
         }
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
         fmt::print(
             "search space: {} configurations, {} satisfy the constraints; arch {}\n",

@@ -5,8 +5,8 @@
 #include "cli/commands_internal.hpp"
 #include "formats/import.hpp"
 #include "formats/output_file.hpp"
-#include "report/report.hpp"
 #include "hone/store.hpp"
+#include "report/report.hpp"
 
 namespace hone::cli {
 namespace {
@@ -20,14 +20,16 @@ int run_import(const import_args& a) {
                             : a.format == "kt-cache" ? import_format::kt_cache
                                                      : import_format::automatic;
     check_output_path(a.db, {a.file});
-    // Everything is read and checked before the database is touched.
-    const run_records run = import_file(a.file, f);
+    // Everything is read and checked before the database is touched; the records are made
+    // again one at a time as they are stored.
+    const checked_import run = check_import(a.file, f);
     results_store store(a.db);
     const std::string id = run.identity.id();
     const std::size_t before = store.done(id).size();
-    store.put_run(run.identity, run.records);
+    store.put_run(run.identity,
+                  [&](const results_store::record_sink& put) { run.each_record(put); });
     const run_identity& r = run.identity;
-    print_text("imported {}: {}\n", a.file, status_summary(run.records));
+    print_text("imported {}: {}\n", a.file, status_summary(run.records, run.by_status));
     print_text("  {} on {}{}\n", r.kernel_name.empty() ? "(unnamed kernel)" : r.kernel_name,
                r.device_name.empty() ? "an unnamed device" : r.device_name,
                r.problem.empty() ? "" : fmt::format(", problem {}", r.problem));

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "cli/commands_internal.hpp"
 #include "common/clock.hpp"
@@ -156,7 +157,7 @@ int run_replay(const replay_args& a) {
                       {"unit", space.unit},
                       {"configurations", space.points.size()},
                       {"failed", failed},
-                      {"optimum", {{"key", space.keys[space.optimum]}, {"value", optimum}}}};
+                      {"optimum", {{"key", space.key(space.optimum)}, {"value", optimum}}}};
         j["strategy"] = resolve_strategy(o.setup.name, static_cast<double>(space.points.size()));
         j["requested"] = a.strategy;
         j["options"] = o.setup.options;
@@ -230,13 +231,22 @@ int run_replay(const replay_args& a) {
     auto cell = [](const std::optional<std::size_t>& v) {
         return v ? std::to_string(*v) : std::string("-");
     };
-    std::map<std::string, std::size_t> at;  // recorded key -> position
-    for (std::size_t i = 0; i < space.keys.size(); ++i) at.emplace(space.keys[i], i);
+    // The seeds' best keys -> their first position; a table of every recorded key would cost
+    // more than the space (10^6 records).
+    const std::size_t none = space.points.size();
+    std::unordered_map<std::string, std::size_t> at;
+    for (const auto& s : r.seeds) at.emplace(s.best_key, none);
+    for (std::size_t i = 0; i < space.points.size(); ++i) {
+        const auto it = at.find(space.key(i));
+        if (it != at.end() && it->second == none) it->second = i;
+    }
     for (const auto& s : r.seeds) {
-        const auto found = at.find(s.best_key);
+        auto found = at.find(s.best_key);
+        if (found != at.end() && found->second == none) found = at.end();
         print_text("{:>6} {:>8} {:>8} {:>8} {:>12.6g} {:>9}  {}\n", s.seed, cell(s.evals_to[0]),
-                   cell(s.evals_to[1]), cell(s.evals_to[2]), s.final_best.value_or(0.0) * unit.scale,
-                   s.failures, found == at.end() ? s.best_key : named_key(space, found->second));
+                   cell(s.evals_to[1]), cell(s.evals_to[2]),
+                   s.final_best.value_or(0.0) * unit.scale, s.failures,
+                   found == at.end() ? s.best_key : named_key(space, found->second));
     }
     return 0;
 }

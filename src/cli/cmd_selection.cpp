@@ -31,11 +31,13 @@ int run_quality(const quality_args& a) {
     const runtime::holdout_report r = runtime::evaluate_holdout(s, entries, a.arch);
     if (r.held_out == 0) {
         fmt::print(
-            stderr,
-            "error: {}: no held-out size: tune {} at 2 or more sizes on one device first{}\n",
-            fmt::join(a.tuned, ", "), s.kernel.name,
-            r.stale ? fmt::format(" ({} runs are stale: the kernel source changed since)", r.stale)
-                    : "");
+            stderr, "{}",
+            terminal_text(fmt::format(
+                "error: {}: no held-out size: tune {} at 2 or more sizes on one device first{}\n",
+                fmt::join(a.tuned, ", "), s.kernel.name,
+                r.stale
+                    ? fmt::format(" ({} runs are stale: the kernel source changed since)", r.stale)
+                    : "")));
         return 1;
     }
     if (a.json) {
@@ -62,9 +64,11 @@ int run_quality(const quality_args& a) {
                                  {"nearest_volume", row.volume_key},
                                  {"nearest_volume_from", row.volume_from},
                                  {"nearest_volume_fraction", row.volume_fraction}});
-        std::cout << j.dump(2) << "\n";
+        // Devices, problems and keys come from the tuned files: invalid UTF-8 is replaced.
+        std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+                  << "\n";
     } else {
-        fmt::print("{}", runtime::holdout_markdown(r));
+        print_text("{}", runtime::holdout_markdown(r));
     }
     return 0;
 }

@@ -115,10 +115,12 @@ int run_space(const space_args& a) {
             {"bytes_per_config", per_config},
             {"peak_rss_bytes", rss},
             {"source_found", s.kernel.source_found}};
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return 0;
     }
-    fmt::print("{}: kernel {}{}\n", a.config, s.kernel.name,
+    // The kernel's name and source path come from the config, which another tool may have
+    // written (hone import-t1): shown escaped.
+    print_text("{}: kernel {}{}\n", a.config, s.kernel.name,
                s.kernel.source_found
                    ? ""
                    : fmt::format(" (source not found: {}; hone check and tune need it)",

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <system_error>
 
 #include "cli/commands.hpp"
@@ -74,6 +75,14 @@ int main(int argc, char** argv) {
     } catch (const hone::env_error& e) {
         std::fflush(stdout);
         fmt::print(stderr, "error: {}\n", hone::terminal_text(e.what()));
+        return 3;
+    } catch (const std::bad_alloc&) {
+        // A memory limit (ulimit -v, a container's) that the input needs more than: the
+        // environment's, as docs/limits.md states what each command needs.
+        std::fflush(stdout);
+        std::fputs("error: out of memory: the process's memory limit is below what this input "
+                   "needs (docs/limits.md)\n",
+                   stderr);
         return 3;
     } catch (const std::system_error& e) {  // I/O: a write that failed, a file system error
         std::fflush(stdout);

@@ -92,26 +92,39 @@ void check_json_depth(std::string_view text, const std::string& path) {
 
 namespace {
 
-// Events ignored; remembers where the parser gave up. nlohmann's DOM parser reports a number
-// out of range ("1e400") as an out_of_range exception, which carries no position.
-struct failure_position {
-    std::size_t at = 0;
-    bool null() { return true; }
-    bool boolean(bool) { return true; }
-    bool number_integer(nlohmann::json::number_integer_t) { return true; }
-    bool number_unsigned(nlohmann::json::number_unsigned_t) { return true; }
-    bool number_float(nlohmann::json::number_float_t, const std::string&) { return true; }
-    bool string(std::string&) { return true; }
-    bool binary(nlohmann::json::binary_t&) { return true; }
-    bool start_object(std::size_t) { return true; }
-    bool key(std::string&) { return true; }
-    bool end_object() { return true; }
-    bool start_array(std::size_t) { return true; }
-    bool end_array() { return true; }
-    bool parse_error(std::size_t position, const std::string& token,
-                     const nlohmann::json::exception&) {
-        // `position` counts the characters read, the whole number included.
-        at = position >= token.size() ? position - token.size() : 0;
+// Collects the top-level object's member names; everything else is ignored.
+struct top_keys {
+    std::size_t depth = 0;
+    bool object = false;
+    std::vector<std::string> keys;
+    std::size_t position = 0;
+    std::string token, what;
+    int id = 0;
+    bool value() { return true; }
+    bool open(bool is_object) {
+        if (depth++ == 0) object = is_object;
+        return true;
+    }
+    bool null() { return value(); }
+    bool boolean(bool) { return value(); }
+    bool number_integer(nlohmann::json::number_integer_t) { return value(); }
+    bool number_unsigned(nlohmann::json::number_unsigned_t) { return value(); }
+    bool number_float(nlohmann::json::number_float_t, const std::string&) { return value(); }
+    bool string(std::string&) { return value(); }
+    bool binary(nlohmann::json::binary_t&) { return value(); }
+    bool start_object(std::size_t) { return open(true); }
+    bool start_array(std::size_t) { return open(false); }
+    bool end_object() { return --depth, true; }
+    bool end_array() { return --depth, true; }
+    bool key(std::string& k) {
+        if (depth == 1) keys.push_back(std::move(k));
+        return true;
+    }
+    bool parse_error(std::size_t at, const std::string& last, const nlohmann::json::exception& e) {
+        position = at;
+        token = last;
+        id = e.id;
+        what = e.what();
         return false;
     }
 };
@@ -121,28 +134,47 @@ Json parse_positioned(const std::string& text, const std::string& path) {
     check_json_depth(text, path);
     try {
         return Json::parse(text);
-    } catch (const nlohmann::json::out_of_range& e) {
-        failure_position where;
+    } catch (const nlohmann::json::exception&) {
+        // The DOM parser's exceptions carry no position for a number out of range: the SAX
+        // parser reports where it stopped.
+        top_keys where;
         nlohmann::json::sax_parse(text, &where);
-        std::string what = e.what();
-        if (const auto close = what.find("] "); close != std::string::npos)
-            what = what.substr(close + 2);
-        throw input_error(position_in(text, where.at, path),
-                          fmt::format("{}: a JSON number must fit a 64-bit float (at most about "
-                                      "1.8e308)",
-                                      what));
-    } catch (const nlohmann::json::parse_error& e) {
-        // e.byte is 1-based: the character where the parser stopped.
-        const std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
-        std::string what = e.what();
-        // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
-        if (const auto colon = what.find(": "); colon != std::string::npos)
-            what = what.substr(colon + 2);
-        throw input_error(position_in(text, at, path), "not valid JSON: " + what);
+        throw_json_error(text, path, where.position, where.token, where.id, where.what);
     }
 }
 
 }  // namespace
+
+void throw_json_error(const std::string& text, const std::string& path, std::size_t position,
+                      const std::string& token, int id, const std::string& what_text) {
+    std::string what = what_text;
+    if (id == 406) {  // out_of_range: "number overflow parsing '1e400'"
+        if (const auto close = what.find("] "); close != std::string::npos)
+            what = what.substr(close + 2);
+        // `position` counts the characters read, the whole number included.
+        const std::size_t at = position >= token.size() ? position - token.size() : 0;
+        throw input_error(position_in(text, at, path),
+                          fmt::format("{}: a JSON number must fit a 64-bit float (at most about "
+                                      "1.8e308)",
+                                      what));
+    }
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
+    if (const auto colon = what.find(": "); colon != std::string::npos)
+        what = what.substr(colon + 2);
+    // The character where the parser stopped is the last one read.
+    throw input_error(position_in(text, position > 0 ? position - 1 : 0, path),
+                      "not valid JSON: " + what);
+}
+
+std::optional<std::vector<std::string>> top_level_keys(const std::string& text,
+                                                       const std::string& path) {
+    check_json_depth(text, path);
+    top_keys events;
+    if (!nlohmann::json::sax_parse(text, &events))
+        throw_json_error(text, path, events.position, events.token, events.id, events.what);
+    if (!events.object) return std::nullopt;
+    return std::move(events.keys);
+}
 
 nlohmann::ordered_json parse_json(const std::string& text, const std::string& path) {
     return parse_positioned<nlohmann::ordered_json>(text, path);

@@ -2,8 +2,10 @@
 // where: a syntax error as file:line:column, a structural one with the path inside the document.
 #pragma once
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hone/error.hpp"
 
@@ -26,6 +28,19 @@ nlohmann::ordered_json parse_json(const std::string& text, const std::string& pa
 // ordered_json checks each new member against every earlier one), but member order is lost:
 // object_member_keys (formats/json_locate.hpp) gives it back.
 nlohmann::json parse_json_unordered(const std::string& text, const std::string& path);
+
+// The input_error for a parse that failed `position` characters into `text` (as a SAX parser's
+// parse_error reports it, `token` the last token read): a syntax error, or a number beyond a
+// double's range (nlohmann's exception id 406), at its line and column.
+[[noreturn]] void throw_json_error(const std::string& text, const std::string& path,
+                                   std::size_t position, const std::string& token, int id,
+                                   const std::string& what);
+
+// The member names of the top-level object of `text`, in file order, read without building the
+// document (the whole text is still parsed, so a syntax error anywhere is reported); nullopt
+// when the top-level value is not an object.
+std::optional<std::vector<std::string>> top_level_keys(const std::string& text,
+                                                       const std::string& path);
 
 // The 1-based line and column of byte `offset` in `text`.
 source_pos position_in(std::string_view text, std::size_t offset, const std::string& path);

@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
 
 #include "formats/json_file.hpp"
-#include "formats/json_locate.hpp"
 
 namespace hone {
 namespace {
@@ -19,38 +19,190 @@ using json = nlohmann::json;
 
 // Fields of a record that are not parameters and not free-form metrics.
 const std::set<std::string> known_fields = {
-    "time",           "times",          "compile_time",  "verification_time", "benchmark_time",
-    "framework_time", "strategy_time",  "timestamp"};
+    "time",           "times",          "compile_time",  "verification_time",
+    "benchmark_time", "framework_time", "strategy_time", "timestamp"};
+
+// A cache's SAX events made into small documents: in the header pass, the top-level members
+// other than "cache"; in the records pass, each record of "cache" in turn, handed on when it
+// closes. The cache as a whole is never built. Kernel Tuner writes the header first, but JSON
+// does not order members: two passes read a cache whose "cache" comes first.
+class cache_events {
+  public:
+    enum class part { header, records };
+    using record_fn = std::function<void(const std::string& key, const json& record)>;
+
+    cache_events(part p, record_fn each) : part_(p), each_(std::move(each)) {}
+
+    bool top_object = false, cache_seen = false, cache_object = false, cache_twice = false;
+    std::size_t records = 0;  // of "cache", counted in the header pass
+    json header = json::object();
+    std::size_t position = 0;
+    std::string token, what;
+    int id = 0;
+
+    bool null() { return scalar(nullptr); }
+    bool boolean(bool b) { return scalar(b); }
+    bool number_integer(json::number_integer_t v) { return scalar(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return scalar(v); }
+    bool number_float(json::number_float_t v, const std::string&) { return scalar(v); }
+    bool string(std::string& v) { return scalar(std::move(v)); }
+    bool binary(json::binary_t&) { return true; }  // JSON text has none
+    bool start_object(std::size_t) { return open(json::object(), true); }
+    bool start_array(std::size_t) { return open(json::array(), false); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+    bool key(std::string& k) {
+        if (!stack_.empty()) {
+            key_ = std::move(k);
+        } else if (depth_ == 1) {
+            member_ = std::move(k);
+        } else if (depth_ == 2 && in_cache_) {
+            record_key_ = std::move(k);
+        }
+        return true;
+    }
+    bool parse_error(std::size_t at, const std::string& last, const json::exception& e) {
+        position = at;
+        token = last;
+        id = e.id;
+        what = e.what();
+        return false;
+    }
+
+  private:
+    enum class building { none, member, record };
+
+    // Where a value that starts here goes: built into the header or a record, or skipped.
+    building target(bool is_object) {
+        if (depth_ == 0) {
+            top_object = is_object;
+        } else if (depth_ == 1 && top_object && member_ == "cache") {
+            cache_twice = cache_twice || cache_seen;
+            cache_seen = true;
+            cache_object = is_object;
+            in_cache_ = is_object;
+        } else if (depth_ == 1 && top_object && part_ == part::header) {
+            return building::member;
+        } else if (depth_ == 2 && in_cache_) {
+            if (part_ == part::header) {
+                ++records;  // counted, so that a caller can size its lists before the first
+                return building::none;
+            }
+            return building::record;
+        }
+        return building::none;
+    }
+
+    bool put(json&& v, bool container) {
+        if (stack_.empty() && building_ == building::none) {
+            building_ = target(container && v.is_object());
+            if (building_ == building::none) return true;
+            root_ = building_ == building::member ? &header[member_] : &record_;
+        }
+        json* slot = nullptr;
+        if (stack_.empty()) {
+            slot = root_;
+        } else if (stack_.back()->is_array()) {
+            stack_.back()->push_back(json());
+            slot = &stack_.back()->back();
+        } else {
+            slot = &(*stack_.back())[key_];
+        }
+        *slot = std::move(v);
+        if (container) {
+            stack_.push_back(slot);
+        } else if (stack_.empty()) {
+            finish();
+        }
+        return true;
+    }
+    bool scalar(json&& v) { return put(std::move(v), false); }
+    bool open(json&& v, bool is_object) {
+        if (stack_.empty() && building_ == building::none) {
+            // A container not built (the top level, "cache", a skipped member): only counted.
+            const building b = target(is_object);
+            if (b == building::none) {
+                ++depth_;
+                return true;
+            }
+            building_ = b;
+            root_ = b == building::member ? &header[member_] : &record_;
+        }
+        ++depth_;
+        return put(std::move(v), true);
+    }
+    bool close() {
+        --depth_;
+        if (building_ == building::none) {
+            if (depth_ == 1) in_cache_ = false;
+            return true;
+        }
+        stack_.pop_back();
+        if (stack_.empty()) finish();
+        return true;
+    }
+    void finish() {
+        if (building_ == building::record) {
+            each_(record_key_, record_);
+            record_ = json();
+        }
+        building_ = building::none;
+    }
+
+    part part_;
+    record_fn each_;
+    std::size_t depth_ = 0;  // containers open, built or not
+    bool in_cache_ = false;  // inside the "cache" object
+    std::string member_, record_key_, key_;
+    building building_ = building::none;
+    json* root_ = nullptr;
+    json record_;
+    std::vector<json*> stack_;  // the containers of the value being built
+};
 
 class reader {
   public:
     reader(const std::string& text, const std::string& path) : text_(text), path_(path) {}
 
-    kt_cache run() { return run(parse_json_unordered(text_, path_)); }
-
-    kt_cache run(const json& doc) {
-        if (!doc.is_object() || !doc.contains("cache") || !doc.contains("tune_params_keys"))
-            fail({}, "not a Kernel Tuner cache: expected a JSON object with \"tune_params_keys\", "
-                     "\"tune_params\" and \"cache\"");
+    kt_cache run(const kt_record_fn& each) {
+        check_json_depth(text_, path_);
+        cache_events head(cache_events::part::header, nullptr);
+        parse(head);
+        if (!head.top_object || !head.cache_seen || !head.header.contains("tune_params_keys"))
+            fail({},
+                 "not a Kernel Tuner cache: expected a JSON object with \"tune_params_keys\", "
+                 "\"tune_params\" and \"cache\"");
+        const json& doc = head.header;
         kt_cache c;
         c.path = path_;
         c.device_name = text_field(doc, "device_name", true);
         c.kernel_name = text_field(doc, "kernel_name", true);
         c.objective = doc.contains("objective") ? text_field(doc, "objective", true) : "time";
-        c.schema_version = doc.contains("schema_version") ? text_field(doc, "schema_version", true)
-                                                          : "";
+        c.schema_version =
+            doc.contains("schema_version") ? text_field(doc, "schema_version", true) : "";
         c.problem_size = doc.contains("problem_size") ? doc["problem_size"].dump() : "";
         read_params(doc, c);
         index_values(c);
-        const json& cache = doc["cache"];
-        if (!cache.is_object()) fail({}, "\"cache\" must be an object of records");
-        c.entries.reserve(cache.size());
-        for (const std::string& key : object_member_keys(text_, "cache"))
-            c.entries.push_back(read_entry(c, key, cache.at(key)));
+        head.header = json();  // the parameters' values are in `c` now
+        c.record_count = head.records;
+        if (!head.cache_object) fail({}, "\"cache\" must be an object of records");
+        // Both would be read, where a JSON document keeps the last.
+        if (head.cache_twice)
+            fail({}, "\"cache\" is given twice; a cache has one object of records");
+        cache_events records(cache_events::part::records,
+                             [&](const std::string& key, const json& rec) {
+                                 each(c, key, rec, read_entry(c, key, rec));
+                             });
+        parse(records);
         return c;
     }
 
   private:
+    void parse(cache_events& events) const {
+        if (!json::sax_parse(text_, &events))
+            throw_json_error(text_, path_, events.position, events.token, events.id, events.what);
+    }
+
     [[noreturn]] void fail(const std::string& near, const std::string& message) const {
         source_pos pos{path_, 0, 0};
         // The quoted key is unique in the file for records: point at it.
@@ -83,8 +235,9 @@ class reader {
         if (!keys.is_array() || keys.empty())
             fail("tune_params_keys", "\"tune_params_keys\" must be a non-empty list of names");
         if (!doc.contains("tune_params") || !doc["tune_params"].is_object())
-            fail("tune_params", "not a Kernel Tuner cache: \"tune_params\" must be an object of "
-                                "name: [values]");
+            fail("tune_params",
+                 "not a Kernel Tuner cache: \"tune_params\" must be an object of "
+                 "name: [values]");
         const json& params = doc["tune_params"];
         for (const auto& k : keys) {
             if (!k.is_string()) fail("tune_params_keys", "\"tune_params_keys\" must hold strings");
@@ -96,9 +249,10 @@ class reader {
             std::vector<value> values;
             for (const auto& v : params[name]) {
                 auto s = scalar(v);
-                if (!s) fail(name, fmt::format("parameter '{}': value {} is not a number, boolean "
-                                               "or string",
-                                               name, v.dump()));
+                if (!s)
+                    fail(name, fmt::format("parameter '{}': value {} is not a number, boolean "
+                                           "or string",
+                                           name, v.dump()));
                 values.push_back(*s);
             }
             c.param_names.push_back(name);
@@ -112,38 +266,55 @@ class reader {
         }
     }
 
-    // Equal keys for values a record may give for a listed one: numbers by value (2 and 2.0
-    // match, as Python compares them), booleans and strings by themselves.
-    static std::string match_key(const value& v) {
-        auto number = [](double d) {
-            if (d == 0) d = 0;  // -0.0 == 0.0
-            char bits[sizeof d];
-            std::memcpy(bits, &d, sizeof d);
-            return std::string(1, 'n') + std::string(bits, sizeof bits);
-        };
-        if (const auto* i = std::get_if<int64_t>(&v)) return number(static_cast<double>(*i));
-        if (const auto* d = std::get_if<double>(&v)) return number(*d);
-        if (const auto* b = std::get_if<bool>(&v)) return *b ? "T" : "F";
-        return "s" + std::get<std::string>(v);
+    // Each parameter's values, found in logarithmic time (a search of the list made import
+    // quadratic in its length): numbers by value (2 and 2.0 match, as Python compares them) in
+    // a sorted list, 16 bytes a value (a hash table of 10^6 values took 64 MB), booleans and
+    // strings by themselves. The first listed of equal values wins.
+    struct value_index {
+        std::vector<std::pair<double, uint32_t>> numbers;  // sorted by value, then position
+        std::unordered_map<std::string, uint32_t> strings;
+        std::optional<uint32_t> yes, no;
+    };
+
+    static std::optional<double> number_of(const value& v) {
+        if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+        if (const auto* d = std::get_if<double>(&v)) return *d == 0 ? 0.0 : *d;  // -0.0 == 0.0
+        return std::nullopt;
     }
 
-    // Each parameter's values by match key, the first listed winning: a record's value is
-    // found in constant time (a search of the list made import quadratic in its length).
     void index_values(const kt_cache& c) {
         value_index_.assign(c.param_values.size(), {});
         for (std::size_t p = 0; p < c.param_values.size(); ++p) {
-            value_index_[p].reserve(c.param_values[p].size());
-            for (std::size_t i = 0; i < c.param_values[p].size(); ++i)
-                value_index_[p].emplace(match_key(c.param_values[p][i]), static_cast<uint32_t>(i));
+            value_index& ix = value_index_[p];
+            for (std::size_t i = 0; i < c.param_values[p].size(); ++i) {
+                const value& v = c.param_values[p][i];
+                const auto at = static_cast<uint32_t>(i);
+                if (const auto d = number_of(v)) {
+                    ix.numbers.emplace_back(*d, at);
+                } else if (const auto* b = std::get_if<bool>(&v)) {
+                    auto& slot = *b ? ix.yes : ix.no;
+                    if (!slot) slot = at;
+                } else {
+                    ix.strings.emplace(std::get<std::string>(v), at);
+                }
+            }
+            std::sort(ix.numbers.begin(), ix.numbers.end());
         }
     }
 
     std::optional<uint32_t> listed_index(std::size_t param, const json& got) const {
         const auto v = scalar(got);
         if (!v) return std::nullopt;
-        const auto& index = value_index_[param];
-        const auto it = index.find(match_key(*v));
-        if (it == index.end()) return std::nullopt;
+        const value_index& ix = value_index_[param];
+        if (const auto d = number_of(*v)) {
+            const auto it = std::lower_bound(ix.numbers.begin(), ix.numbers.end(),
+                                             std::make_pair(*d, uint32_t{0}));
+            if (it == ix.numbers.end() || it->first != *d) return std::nullopt;
+            return it->second;
+        }
+        if (const auto* b = std::get_if<bool>(&*v)) return *b ? ix.yes : ix.no;
+        const auto it = ix.strings.find(std::get<std::string>(*v));
+        if (it == ix.strings.end()) return std::nullopt;
         return it->second;
     }
 
@@ -165,8 +336,7 @@ class reader {
                                       key, name, rec[name].dump()));
             e.index.push_back(*at);
         }
-        if (!rec.contains("time"))
-            fail(key, fmt::format("record \"{}\" has no \"time\"", key));
+        if (!rec.contains("time")) fail(key, fmt::format("record \"{}\" has no \"time\"", key));
         const json& t = rec["time"];
         if (t.is_number()) {
             e.time_ms = t.get<double>();
@@ -216,15 +386,16 @@ class reader {
 
     const std::string& text_;
     const std::string& path_;
-    std::vector<std::unordered_map<std::string, uint32_t>> value_index_;
+    std::vector<value_index> value_index_;
 };
 
 }  // namespace
 
-std::string kt_cache::key(const kt_entry& e) const {
+std::string kt_key(const std::vector<std::vector<value>>& values,
+                   const std::vector<uint32_t>& index) {
     std::string out;
-    for (std::size_t i = 0; i < param_names.size(); ++i) {
-        const value& v = value_of(e, i);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const value& v = values[i][index[i]];
         // Python's str(): True/False, reals as repr.
         std::string text;
         if (auto* b = std::get_if<bool>(&v)) {
@@ -237,13 +408,22 @@ std::string kt_cache::key(const kt_entry& e) const {
     return out;
 }
 
-kt_cache parse_kt_cache(const std::string& text, const std::string& path) {
-    return reader(text, path).run();
+std::string kt_cache::key(const kt_entry& e) const {
+    return kt_key(param_values, e.index);
 }
 
-kt_cache kt_cache_from_json(const nlohmann::json& doc, const std::string& text,
-                            const std::string& path) {
-    return reader(text, path).run(doc);
+kt_cache scan_kt_cache(const std::string& text, const std::string& path, const kt_record_fn& each) {
+    return reader(text, path).run(each);
+}
+
+kt_cache parse_kt_cache(const std::string& text, const std::string& path) {
+    std::vector<kt_entry> entries;
+    kt_cache c = scan_kt_cache(text, path,
+                               [&](const kt_cache&, const std::string&, const json&, kt_entry&& e) {
+                                   entries.push_back(std::move(e));
+                               });
+    c.entries = std::move(entries);
+    return c;
 }
 
 kt_cache read_kt_cache(const std::string& path) {

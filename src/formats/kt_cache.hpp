@@ -2,6 +2,7 @@
 // publishes brute-forced spaces in it): a header naming the device, kernel and parameters, and
 // one record per evaluated configuration, keyed by its comma-joined values.
 #pragma once
+#include <functional>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -17,7 +18,7 @@ inline constexpr const char* kt_failures[] = {"InvalidConfig", "CompilationFaile
                                               "RuntimeFailedConfig"};
 
 struct kt_entry {
-    std::vector<uint32_t> index;   // value index of each parameter, in kt_cache::param_names order
+    std::vector<uint32_t> index;    // value index of each parameter, in kt_cache::param_names order
     std::optional<double> time_ms;  // the objective time; nullopt for a failure
     std::string failure;            // one of kt_failures when time_ms is empty
     std::vector<double> times_ms;   // raw samples, when recorded
@@ -30,12 +31,13 @@ struct kt_entry {
 struct kt_cache {
     std::string path;
     std::string device_name, kernel_name;
-    std::string objective = "time";  // the header's objective, when given
-    std::string problem_size;        // as JSON text ("[4096, 4096]")
-    std::string schema_version;      // newer caches carry one; "" when absent
-    std::vector<std::string> param_names;        // tune_params_keys
+    std::string objective = "time";                // the header's objective, when given
+    std::string problem_size;                      // as JSON text ("[4096, 4096]")
+    std::string schema_version;                    // newer caches carry one; "" when absent
+    std::vector<std::string> param_names;          // tune_params_keys
     std::vector<std::vector<value>> param_values;  // tune_params, same order
     std::vector<kt_entry> entries;                 // in file order
+    std::size_t record_count = 0;  // records in the file, known before the first is read
 
     // "16,16,32": Kernel Tuner's key for a configuration.
     std::string key(const kt_entry& e) const;
@@ -44,14 +46,25 @@ struct kt_cache {
     }
 };
 
+// Kernel Tuner's key of the values at `index` of each parameter ("16,16,32", True/False, reals
+// as Python's repr): kt_cache::key.
+std::string kt_key(const std::vector<std::vector<value>>& values,
+                   const std::vector<uint32_t>& index);
+
 // Reads a cache (.json, or gzip'd .json.gz). Throws input_error for a file that is not a Kernel
 // Tuner cache, a damaged or truncated one, a record whose parameters do not match the header,
 // or a time string other than the three failure kinds; env_error when it cannot be read.
 kt_cache read_kt_cache(const std::string& path);
 kt_cache parse_kt_cache(const std::string& text, const std::string& path);
-// The same from the document already parsed from `text` (parse_json_unordered): an import that
-// looked at it first parses the file once.
-kt_cache kt_cache_from_json(const nlohmann::json& doc, const std::string& text,
-                            const std::string& path);
+
+// Called with each record of a cache as it is read: the header (no entries), the record's key,
+// its JSON object and what the reader made of it.
+using kt_record_fn = std::function<void(const kt_cache& header, const std::string& key,
+                                        const nlohmann::json& record, kt_entry&& entry)>;
+// Reads the header of `text`, then each record in file order, passing it to `each` and keeping
+// none: memory is that of the text, the header and one record, whatever the number of records
+// (a document of the whole cache costs some 25 times the text). Returns the header; the same
+// checks and errors as parse_kt_cache.
+kt_cache scan_kt_cache(const std::string& text, const std::string& path, const kt_record_fn& each);
 
 }  // namespace hone

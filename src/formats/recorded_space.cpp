@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <type_traits>
 #include <unordered_map>
 
+#include "formats/json_file.hpp"
 #include "formats/kt_cache.hpp"
 #include "hone/error.hpp"
 #include "hone/store.hpp"
@@ -51,9 +53,33 @@ std::string head_bytes(const std::string& path, std::size_t n) {
     return s;
 }
 
+std::string kt_record_key(const recorded_space& r, std::size_t k) {
+    return kt_key(r.values, r.points[k]);
+}
+
 recorded_space from_kt(const std::string& path) {
-    const kt_cache c = read_kt_cache(path);
     recorded_space r;
+    kt_cache c;
+    {
+        // The records are taken as they are read (no kt_entry is kept), and the text is freed
+        // before the points are indexed.
+        const std::string text = read_maybe_gzip(path);
+        c = scan_kt_cache(
+            text, path,
+            [&](const kt_cache& h, const std::string&, const nlohmann::json&, kt_entry&& e) {
+                if (r.points.empty()) {  // sized once: doubling lists would hold two copies
+                    r.points.reserve(h.record_count);
+                    r.outcome.reserve(h.record_count);
+                    r.cost_s.reserve(h.record_count);
+                }
+                r.points.push_back(std::move(e.index));
+                r.outcome.push_back(e.time_ms && std::isfinite(*e.time_ms) && *e.time_ms > 0
+                                        ? e.time_ms
+                                        : std::nullopt);
+                r.cost_s.push_back(
+                    (e.compile_time_ms + e.verification_time_ms + e.benchmark_time_ms) / 1000.0);
+            });
+    }
     r.path = path;
     r.format = "Kernel Tuner cache";
     r.kernel = c.kernel_name;
@@ -61,17 +87,9 @@ recorded_space from_kt(const std::string& path) {
     r.problem = c.problem_size;
     r.objective = "time";
     r.unit = "ms";
-    r.names = c.param_names;
-    r.values = c.param_values;
-    for (const auto& e : c.entries) {
-        r.points.push_back(e.index);
-        r.keys.push_back(c.key(e));
-        r.outcome.push_back(
-            e.time_ms && std::isfinite(*e.time_ms) && *e.time_ms > 0 ? e.time_ms : std::nullopt);
-        r.status.push_back(e.time_ms ? "ok" : e.failure);
-        r.cost_s.push_back((e.compile_time_ms + e.verification_time_ms + e.benchmark_time_ms) /
-                           1000.0);
-    }
+    r.names = std::move(c.param_names);
+    r.values = std::move(c.param_values);
+    r.make_key = kt_record_key;  // Kernel Tuner's keys: Python's text of the values
     r.finish();
     return r;
 }
@@ -166,7 +184,6 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
             if (run.objective == "time" && rec.gpu.time_us.median > 0) out = rec.gpu.time_us.median;
         }
         r.outcome.push_back(out);
-        r.status.push_back(status_name(rec.st));
         r.cost_s.push_back(rec.compile_ms / 1000.0 + rec.gpu.wall_s);
     }
     r.finish();

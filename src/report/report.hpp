@@ -48,6 +48,8 @@ std::string failure_table(const std::vector<eval_record>& records, const table_o
 
 // "576 configurations: 560 ok, 8 not_converged, 8 compile_error" (statuses in enum order).
 std::string status_summary(const std::vector<eval_record>& records);
+// The same from counts: records of each status, indexed by status.
+std::string status_summary(std::size_t records, const std::vector<std::size_t>& by_status);
 
 // The winner as a `reference:` YAML line and the command that measures it alone, e.g.
 //   reference: {BLOCK: 256, IDX_T: "int"}

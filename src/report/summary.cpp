@@ -24,15 +24,19 @@ std::string shell_quote(const std::string& s) {
 }  // namespace
 
 std::string status_summary(const std::vector<eval_record>& records) {
-    std::string out =
-        fmt::format("{} configuration{}", records.size(), records.size() == 1 ? "" : "s");
+    std::vector<std::size_t> by_status(static_cast<std::size_t>(status::timeout) + 1, 0);
+    for (const auto& r : records) ++by_status[static_cast<std::size_t>(r.st)];
+    return status_summary(records.size(), by_status);
+}
+
+std::string status_summary(std::size_t records, const std::vector<std::size_t>& by_status) {
+    std::string out = fmt::format("{} configuration{}", records, records == 1 ? "" : "s");
     std::string counts;
     // status::timeout is the last status in status.hpp.
-    for (int i = 0; i <= static_cast<int>(status::timeout); ++i) {
-        const auto s = static_cast<status>(i);
-        const auto n =
-            std::count_if(records.begin(), records.end(), [s](const auto& r) { return r.st == s; });
-        if (n > 0) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, status_name(s));
+    for (std::size_t i = 0; i < by_status.size(); ++i) {
+        if (by_status[i] > 0)
+            counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", by_status[i],
+                                  status_name(static_cast<status>(i)));
     }
     return counts.empty() ? out : out + ": " + counts;
 }

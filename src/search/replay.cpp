@@ -26,7 +26,7 @@ void recorded_space::finish() {
     bool any = false;
     for (std::size_t k = 0; k < points.size(); ++k) {
         if (!index_.emplace(encode(*this, points[k]), k).second)
-            throw input_error(at, fmt::format("configuration {} is recorded twice", keys[k]));
+            throw input_error(at, fmt::format("configuration {} is recorded twice", key(k)));
         if (outcome[k] && (!any || *outcome[k] < *outcome[optimum])) optimum = k, any = true;
     }
     if (!any)
@@ -77,7 +77,7 @@ replay_seed replay_once(const recorded_space& space, const replay_options& o, ui
                 // A strategy that breaks its contract is a bug, not bad input.
                 const auto at = space.find(p);
                 if (!at) throw std::logic_error(fmt::format("{} proposed a point outside the space", setup.name));
-                if (used[*at]) throw std::logic_error(fmt::format("{} proposed {} twice", setup.name, space.keys[*at]));
+                if (used[*at]) throw std::logic_error(fmt::format("{} proposed {} twice", setup.name, space.key(*at)));
                 used[*at] = true;
                 queue.push_back(std::move(p));
             }
@@ -91,7 +91,7 @@ replay_seed replay_once(const recorded_space& space, const replay_options& o, ui
         if (!v) ++out.failures;
         if (v && (!best || *v < *best)) {
             best = v;
-            out.best_key = space.keys[k];
+            out.best_key = space.key(k);
         }
         ++out.evaluations;
         out.final_best = best ? std::optional(space.natural(*best)) : std::nullopt;

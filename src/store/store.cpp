@@ -149,17 +149,24 @@ void results_store::put(int64_t run_id, const eval_record& r) {
 }
 
 int64_t results_store::put_run(const run_identity& id, const std::vector<eval_record>& records) {
+    return put_run(id, [&](const record_sink& put) {
+        for (const auto& r : records) put(r);
+    });
+}
+
+int64_t results_store::put_run(const run_identity& id,
+                               const std::function<void(const record_sink&)>& records) {
     sql::transaction t(db_, path_);
     const int64_t run_id = insert_run(db_, path_, id);
     sql::stmt clear(db_, path_, "DELETE FROM results WHERE run_id = ?1");
     clear.bind(1, run_id).run();
     // Imported records keep their own time, or none: an import is not a measurement.
     sql::stmt s(db_, path_, store_detail::insert_record_sql(true));
-    for (const auto& r : records) {
+    records([&](const eval_record& r) {
         store_detail::bind_record(s, run_id, r);
         s.run();
         s.reset();
-    }
+    });
     t.commit();
     return run_id;
 }

@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "formats/json_file.hpp"
 #include "formats/kt_cache.hpp"
@@ -83,7 +85,7 @@ TEST_CASE("kt cache: header, parameters, times, failures and metrics are read") 
 }
 
 TEST_CASE("kt cache: every malformed file is refused with what was expected") {
-    CHECK(error_of("{\"cache\": ") .find("x.json:1:11: not valid JSON") == 0);
+    CHECK(error_of("{\"cache\": ").find("x.json:1:11: not valid JSON") == 0);
     CHECK(error_of("[1, 2]").find("not a Kernel Tuner cache") != std::string::npos);
     CHECK(error_of(replaced(small_cache, "\"device_name\": \"NVIDIA GeForce RTX 2080 Ti\",", ""))
               .find("no \"device_name\"") != std::string::npos);
@@ -93,8 +95,9 @@ TEST_CASE("kt cache: every malformed file is refused with what was expected") {
     // The error points at the record's key.
     CHECK(error_of(replaced(small_cache, "\"time\": \"InvalidConfig\"", "\"time\": \"Slow\""))
               .find("x.json:15:") == 0);
-    CHECK(error_of(replaced(small_cache, "\"vec\": 2, \"fast\": true", "\"vec\": 3, \"fast\": true"))
-              .find("vec = 3 is not one of the values") != std::string::npos);
+    CHECK(
+        error_of(replaced(small_cache, "\"vec\": 2, \"fast\": true", "\"vec\": 3, \"fast\": true"))
+            .find("vec = 3 is not one of the values") != std::string::npos);
     CHECK(error_of(replaced(small_cache, "\"tune_params\": {\"block\"",
                             "\"tune_params\": {\"grid\": [1], \"block\""))
               .find("parameter 'grid' of \"tune_params\" is not in \"tune_params_keys\"") !=
@@ -121,7 +124,8 @@ TEST_CASE("kt cache: gzip'd files are read; a truncated one is refused") {
 }
 
 TEST_CASE("kt cache: the brute-forced spaces in ../shared/spaces read whole") {
-    const std::string path = std::string(HONE_SOURCE_DIR) + "/../shared/spaces/gemm_RTX_2080_Ti.json.gz";
+    const std::string path =
+        std::string(HONE_SOURCE_DIR) + "/../shared/spaces/gemm_RTX_2080_Ti.json.gz";
     if (!std::filesystem::exists(path)) {
         MESSAGE("skipped: " << path << " is not on this machine");
         return;
@@ -131,4 +135,33 @@ TEST_CASE("kt cache: the brute-forced spaces in ../shared/spaces read whole") {
     CHECK(c.param_names.size() == 15);
     CHECK(c.entries.size() == 17956);
     for (const auto& e : c.entries) CHECK(e.index.size() == 15);
+}
+
+TEST_CASE("kt cache: read as a stream of records, in file order, none kept") {
+    std::vector<std::string> keys;
+    const kt_cache c = scan_kt_cache(
+        small_cache, "x.json",
+        [&](const kt_cache& h, const std::string& key, const nlohmann::json&, kt_entry&& e) {
+            CHECK(h.record_count == 3);
+            CHECK(h.key(e) == key);
+            keys.push_back(key);
+        });
+    CHECK(keys == std::vector<std::string>{"32,1,False", "64,2,True", "64,1,False"});
+    CHECK(c.entries.empty());  // none is kept
+    CHECK(c.param_names == std::vector<std::string>{"block", "vec", "fast"});
+    CHECK(c.record_count == 3);
+}
+
+TEST_CASE("kt cache: \"cache\" before the header, and given twice") {
+    const std::string header =
+        R"("device_name": "GPU", "kernel_name": "k", "tune_params_keys": ["x"],
+           "tune_params": {"x": [1, 2]})";
+    const std::string records =
+        R"("cache": {"2": {"x": 2, "time": 2.5}, "1": {"x": 1, "time": 1.5}})";
+    const kt_cache c = parse_kt_cache("{" + records + ", " + header + "}", "x.json");
+    REQUIRE(c.entries.size() == 2);
+    CHECK(c.key(c.entries[0]) == "2");
+    CHECK(c.key(c.entries[1]) == "1");
+    CHECK(error_of("{" + header + R"(, "cache": {}, )" + records + "}").find("given twice") !=
+          std::string::npos);
 }

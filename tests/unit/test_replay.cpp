@@ -75,7 +75,7 @@ TEST_CASE("replay of a Kernel Tuner cache: exact evaluations to each level") {
     const recorded_space space = load_recorded_space(dir.file("four.json"));
     CHECK(space.points.size() == 4);
     CHECK(space.format == "Kernel Tuner cache");
-    CHECK(space.keys[space.optimum] == "4,7");
+    CHECK(space.key(space.optimum) == "4,7");
     CHECK(space.cost_s[0] == doctest::Approx(0.15));
     CHECK(!space.outcome[2]);
 
@@ -149,7 +149,7 @@ TEST_CASE("replay of a hone database, and one with several runs") {
     CHECK(space.format == "hone database");
     CHECK(space.points.size() == 4);
     CHECK(space.names == std::vector<std::string>{"BLOCK", "FAST"});
-    CHECK(space.keys[space.optimum] == "BLOCK=128,FAST=true");
+    CHECK(space.key(space.optimum) == "BLOCK=128,FAST=true");
     CHECK(space.natural(*space.outcome[space.optimum]) == 4.0);
     CHECK(space.cost_s[space.optimum] == doctest::Approx(0.75));
     // The values in order: 64 before 128, false before true.

@@ -128,3 +128,17 @@ if hone:
     con.commit()
     con.execute("PRAGMA journal_mode=DELETE")
     con.close()
+
+# ---- the cache read as a stream: member order, repeated keys, values where records go
+HEADER = ('"device_name": "GPU", "kernel_name": "k", "tune_params_keys": ["x"], '
+          '"tune_params": {"x": [1, 2]}')
+write("kt_cache_first.json", '{"cache": {' + record(1) + ", " + record(2) + "}, " + HEADER + "}\n")
+write("kt_duplicate_key.json", "{" + HEADER + ', "cache": {' + record(1) + ", " +
+      record(1, time="2.0") + "}}\n")
+write("kt_two_caches.json", "{" + HEADER + ', "cache": {}, "cache": {' + record(1) + "}}\n")
+write("kt_cache_array.json", "{" + HEADER + ', "cache": [1, 2]}\n')
+write("kt_record_scalar.json", "{" + HEADER + ', "cache": {"1": 5}}\n')
+write("kt_top_array.json", "[{" + HEADER + ', "cache": {}}]\n')
+write("kt_truncated_record.json", "{" + HEADER + ', "cache": {' + record(1) + ', "2": {"x": 2, "ti')
+write("kt_trailing.json", "{" + HEADER + ', "cache": {' + record(1) + "}} trailing\n")
+write("kt_nan_time.json", "{" + HEADER + ', "cache": {' + record(1, time="NaN") + "}}\n")

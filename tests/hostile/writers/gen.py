@@ -114,6 +114,8 @@ with gzip.open(path("config.yaml.gz"), "wt") as f:
     f.write(config)
 with open(path("binary.yaml"), "wb") as f:
     f.write(b"kernel:\x00\x01\x02" * 10)
+# A config whose kernel name holds escape sequences (as a careless or hostile T1 file gives it).
+write("esc_config.yaml", config.replace("name: vadd", 'name: "vadd\\e[2J\\e]0;title\\a"'))
 write("config_devsrc.yaml", config.replace("source: vadd.cu", "source: /dev/zero"))
 
 # A T1 tuning-input file, and one whose constraint does not load.
