@@ -11,8 +11,8 @@ namespace hone {
 const std::vector<strategy_info>& strategy_catalogue() {
     static const std::vector<strategy_info> all = {
         {"auto",
-         "the strategy that replay of recorded spaces shows best on average (see `hone replay "
-         "--help`)",
+         "bandit: the strategy whose worst space is best when judged on recorded spaces it was "
+         "not designed on (bench/protocol.py)",
          true,
          {}},
         {"exhaustive", "every valid configuration, in the space's order", false, {}},
@@ -170,7 +170,7 @@ std::string strategy_option_error(std::string_view strategy, std::string_view na
 }
 
 const char* auto_choice() {
-    return "gp_climb";
+    return "bandit";
 }
 
 std::string resolve_strategy(std::string_view name, double count) {

@@ -618,6 +618,14 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
           std::string::npos);
     CHECK(strategy_option_error("gp_climb", "decents", 2).find("options are batch, model_from") !=
           std::string::npos);
+    CHECK(strategy_option_error("bandit", "floor", 0.2) == "");
+    CHECK(strategy_option_error("bandit", "floor", 0.5).find("must be in 0 .. 0.3333") !=
+          std::string::npos);
+    CHECK(strategy_option_error("bandit", "half_life", 0).find("must be in 1 ..") !=
+          std::string::npos);
+    CHECK(strategy_option_error("bandit", "leed", 1).find("options are floor, half_life, lead") !=
+          std::string::npos);
+    CHECK(strategy_option_error("sweep", "x", 1).find("takes no options") != std::string::npos);
     CHECK(resolve_strategy("", 100) == "exhaustive");
     CHECK(resolve_strategy("", auto_threshold + 1) == auto_choice());
     CHECK(resolve_strategy("auto", 10) == auto_choice());
