@@ -22,7 +22,7 @@ class bandit final : public strategy {
         };
         floor_ = opt("floor", 0.1);
         decay_ = std::pow(0.5, 1.0 / opt("half_life", 100));
-        const double lead = opt("lead", 2);
+        const double lead = opt("lead", 4);
         const char* names[] = {"gp_climb", "sweep", "genetic"};
         for (std::size_t i = 0; i < 3; ++i) {
             strategy_setup m = s;

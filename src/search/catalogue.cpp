@@ -134,7 +134,7 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "each member's least share of the proposals, whatever the credits"},
           {"half_life", 100, 1, 1e6, false,
            "evaluations after which the credit of an improvement has halved"},
-          {"lead", 2, 0.01, 100, false,
+          {"lead", 4, 0.01, 100, false,
            "gp_climb's weight before any credit, against one for sweep and for genetic"}}},
     };
     return all;
