@@ -11,8 +11,8 @@ namespace hone {
 const std::vector<strategy_info>& strategy_catalogue() {
     static const std::vector<strategy_info> all = {
         {"auto",
-         "the strategy that replay of recorded spaces shows best on average (see `hone replay "
-         "--help`)",
+         "bandit: the strategy whose worst space is best when judged on recorded spaces it was "
+         "not designed on (bench/protocol.py)",
          true,
          {}},
         {"exhaustive", "every valid configuration, in the space's order", false, {}},
@@ -119,6 +119,23 @@ const std::vector<strategy_info>& strategy_catalogue() {
          true,
          {{"model_batch", 4, 1, 1024, true, "configurations bayes_opt proposes per model fit"},
           {"walkers", 2, 1, 64, true, "annealing walkers"}}},
+        {"sweep",
+         "best-first neighbourhood sweep: every unseen neighbour (one parameter changed, to any "
+         "value) of the fastest configuration seen, then of the next fastest whose neighbours "
+         "are not all seen; a faster configuration becomes the centre at once",
+         true,
+         {}},
+        {"bandit",
+         "gp_climb, sweep and genetic, each told every outcome, sharing the proposals: a "
+         "member's share rises with the improvements of the best its proposals made lately, "
+         "and never falls below a floor",
+         true,
+         {{"floor", 0.1, 0, 0.3333, false,
+           "each member's least share of the proposals, whatever the credits"},
+          {"half_life", 100, 1, 1e6, false,
+           "evaluations after which the credit of an improvement has halved"},
+          {"lead", 4, 0.01, 100, false,
+           "gp_climb's weight before any credit, against one for sweep and for genetic"}}},
     };
     return all;
 }
@@ -153,7 +170,7 @@ std::string strategy_option_error(std::string_view strategy, std::string_view na
 }
 
 const char* auto_choice() {
-    return "gp_climb";
+    return "bandit";
 }
 
 std::string resolve_strategy(std::string_view name, double count) {
@@ -181,6 +198,8 @@ std::unique_ptr<strategy> make_strategy(const strategy_setup& s, const search_do
     if (r.name == "portfolio") return make_portfolio(r, d);
     if (r.name == "guided_descent") return make_guided_descent(r, d);
     if (r.name == "gp_climb") return make_gp_climb(r, d);
+    if (r.name == "sweep") return make_sweep(r, d);
+    if (r.name == "bandit") return make_bandit(r, d);
     return make_bayes_opt(r, d);
 }
 

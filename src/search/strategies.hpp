@@ -15,5 +15,7 @@ std::unique_ptr<strategy> make_bayes_opt(const strategy_setup& s, const search_d
 std::unique_ptr<strategy> make_portfolio(const strategy_setup& s, const search_domain& d);
 std::unique_ptr<strategy> make_guided_descent(const strategy_setup& s, const search_domain& d);
 std::unique_ptr<strategy> make_gp_climb(const strategy_setup& s, const search_domain& d);
+std::unique_ptr<strategy> make_sweep(const strategy_setup& s, const search_domain& d);
+std::unique_ptr<strategy> make_bandit(const strategy_setup& s, const search_domain& d);
 
 }  // namespace hone

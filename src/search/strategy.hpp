@@ -58,7 +58,8 @@ std::string strategy_option_error(std::string_view strategy, std::string_view na
 inline constexpr double auto_threshold = 2000;
 // The budget of an adaptive strategy given no max_evals.
 inline constexpr int64_t default_budget = 1000;
-// The strategy `auto` stands for: the best on average in replay (bench/strategies.py).
+// The strategy `auto` stands for: the one whose worst space is best under the held-out
+// protocol of bench/protocol.py (recorded spaces it was not designed on, new seeds).
 const char* auto_choice();
 // The strategy to run for `name` ("" = not given) on a space of about `count` valid points.
 std::string resolve_strategy(std::string_view name, double count);

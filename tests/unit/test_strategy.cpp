@@ -132,8 +132,9 @@ std::unique_ptr<strategy> make(const std::string& name, const grid& g, uint64_t 
     return make_strategy(s, g, [&g](uint64_t i) { return g.all()[i]; });
 }
 
-const std::vector<std::string> adaptive = {"annealing", "genetic",  "local_search", "diff_evo",
-                                           "bayes_opt", "gp_climb", "auto"};
+const std::vector<std::string> adaptive = {"annealing", "genetic",   "local_search",
+                                           "diff_evo",  "bayes_opt", "gp_climb",
+                                           "sweep",     "bandit",    "auto"};
 
 grid constrained_grid() {
     // 6 x 6 x 5 x 4 = 720 points, about a third invalid.
@@ -442,6 +443,91 @@ TEST_CASE("gp_climb gives its model more of the proposals where the model predic
     CHECK(scrambled_skill * 10 < scrambled_one * 12);  // 212 and 207
 }
 
+namespace {
+
+// A lone optimum on a plateau: (2, 7, 7, 0) at 1.0; the plateau (x2 >= 5, x3 == 0, 192
+// points) at 1.08-1.12, as a hash of the point scatters them; elsewhere slower with the
+// distance from the plateau. What the plateau's points have in common does not point to the
+// optimum, only its 20 one-change neighbours on the plateau do.
+objective_fn needle_on_plateau() {
+    return [](const point& p) -> std::optional<double> {
+        if (p == point{2, 7, 7, 0}) return 1.0;
+        uint64_t h = 1469598103934665603ull;
+        for (uint32_t v : p) h = (h ^ v) * 1099511628211ull;
+        const double jitter = static_cast<double>(h % 1000) / 1000.0;
+        const double off = (p[2] >= 5 ? 0.0 : 5.0 - p[2]) + (p[3] == 0 ? 0.0 : 2.0 * p[3]);
+        return (1.08 + 0.04 * jitter) * (1.0 + 0.15 * off);
+    };
+}
+
+}  // namespace
+
+TEST_CASE("sweep goes through the neighbourhoods of the fastest points, finding a lone optimum") {
+    const grid g({4, 16, 8, 3}, [](const point&) { return true; });  // 1,536 points
+    const auto f = needle_on_plateau();
+    int found = 0;
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+        auto st = make("sweep", g, seed, 300);
+        const run_result r = drive(*st, g, f);
+        found += r.best == 1.0;
+        // After the first point, each proposal is a one-change neighbour of a point seen.
+        for (std::size_t i = 1; i < r.order.size(); ++i) {
+            bool near = false;
+            for (std::size_t j = 0; j < i && !near; ++j) {
+                int changed = 0;
+                for (std::size_t k = 0; k < 4; ++k) changed += r.order[i][k] != r.order[j][k];
+                near = changed == 1;
+            }
+            CHECK(near);
+        }
+    }
+    // Random search finds it in 300 of 1,536 with chance 20%.
+    CHECK(found >= 9);
+}
+
+TEST_CASE("bandit finds a lone optimum on a plateau that its model-guided member alone misses") {
+    const grid g({4, 16, 8, 3}, [](const point&) { return true; });
+    const auto f = needle_on_plateau();
+    int bandit_found = 0, gp_found = 0;
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+        auto b = make("bandit", g, seed, 400), c = make("gp_climb", g, seed, 400);
+        bandit_found += drive(*b, g, f).best == 1.0;
+        gp_found += drive(*c, g, f).best == 1.0;
+    }
+    MESSAGE("bandit " << bandit_found << ", gp_climb " << gp_found);
+    CHECK(bandit_found >= 7);  // 9 of 10 when written, gp_climb 4
+    CHECK(bandit_found > gp_found);
+}
+
+TEST_CASE("bandit gives every member proposals, whatever their credits") {
+    // Proposals that move one parameter of a seen point by more than one step of its list
+    // are sweep's (gp_climb's descents move a long list by one step); those that change
+    // several parameters of every seen point are genetic's children or random draws.
+    const grid g({16, 16, 16}, [](const point&) { return true; });
+    const auto f = bowl({11, 3, 9});
+    auto st = make("bandit", g, 3, 300);
+    const run_result r = drive(*st, g, f);
+    int far_moves = 0, multi = 0;
+    for (std::size_t i = 20; i < r.order.size(); ++i) {
+        int fewest = 4, jump = 0;
+        for (std::size_t j = 0; j < i; ++j) {
+            int changed = 0, d = 0;
+            for (std::size_t k = 0; k < 3; ++k) {
+                const int dk = std::abs(int(r.order[i][k]) - int(r.order[j][k]));
+                changed += dk != 0;
+                d = std::max(d, dk);
+            }
+            if (changed < fewest || (changed == fewest && d < jump)) fewest = changed, jump = d;
+        }
+        far_moves += fewest == 1 && jump > 1;
+        multi += fewest >= 2;
+    }
+    MESSAGE("far moves " << far_moves << ", several changes " << multi);
+    CHECK(far_moves >= 10);
+    CHECK(multi >= 10);
+    CHECK(r.best == 1.0);
+}
+
 TEST_CASE("points observed before proposing (resume) are never proposed") {
     const grid g = constrained_grid();
     const auto f = bowl({4, 1, 3, 2});
@@ -532,6 +618,14 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
           std::string::npos);
     CHECK(strategy_option_error("gp_climb", "decents", 2).find("options are batch, model_from") !=
           std::string::npos);
+    CHECK(strategy_option_error("bandit", "floor", 0.2) == "");
+    CHECK(strategy_option_error("bandit", "floor", 0.5).find("must be in 0 .. 0.3333") !=
+          std::string::npos);
+    CHECK(strategy_option_error("bandit", "half_life", 0).find("must be in 1 ..") !=
+          std::string::npos);
+    CHECK(strategy_option_error("bandit", "leed", 1).find("options are floor, half_life, lead") !=
+          std::string::npos);
+    CHECK(strategy_option_error("sweep", "x", 1).find("takes no options") != std::string::npos);
     CHECK(resolve_strategy("", 100) == "exhaustive");
     CHECK(resolve_strategy("", auto_threshold + 1) == auto_choice());
     CHECK(resolve_strategy("auto", 10) == auto_choice());
