@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -533,10 +534,13 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
 // An MPI run: rank 0 tunes as ever, measuring on its own GPUs and every other rank's; the other
 // ranks serve their GPUs to it. The ranks on one host share its GPUs out by local rank.
 int run_mpi(tune_args a) {
+    // The driver's start (~1 s, longer with several processes starting at once) overlaps MPI's.
+    std::shared_future<std::vector<device_info>> devices =
+        std::async(std::launch::async, [] { return list_devices(); }).share();
     const auto link = mpi_link::open(a.mpi ? "--mpi" : "started by an MPI launcher");
     auto local = [&] {
         std::vector<int> all;
-        for (const auto& d : list_devices()) all.push_back(d.ordinal);
+        for (const auto& d : devices.get()) all.push_back(d.ordinal);
         // Fewer GPUs than ranks on the host: the launcher gave each rank its own.
         const bool own = static_cast<int>(all.size()) < link->local_size();
         std::vector<std::shared_ptr<gpu_session>> out;

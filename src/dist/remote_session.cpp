@@ -8,7 +8,9 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include "common/clock.hpp"
 #include "compile/compile_cache.hpp"
@@ -360,6 +362,16 @@ void release_ranks(mpi_link& link) {
 void serve_rank(mpi_link& link, const session_list_factory& open) {
     std::vector<std::unique_ptr<slot_server>> slots;
     std::unique_ptr<compile_server> compiler;
+    // The GPUs are opened before rank 0's hello comes (it comes as soon as rank 0 has started
+    // MPI): every rank's CUDA starts at once, and not one after another behind the hello. A run
+    // that asks for no GPUs (--dry-run) closes them at the hello; an error waits for the hello.
+    std::optional<std::vector<std::shared_ptr<gpu_session>>> early;
+    std::exception_ptr early_error;
+    try {
+        early = open();
+    } catch (...) {
+        early_error = std::current_exception();
+    }
     for (;;) {
         auto got = link.receive(0, -1);
         const json& m = got->second;
@@ -371,11 +383,18 @@ void serve_rank(mpi_link& link, const session_list_factory& open) {
                 slots.clear();
                 compiler.reset();
                 int slot = 0;
+                auto opened = [&] {
+                    if (early_error) std::rethrow_exception(std::exchange(early_error, nullptr));
+                    if (early) return *std::exchange(early, std::nullopt);
+                    return open();
+                };
                 if (m.value("gpus", true))
-                    for (auto& s : open()) {
+                    for (auto& s : opened()) {
                         devices.push_back({{"info", s->device()}, {"isolated", s->isolated()}});
                         slots.push_back(std::make_unique<slot_server>(link, slot++, std::move(s)));
                     }
+                early.reset();  // not asked for: closed
+                early_error = nullptr;
                 int jobs = 0;
                 if (m.value("compile", false)) {
                     compiler = std::make_unique<compile_server>(link, m.value("cache_dir", ""));

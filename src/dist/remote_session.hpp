@@ -51,8 +51,9 @@ rank_links connect_ranks(const std::shared_ptr<mpi_link>& link, const rank_hello
 // Rank 0: tells every other rank to stop serving (at the end of the run, or when it fails).
 void release_ranks(mpi_link& link);
 
-// Every other rank: serves the sessions `open` returns (called on rank 0's hello; an exception
-// is sent to rank 0 as the answer) until rank 0 says bye.
+// Every other rank: serves the sessions `open` returns (called at once, before rank 0's hello,
+// and again for a later hello; an exception is sent to rank 0 as the answer to its hello) until
+// rank 0 says bye.
 using session_list_factory = std::function<std::vector<std::shared_ptr<gpu_session>>()>;
 void serve_rank(mpi_link& link, const session_list_factory& open);
 
