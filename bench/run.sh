@@ -177,6 +177,39 @@ for phase in $phases; do
         echo "baselines rc=$?"
       fi
       ;;
+    sgemm_seeds)  # the default search alone on configs/sgemm_large.yaml, SGEMM_SEEDS (default
+                  # 1 2 3) with SGEMM_EVALS each, and cuBLAS: the shipped default against cuBLAS
+      for seed in ${SGEMM_SEEDS:-1 2 3}; do
+        sgemm_search_run sgemm_seed_$seed "{strategy: ${SGEMM_STRATEGY:-auto}, seed: $seed}"
+      done
+      if [ ! -s "$out/baselines.json" ]; then
+        "$B/baselines" --json 4096 >"$out/baselines.json" 2>"$out/baselines.err"
+        echo "baselines rc=$?"
+      fi
+      python3 - "$out" ${SGEMM_SEEDS:-1 2 3} <<'PY'
+import json, sys
+out, seeds = sys.argv[1], sys.argv[2:]
+best_cublas = None  # GFLOP/s of cuBLAS's SGEMM (baselines.json: one JSON object a line)
+try:
+    for line in open(f"{out}/baselines.json"):
+        try:
+            j = json.loads(line)
+        except ValueError:
+            continue
+        if j.get("bench") == "sgemm" and j.get("tflops"):
+            best_cublas = 1000 * j["tflops"]
+except OSError:
+    pass
+for s in seeds:
+    try:
+        r = json.load(open(f"{out}/sgemm_seed_{s}.json"))
+    except Exception as e:
+        print(f"sgemm seed {s}: no result ({e})"); continue
+    g = max((x.get("gflops") or 0) for x in r["results"])
+    share = f", {100 * g / best_cublas:.1f}% of cuBLAS ({best_cublas:.0f})" if best_cublas else ""
+    print(f"sgemm_large {r.get('identity', {}).get('strategy', '')} seed {s}: {r['evaluated']} evaluated, best {g:.0f} GFLOP/s{share}")
+PY
+      ;;
     sgemm_large_ab)  # the default search of this build against an earlier one ($B/hone_prev), the
                      # same seeds alternated (SGEMM_SEEDS, default 1 2 3), no subset, no cuBLAS
       [ -x "$B/hone_prev" ] || { echo "sgemm_large_ab: no $B/hone_prev"; continue; }
