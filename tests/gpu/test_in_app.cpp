@@ -166,7 +166,11 @@ const std::map<int64_t, status> expected = {{0, status::ok},
                                             {10, status::device_limits},
                                             {99, status::compile_error}};
 
-void check_faults(const tune_result& r, std::size_t configurations) {
+// shared_gpu: another tuner measures on the same GPU at the same time. Its hanging kernel
+// (MODE=4) holds the GPU, time-sliced, until its deadline kills it, and may push a faulting or
+// wrong kernel of this run past its own deadline: that configuration then ends `timeout`, still
+// costing only itself.
+void check_faults(const tune_result& r, std::size_t configurations, bool shared_gpu = false) {
     CHECK_FALSE(r.interrupted);
     REQUIRE(r.records.size() == configurations);
     for (const auto& rec : r.records) {
@@ -176,6 +180,9 @@ void check_faults(const tune_result& r, std::size_t configurations) {
         const status want = expected.at(mode);
         if (want == status::ok) {
             CHECK(has_timing(rec.st));
+        } else if (shared_gpu && rec.st == status::timeout &&
+                   (want == status::runtime_fault || want == status::wrong_result)) {
+            MESSAGE(rec.key << " ended timeout beside the other tuner's hanging kernel");
         } else {
             CHECK(status_name(rec.st) == std::string(status_name(want)));
         }
@@ -231,7 +238,7 @@ TEST_CASE("tune() from two application threads at once, beside the application's
     for (int i = 0; i < 2; ++i) {
         CAPTURE(i);
         CHECK(errors[i] == "");
-        if (errors[i].empty()) check_faults(results[i], 11);
+        if (errors[i].empty()) check_faults(results[i], 11, true);
     }
     CHECK(app.thread_errors == 0);
     CHECK(app.current() == app.ctx);
