@@ -105,6 +105,10 @@ NB_MODULE(_hone, m) {
     namespace py = hone::py;
     namespace nb = nanobind;
     m.doc() = "hone's C++ library (libhone) for the hone package";
+    // A Kernel that another extension still holds when the interpreter ends (torch.library
+    // keeps the functions of a custom op, and with them the Kernel they launch) is reported by
+    // nanobind as a leak at exit: it is freed with the process, nothing is lost.
+    nb::set_leak_warnings(false);
     nb::register_exception_translator(py::translate);
     m.def("_set_error_types", &py::set_error_types);
     m.def("load_config", &py::load_config, nb::arg("path"), nb::arg("sizes"),
