@@ -27,7 +27,8 @@ namespace {
 
 void check(cudaError_t e, const char* what) {
     if (e == cudaSuccess) return;
-    std::fprintf(stderr, "baselines: %s: %s (%s)\n", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    std::fprintf(stderr, "baselines: %s: %s (%s)\n", what, cudaGetErrorString(e),
+                 cudaGetErrorName(e));
     std::exit(1);
 }
 
@@ -54,7 +55,8 @@ options parse_args(int argc, char** argv) {
             if (std::find(o.sgemm_sizes.begin(), o.sgemm_sizes.end(), size) == o.sgemm_sizes.end())
                 o.sgemm_sizes.push_back(size);
         } else {
-            std::fprintf(stderr, "usage: %s [--json] [SIZE...]   (SIZE: sgemm size, 1..65536)\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--json] [SIZE...]   (SIZE: sgemm size, 1..65536)\n",
+                         argv[0]);
             std::exit(2);
         }
     }
@@ -93,7 +95,8 @@ std::vector<double> time_runs(int warmup, int runs, Body body) {
 
 // Deterministic values in [-1, 1), so that no benchmark runs on zeros (which draw less power).
 __global__ void fill(float* p, size_t n, unsigned seed) {
-    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+         i += size_t(gridDim.x) * blockDim.x) {
         unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
         h ^= h >> 16;
         h *= 0x7feb352du;
@@ -118,9 +121,10 @@ void print_device(const options& o) {
     check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
     check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
     if (o.json)
-        std::printf("{\"bench\":\"device\",\"name\":\"%s\",\"cc\":\"%d.%d\",\"sm_count\":%d,"
-                    "\"driver\":%d,\"runtime\":%d}\n",
-                    p.name, p.major, p.minor, p.multiProcessorCount, driver, runtime);
+        std::printf(
+            "{\"bench\":\"device\",\"name\":\"%s\",\"cc\":\"%d.%d\",\"sm_count\":%d,"
+            "\"driver\":%d,\"runtime\":%d}\n",
+            p.name, p.major, p.minor, p.multiProcessorCount, driver, runtime);
     else
         std::printf("device      %s, cc %d.%d, %d SMs, driver %d, runtime %d\n", p.name, p.major,
                     p.minor, p.multiProcessorCount, driver, runtime);
@@ -137,8 +141,9 @@ void bench_copy(const options& o) {
     }));
     const double gbps = 2.0 * bytes / (ms * 1e-3) / 1e9;
     if (o.json)
-        std::printf("{\"bench\":\"copy\",\"bytes\":%zu,\"runs\":%d,\"median_ms\":%.4f,\"gbps\":%.1f}\n",
-                    bytes, runs, ms, gbps);
+        std::printf(
+            "{\"bench\":\"copy\",\"bytes\":%zu,\"runs\":%d,\"median_ms\":%.4f,\"gbps\":%.1f}\n",
+            bytes, runs, ms, gbps);
     else
         std::printf("copy        %zu MiB device to device: %.3f ms, %.0f GB/s (read + write)\n",
                     bytes >> 20, ms, gbps);
@@ -161,12 +166,13 @@ void bench_vector_add(const options& o, int log2_n) {
     const double us = ms * 1e3 / launches;
     const double gbps = 3.0 * n * sizeof(float) / (us * 1e-6) / 1e9;
     if (o.json)
-        std::printf("{\"bench\":\"vector_add\",\"config\":\"BLOCK=256,STRIDED=false,IDX_T=int,VEC=4\","
-                    "\"n\":%lld,\"launches\":%d,\"repeats\":%d,\"us_per_launch\":%.3f,\"gbps\":%.1f}\n",
-                    n, launches, repeats, us, gbps);
+        std::printf(
+            "{\"bench\":\"vector_add\",\"config\":\"BLOCK=256,STRIDED=false,IDX_T=int,VEC=4\","
+            "\"n\":%lld,\"launches\":%d,\"repeats\":%d,\"us_per_launch\":%.3f,\"gbps\":%.1f}\n",
+            n, launches, repeats, us, gbps);
     else
-        std::printf("vector_add  N = 2^%d: %.3f us per launch (%d back to back), %.0f GB/s\n", log2_n,
-                    us, launches, gbps);
+        std::printf("vector_add  N = 2^%d: %.3f us per launch (%d back to back), %.0f GB/s\n",
+                    log2_n, us, launches, gbps);
     check(cudaFree(a), "cudaFree");
     check(cudaFree(b), "cudaFree");
     check(cudaFree(c), "cudaFree");
@@ -185,9 +191,10 @@ void bench_sgemm(const options& o, cublasHandle_t h, int size) {
     }));
     const double tflops = 2.0 * m * n * k / (ms * 1e-3) / 1e12;
     if (o.json)
-        std::printf("{\"bench\":\"sgemm\",\"library\":\"cublas\",\"math\":\"CUBLAS_DEFAULT_MATH\","
-                    "\"m\":%d,\"n\":%d,\"k\":%d,\"runs\":%d,\"median_ms\":%.4f,\"tflops\":%.2f}\n",
-                    m, n, k, runs, ms, tflops);
+        std::printf(
+            "{\"bench\":\"sgemm\",\"library\":\"cublas\",\"math\":\"CUBLAS_DEFAULT_MATH\","
+            "\"m\":%d,\"n\":%d,\"k\":%d,\"runs\":%d,\"median_ms\":%.4f,\"tflops\":%.2f}\n",
+            m, n, k, runs, ms, tflops);
     else
         std::printf("sgemm       cuBLAS FP32 %d^3: %.3f ms, %.1f TFLOP/s\n", size, ms, tflops);
     check(cudaFree(a), "cudaFree");

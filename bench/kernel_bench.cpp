@@ -20,16 +20,16 @@
 #include <string>
 #include <vector>
 
+#include "compile/compile.hpp"
+#include "compile/compile_cache.hpp"
 #include "driver/cuda_api.hpp"
 #include "driver/devices.hpp"
 #include "driver/resources.hpp"
-#include "compile/compile.hpp"
-#include "compile/compile_cache.hpp"
 #include "hone/kernel.hpp"
-#include "space/space.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "runtime/select.hpp"
+#include "space/space.hpp"
 #include "tune/internal.hpp"
 
 using namespace hone;

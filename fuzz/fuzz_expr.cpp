@@ -11,10 +11,10 @@
 namespace {
 
 const hone::bindings& scope() {
-    static const hone::bindings b = {
-        {"N", int64_t{1} << 24}, {"BLOCK", int64_t{256}}, {"ZERO", int64_t{0}},
-        {"BIG", INT64_MAX},      {"SMALL", INT64_MIN},    {"HALF", 0.5},
-        {"FLAG", true},          {"MEM", std::string("managed")}};
+    static const hone::bindings b = {{"N", int64_t{1} << 24}, {"BLOCK", int64_t{256}},
+                                     {"ZERO", int64_t{0}},    {"BIG", INT64_MAX},
+                                     {"SMALL", INT64_MIN},    {"HALF", 0.5},
+                                     {"FLAG", true},          {"MEM", std::string("managed")}};
     return b;
 }
 

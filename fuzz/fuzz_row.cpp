@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "record/params_json.hpp"
 #include "hone/error.hpp"
+#include "record/params_json.hpp"
 #include "store/codec.hpp"
 
 namespace {
@@ -53,7 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         s.bind(status_col + 1, fields[4].empty() ? std::string("ok") : fields[4]);
         if (!s.step()) return 0;
         const hone::eval_record r = hone::store_detail::read_record(s, "fuzz.db");
-        hone::params_to_json(r.params).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // as the printers write it
+        hone::params_to_json(r.params).dump(
+            -1, ' ', false, nlohmann::json::error_handler_t::replace);  // as the printers write it
     } catch (const hone::env_error&) {
     }
     return 0;

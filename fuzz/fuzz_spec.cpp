@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "space/space.hpp"
 #include "hone/spec.hpp"
+#include "space/space.hpp"
 
 namespace {
 

@@ -43,7 +43,8 @@ int main() {
     check(cuMemsetD8Async(p, 0, 1 << 20, s), "memset");
     check(cuStreamSynchronize(s), "sync");
     const double t5 = now_ms();
-    std::printf("init_ms %.1f attrs_ms %.1f ctx_ms %.1f alloc_ms %.1f first_op_ms %.1f total_ms %.1f\n",
-                t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t5 - t0);
+    std::printf(
+        "init_ms %.1f attrs_ms %.1f ctx_ms %.1f alloc_ms %.1f first_op_ms %.1f total_ms %.1f\n",
+        t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t5 - t0);
     return 0;
 }

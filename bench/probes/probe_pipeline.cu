@@ -46,13 +46,20 @@ __global__ void spin(unsigned long long ns) {
 enum class sep { none, event, wait_value, write_value, spin1, spin5, spin20 };
 const char* name(sep s) {
     switch (s) {
-        case sep::none: return "nothing";
-        case sep::event: return "an event record";
-        case sep::wait_value: return "a met stream wait";
-        case sep::write_value: return "a stream write";
-        case sep::spin1: return "a 1 us spin";
-        case sep::spin5: return "a 5 us spin";
-        case sep::spin20: return "a 20 us spin";
+        case sep::none:
+            return "nothing";
+        case sep::event:
+            return "an event record";
+        case sep::wait_value:
+            return "a met stream wait";
+        case sep::write_value:
+            return "a stream write";
+        case sep::spin1:
+            return "a 1 us spin";
+        case sep::spin5:
+            return "a 5 us spin";
+        case sep::spin20:
+            return "a 20 us spin";
     }
     return "";
 }
@@ -106,8 +113,11 @@ int main(int argc, char** argv) {
                 vadd<<<grid, block, 0, s>>>(a, b, c, n4);
                 CK(cudaEventRecord(ev[3 * i + 1], s));
                 switch (sp) {
-                    case sep::none: break;
-                    case sep::event: CK(cudaEventRecord(ev[3 * i + 2], s)); break;
+                    case sep::none:
+                        break;
+                    case sep::event:
+                        CK(cudaEventRecord(ev[3 * i + 2], s));
+                        break;
                     case sep::wait_value:
                         CHECK_ZERO(cuStreamWaitValue32(s, reinterpret_cast<CUdeviceptr>(word), 0,
                                                        CU_STREAM_WAIT_VALUE_GEQ));
@@ -116,9 +126,15 @@ int main(int argc, char** argv) {
                         CHECK_ZERO(
                             cuStreamWriteValue32(s, reinterpret_cast<CUdeviceptr>(word), 0, 0));
                         break;
-                    case sep::spin1: spin<<<1, 32, 0, s>>>(1000); break;
-                    case sep::spin5: spin<<<1, 32, 0, s>>>(5000); break;
-                    case sep::spin20: spin<<<1, 32, 0, s>>>(20000); break;
+                    case sep::spin1:
+                        spin<<<1, 32, 0, s>>>(1000);
+                        break;
+                    case sep::spin5:
+                        spin<<<1, 32, 0, s>>>(5000);
+                        break;
+                    case sep::spin20:
+                        spin<<<1, 32, 0, s>>>(20000);
+                        break;
                 }
             }
             CK(cudaEventSynchronize(ev[3 * (count - 1) + 1]));
@@ -130,18 +146,20 @@ int main(int argc, char** argv) {
             }
             CK(cudaStreamSynchronize(s));
         }
-        const double host = std::chrono::duration<double, std::micro>(
-                                std::chrono::steady_clock::now() - t0)
-                                .count() /
-                            (double(nrounds) * count);
+        const double host =
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                .count() /
+            (double(nrounds) * count);
         return std::make_pair(all, host);
     };
     std::vector<std::vector<double>> pos;
     for (int pass = 0; pass < 2; ++pass) {
         const auto [ref_all, ref_host] = run(sep::none, 1, rounds * per_round, pos);
         const stats ref = of(ref_all);
-        std::printf("pass %d: rounds of 1 (reference): median %.3f us, p10 %.3f, p90 %.3f; host %.1f us a sample\n",
-                    pass, ref.median, ref.p10, ref.p90, ref_host);
+        std::printf(
+            "pass %d: rounds of 1 (reference): median %.3f us, p10 %.3f, p90 %.3f; host %.1f us a "
+            "sample\n",
+            pass, ref.median, ref.p10, ref.p90, ref_host);
         for (sep sp : {sep::none, sep::event, sep::wait_value, sep::write_value, sep::spin1,
                        sep::spin5, sep::spin20}) {
             const auto [all, host] = run(sp, per_round, rounds, pos);
@@ -152,9 +170,11 @@ int main(int argc, char** argv) {
                 std::snprintf(buf, sizeof buf, " %.3f", of(p).median / ref.median);
                 by += buf;
             }
-            std::printf("  rounds of %d, separator %-18s: median %.3f (x%.3f), p10 x%.3f, p90 x%.3f; host %.1f us a sample; by position:%s\n",
-                        per_round, name(sp), st.median, st.median / ref.median, st.p10 / ref.p10,
-                        st.p90 / ref.p90, host, by.c_str());
+            std::printf(
+                "  rounds of %d, separator %-18s: median %.3f (x%.3f), p10 x%.3f, p90 x%.3f; host "
+                "%.1f us a sample; by position:%s\n",
+                per_round, name(sp), st.median, st.median / ref.median, st.p10 / ref.p10,
+                st.p90 / ref.p90, host, by.c_str());
         }
     }
     return 0;

@@ -18,10 +18,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -310,7 +310,8 @@ int main(int argc, char** argv) {
         prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
         prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
         prop.location.id = 0;
-        CHECK_ZERO(cuMemGetAllocationGranularity(&vm_size, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+        CHECK_ZERO(
+            cuMemGetAllocationGranularity(&vm_size, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
         CHECK_ZERO(cuMemCreate(&vm_handle, vm_size, &prop, 0));
         CHECK_ZERO(cuMemAddressReserve(&vm_va, vm_size, 0, 0, 0));
     }
@@ -407,7 +408,8 @@ int main(int argc, char** argv) {
                     cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
                                                CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER));
             if (touch == "far")
-                probe_touch<<<1, 1>>>(reinterpret_cast<const float*>(fl + fl_n / 2), nullptr, nullptr, sink);
+                probe_touch<<<1, 1>>>(reinterpret_cast<const float*>(fl + fl_n / 2), nullptr,
+                                      nullptr, sink);
             else if (touch == "abc")
                 probe_touch<<<1, 1>>>(a, b, c, sink);
             else if (touch == "ab")  // the inputs' translations warm, the output's cold
@@ -441,10 +443,13 @@ int main(int argc, char** argv) {
                 names += p.metric_names[m] + "=" + std::to_string(median(per_metric[m])) + " ";
         }
         const double wall_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
-        printf("%s N=2^%d launches=%d median_us=%.3f min_us=%.3f ranges_kept=%zu wall_ms=%.2f  %s\n",
-               mode.c_str(), e, reps, median(us), us.empty() ? 0 : *std::min_element(us.begin(), us.end()),
-               us.size(), wall_ms, names.c_str());
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0)
+                .count();
+        printf(
+            "%s N=2^%d launches=%d median_us=%.3f min_us=%.3f ranges_kept=%zu wall_ms=%.2f  %s\n",
+            mode.c_str(), e, reps, median(us),
+            us.empty() ? 0 : *std::min_element(us.begin(), us.end()), us.size(), wall_ms,
+            names.c_str());
         fflush(stdout);
         CHECK_ZERO(cudaFree(a));
         CHECK_ZERO(cudaFree(b));

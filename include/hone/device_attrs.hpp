@@ -14,8 +14,9 @@ struct device_attrs {
     int64_t sm_count = 0;
     int64_t max_threads_per_block = 1024;
     int64_t max_threads_per_sm = 2048;
-    int64_t max_shared_per_block = 49152;         // without opt-in
-    int64_t max_shared_per_block_optin = 49152;   // with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    int64_t max_shared_per_block = 49152;  // without opt-in
+    int64_t max_shared_per_block_optin =
+        49152;  // with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
     int64_t max_shared_per_sm = 0;
     int64_t regs_per_block = 65536;
     int64_t regs_per_sm = 65536;
@@ -24,7 +25,7 @@ struct device_attrs {
     int64_t total_mem = 0;
     int64_t clock_khz = 0, mem_clock_khz = 0, mem_bus_bits = 0;
 
-    std::string arch() const;  // "sm_90"
+    std::string arch() const;        // "sm_90"
     void add_to(bindings& b) const;  // names listed in docs (sm_count, cc_major, arch, ...)
 };
 

@@ -15,19 +15,19 @@ struct source_pos {
 };
 
 class input_error : public std::runtime_error {
-public:
+  public:
     input_error(source_pos pos, std::string message);
     const source_pos& pos() const { return pos_; }
     const std::string& message() const { return message_; }
 
-private:
+  private:
     source_pos pos_;
     std::string message_;
 };
 
 // The environment cannot do what was asked (no driver, no GPU, I/O failure...). Exit code 3.
 class env_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -33,7 +33,7 @@ struct node;
 class compiled_expression;
 
 class expression {
-public:
+  public:
     expression();  // the constant 0
     // Parses `text`; `pos` is where the text starts in its file, so errors point at the
     // exact column. Throws input_error.
@@ -53,7 +53,7 @@ public:
     const std::string& text() const { return text_; }  // serialisable: parse(text()) round-trips
     const source_pos& pos() const { return pos_; }
 
-private:
+  private:
     friend class compiled_expression;  // compiles the tree (src/expr/compiled.hpp)
     std::shared_ptr<const expr_detail::node> root_;
     std::string text_;

@@ -18,9 +18,9 @@ namespace hone {
 struct run_identity {
     std::string config_path;
     std::string kernel_name;
-    std::string source_hash;    // kernel_source_hash(): the source and every file it includes
-    std::string spec_hash;      // digest of everything in the spec that changes results
-    std::string problem;        // "N=1048576,M=4"
+    std::string source_hash;  // kernel_source_hash(): the source and every file it includes
+    std::string spec_hash;    // digest of everything in the spec that changes results
+    std::string problem;      // "N=1048576,M=4"
     std::string device_name;
     std::string device_uuid;
     std::string arch;
@@ -31,7 +31,7 @@ struct run_identity {
     // ("kernel_tuner 1.0 (gemm_RTX_2080_Ti.json.gz)"). Part of the id, so imported runs never
     // resume or mix with measured ones.
     std::string origin;
-    std::string id() const;     // digest of all of the above except config_path
+    std::string id() const;  // digest of all of the above except config_path
     // What ranks the run's results: time | gbps | gflops (spec.metrics.objective). Stored with
     // the run, not part of the id: the measurements do not depend on it.
     std::string objective = "time";
@@ -53,8 +53,8 @@ struct eval_record {
     std::string compile_log;  // kept for compile_error / compile_timeout
     double compile_ms = 0;
     bool compile_cached = false;
-    resource_usage resources;  // from ptxas
-    job_result gpu;            // function attributes, timing, samples
+    resource_usage resources;     // from ptxas
+    job_result gpu;               // function attributes, timing, samples
     double gbps = 0, gflops = 0;  // from metrics at the median time; 0 = not defined
     // Further named metrics (imported results: "GFLOP/s", "energy", ...), stored as given.
     std::map<std::string, double> metrics;

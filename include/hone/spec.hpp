@@ -15,15 +15,15 @@
 namespace hone {
 
 struct kernel_spec {
-    std::string source_path;  // absolute, resolved against the YAML file's folder
-    std::string source_text;  // read at load time
+    std::string source_path;   // absolute, resolved against the YAML file's folder
+    std::string source_text;   // read at load time
     bool source_found = true;  // false only when loaded with require_source = false
-    std::string name;         // "vector_add" or "vector_add<{VEC}, {STRIDED}>"
-    bool is_template = false; // name has '<' or '{': resolved through a name expression
+    std::string name;          // "vector_add" or "vector_add<{VEC}, {STRIDED}>"
+    bool is_template = false;  // name has '<' or '{': resolved through a name expression
     std::vector<std::string> include_dirs;  // absolute
     std::vector<std::string> options;       // extra NVRTC flags, verbatim
-    expression max_registers;  // -> --maxrregcount=N, 0 = none (may use params)
-    expression fast_math;      // -> --use_fast_math when true (may use params)
+    expression max_registers;               // -> --maxrregcount=N, 0 = none (may use params)
+    expression fast_math;                   // -> --use_fast_math when true (may use params)
     // false: parameters named by a {PARAM} placeholder of `name` are template arguments only,
     // not -D macros too (a parameter's own `define:` overrides this).
     bool define_placeholders = true;
@@ -110,7 +110,7 @@ struct timing_spec {
     std::string ci = "either";    // median | mean | either: which CI must reach rel_precision
     int min_samples = 10;
     int max_samples = 200;
-    double max_time_s = 1.0;      // per-configuration measurement budget
+    double max_time_s = 1.0;  // per-configuration measurement budget
     // warmup "adaptive": per configuration, launch batches until their times settle
     // (src/measure/warm_up.hpp), for at most warmup_ms; "fixed": launch for warmup_ms. Either
     // way the session first brings the GPU to its working clock, and again after it idled.
@@ -124,7 +124,7 @@ struct timing_spec {
     std::string timer = "auto";  // auto | profiler | cupti | events
     bool l2_flush = true;
     std::string sample_mode = "auto";  // auto | single | batch
-    double timeout_s = 10.0;      // watchdog floor for one configuration
+    double timeout_s = 10.0;           // watchdog floor for one configuration
 };
 
 // A strategy option as written (search: {strategy: genetic, population: 30}).

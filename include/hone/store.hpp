@@ -41,11 +41,10 @@ struct stored_run {
 enum class store_access { read_write, read_only };
 
 class results_store {
-public:
+  public:
     // Opens or creates. A file that is not a hone database, is corrupted, or has another schema
     // version raises env_error with a clear message; it is never overwritten.
-    explicit results_store(const std::string& path,
-                           store_access access = store_access::read_write);
+    explicit results_store(const std::string& path, store_access access = store_access::read_write);
     ~results_store();
     results_store(const results_store&) = delete;
     results_store& operator=(const results_store&) = delete;
@@ -77,7 +76,7 @@ public:
     std::optional<stored_run> previous_run(const run_identity& current);
     const std::string& path() const { return path_; }
 
-private:
+  private:
     std::string path_;
     sqlite3* db_ = nullptr;
 };

@@ -27,9 +27,9 @@ class remote_compiler;
 struct tune_diagnostics;
 
 struct pipeline_state {
-    std::size_t done = 0;        // evaluated this run
-    std::size_t total = 0;       // to evaluate this run (after resume skips and caps)
-    std::size_t failures = 0;    // evaluated with a non-timed status
+    std::size_t done = 0;            // evaluated this run
+    std::size_t total = 0;           // to evaluate this run (after resume skips and caps)
+    std::size_t failures = 0;        // evaluated with a non-timed status
     std::size_t measuring = 0;       // handed to the GPU side, not back yet
     std::size_t compiled_ahead = 0;  // compiled, waiting for the GPU
     std::size_t compiling = 0;       // in the compile pool
@@ -49,12 +49,12 @@ struct tune_options {
     int jobs = 0;               // compile worker processes; 0 = default_jobs()
     std::string cache_dir;      // "" = compile_cache::default_dir()
     bool use_cache = true;
-    std::string output;         // "" = spec.output
-    std::string only;           // a config key: evaluate just this configuration
-    int64_t max_evals = -1;     // -1 = spec.search.max_evals
-    double time_limit_s = -1;   // -1 = spec.search.time_limit_s
+    std::string output;        // "" = spec.output
+    std::string only;          // a config key: evaluate just this configuration
+    int64_t max_evals = -1;    // -1 = spec.search.max_evals
+    double time_limit_s = -1;  // -1 = spec.search.time_limit_s
     const volatile std::sig_atomic_t* stop = nullptr;  // set by a signal handler: stop cleanly
-    std::function<void(const pipeline_state&)> on_progress;   // after each configuration
+    std::function<void(const pipeline_state&)> on_progress;  // after each configuration
     std::function<void(const eval_record&)> on_result;
     // Use this session instead of creating one. gpu_session is libhone's own interface (not
     // installed): `hone tune` sets it (its GPUs, the MPI ranks' GPUs), and tests; an application
@@ -105,19 +105,19 @@ struct tune_result {
 tune_result tune(const spec& s, const tune_options& opt);
 
 struct check_options {
-    std::string arch;          // "" = the local GPU's
-    int sample = 0;            // 0 = every configuration
+    std::string arch;  // "" = the local GPU's
+    int sample = 0;    // 0 = every configuration
     uint64_t seed = 1;
     int jobs = 0;
     std::string cache_dir;
-    bool use_cache = false;    // check compiles for real by default
+    bool use_cache = false;  // check compiles for real by default
     std::function<void(const config&, const compile_result&)> on_compiled;
     std::vector<std::shared_ptr<remote_compiler>> compilers;  // as tune_options::compilers
 };
 
 struct check_result {
     uint64_t total = 0, valid = 0, compiled = 0, failed = 0;
-    uint64_t remote = 0;  // of `compiled`, those compiled by other MPI ranks
+    uint64_t remote = 0;      // of `compiled`, those compiled by other MPI ranks
     bool valid_exact = true;  // false: `valid` is an estimate (a space too large to list)
     // The valid count as text: exact digits of any size, or "about ... (estimated)". `valid`
     // saturates at UINT64_MAX.

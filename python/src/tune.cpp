@@ -8,10 +8,10 @@
 #include <csignal>
 #include <optional>
 
-#include "tune/diagnostics.hpp"
 #include "bindings.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
+#include "tune/diagnostics.hpp"
 
 namespace hone::py {
 namespace {

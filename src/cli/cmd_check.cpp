@@ -18,8 +18,9 @@ namespace {
 std::string resources_text(const compile_result& r) {
     const resource_usage& u = r.resources;
     if (u.registers < 0) return fmt::format("{:27}", "");
-    return fmt::format("{:>4} {:>6} {:>6} {:>6}", u.registers, u.spill_store_bytes + u.spill_load_bytes,
-                       u.stack_bytes, u.shared_static_bytes);
+    return fmt::format("{:>4} {:>6} {:>6} {:>6}", u.registers,
+                       u.spill_store_bytes + u.spill_load_bytes, u.stack_bytes,
+                       u.shared_static_bytes);
 }
 
 }  // namespace
@@ -45,12 +46,13 @@ int run_check(const check_args& a) {
     if (!a.json) {
         print_text("{}: kernel {} ({})\n", a.config, s.kernel.name, s.kernel.source_path);
         // The configuration goes last: its width varies and would break the columns.
-        fmt::print("{:<15} {:>9} {:>4} {:>6} {:>6} {:>6}  {}\n", "status", "compile", "regs", "spill",
-                   "stack", "smem", "configuration");
+        fmt::print("{:<15} {:>9} {:>4} {:>6} {:>6} {:>6}  {}\n", "status", "compile", "regs",
+                   "spill", "stack", "smem", "configuration");
         opt.on_compiled = [&](const config& c, const compile_result& r) {
             ++seen;
             if (a.failures_only && r.ok) return;
-            const std::string st = r.ok ? "ok" : (r.timed_out ? "compile_timeout" : "compile_error");
+            const std::string st =
+                r.ok ? "ok" : (r.timed_out ? "compile_timeout" : "compile_error");
             if (r.ok) {
                 print_text("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, resources_text(r),
                            c.key(s));
@@ -76,12 +78,16 @@ int run_check(const check_args& a) {
         j["failed"] = res.failed;
         j["wall_s"] = res.wall_s;
         for (const auto& [key, r] : res.results) {
-            j["results"].push_back({{"key", key}, {"ok", r.ok}, {"timed_out", r.timed_out},
-                                    {"compile_ms", r.compile_ms}, {"registers", r.resources.registers},
-                                    {"spill_bytes", r.resources.spill_store_bytes + r.resources.spill_load_bytes},
-                                    {"stack_bytes", r.resources.stack_bytes},
-                                    {"shared_static_bytes", r.resources.shared_static_bytes},
-                                    {"log", r.ok ? "" : r.log}});
+            j["results"].push_back(
+                {{"key", key},
+                 {"ok", r.ok},
+                 {"timed_out", r.timed_out},
+                 {"compile_ms", r.compile_ms},
+                 {"registers", r.resources.registers},
+                 {"spill_bytes", r.resources.spill_store_bytes + r.resources.spill_load_bytes},
+                 {"stack_bytes", r.resources.stack_bytes},
+                 {"shared_static_bytes", r.resources.shared_static_bytes},
+                 {"log", r.ok ? "" : r.log}});
         }
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
@@ -107,8 +113,9 @@ int run_check(const check_args& a) {
 
 void register_check(CLI::App& app, std::function<int()>& action) {
     auto a = std::make_shared<check_args>();
-    CLI::App* c = app.add_subcommand("check", "Validate a config and compile every configuration "
-                                              "with NVRTC (no GPU needed)");
+    CLI::App* c = app.add_subcommand("check",
+                                     "Validate a config and compile every configuration "
+                                     "with NVRTC (no GPU needed)");
     c->footer(R"(Prints the size of the search space before and after constraints, then one line per
 configuration: compile status, compile time, and what ptxas reports (registers, spilled bytes,
 stack frame, static shared memory). Exit code 1 if any configuration fails to compile.
@@ -116,7 +123,9 @@ stack frame, static shared memory). Exit code 1 if any configuration fails to co
 Examples:
   hone check configs/sgemm.yaml --arch sm_90
   hone check configs/vector_add.yaml --arch sm_90 --sample 20 --failures-only)");
-    c->add_option("config", a->config, "Search config (YAML)")->required()->check(CLI::ExistingFile);
+    c->add_option("config", a->config, "Search config (YAML)")
+        ->required()
+        ->check(CLI::ExistingFile);
     c->add_option("--set", a->sets, "Override a problem size: NAME=VALUE (repeatable)");
     c->add_option("--arch", a->arch, "Target architecture, e.g. sm_90 (default: the local GPU's)");
     c->add_option("--sample", a->sample, "Compile a random sample of K configurations")

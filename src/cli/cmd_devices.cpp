@@ -1,8 +1,8 @@
 // hone devices: the GPUs and the attributes that expressions can use.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands_internal.hpp"
 #include "driver/gpu.hpp"
@@ -17,8 +17,11 @@ int run_devices(bool json) {
         bindings b;
         d.attrs.add_to(b);
         if (json) {
-            nlohmann::json j{{"ordinal", d.ordinal}, {"name", d.attrs.name}, {"uuid", d.uuid},
-                             {"arch", d.attrs.arch()}, {"driver_version", d.driver_version},
+            nlohmann::json j{{"ordinal", d.ordinal},
+                             {"name", d.attrs.name},
+                             {"uuid", d.uuid},
+                             {"arch", d.attrs.arch()},
+                             {"driver_version", d.driver_version},
                              {"free_mem", d.free_mem}};
             for (const auto& [k, v] : b) j["attributes"][k] = display_text(v);
             out.push_back(j);
@@ -38,8 +41,9 @@ int run_devices(bool json) {
 
 void register_devices(CLI::App& app, std::function<int()>& action) {
     auto json = std::make_shared<bool>(false);
-    CLI::App* c = app.add_subcommand("devices", "List GPUs with the attributes that config "
-                                                "expressions can use (needs a driver)");
+    CLI::App* c = app.add_subcommand("devices",
+                                     "List GPUs with the attributes that config "
+                                     "expressions can use (needs a driver)");
     c->add_flag("--json", *json, "Machine-readable output");
     c->callback([json, &action] { action = [json] { return run_devices(*json); }; });
 }

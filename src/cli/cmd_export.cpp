@@ -191,7 +191,8 @@ Examples:
     c->add_option("--format", a->format, "t4 | kt-cache | csv")
         ->check(CLI::IsMember({"t4", "kt-cache", "csv"}));
     c->add_option("-o,--output", a->output, "Output file (default: stdout; .gz: compressed)");
-    c->add_option("--run", a->run, "The run to write: its number or the first characters of its id");
+    c->add_option("--run", a->run,
+                  "The run to write: its number or the first characters of its id");
     c->add_option("--wisdom", a->wisdom, "Write a wisdom file for hone::kernel");
     c->add_option("--top", a->top,
                   "Wisdom: configurations kept per entry, best first (default 16; 0 = all)")

@@ -11,8 +11,8 @@
 #include <unordered_map>
 
 #include "cli/commands_internal.hpp"
-#include "common/clock.hpp"
 #include "cli/options.hpp"
+#include "common/clock.hpp"
 #include "formats/recorded_space.hpp"
 #include "hone/error.hpp"
 
@@ -180,7 +180,8 @@ int run_replay(const replay_args& a) {
             nlohmann::ordered_json best = nlohmann::ordered_json::array();
             for (const auto& b : s.best) best.push_back(opt_json(b));
             js["best_so_far"] = std::move(best);
-            std::cout << (first ? "" : ",") << js.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+            std::cout << (first ? "" : ",")
+                      << js.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
             first = false;
         });
         nlohmann::ordered_json sum;
@@ -208,8 +209,8 @@ int run_replay(const replay_args& a) {
     print_text("{} configurations, {} failed; optimum {:.6g} {} at {}\n", space.points.size(),
                failed, optimum * unit.scale, unit.name, named_key(space, space.optimum));
     fmt::print("strategy {}{}, {} seed(s) from {}, at most {} evaluations, {} proposed ahead\n\n",
-               r.strategy, a.strategy == r.strategy ? "" : " (" + a.strategy + ")", o.seeds,
-               a.seed, a.max_evals, o.window);
+               r.strategy, a.strategy == r.strategy ? "" : " (" + a.strategy + ")", o.seeds, a.seed,
+               a.max_evals, o.window);
     fmt::print("{:<8} {:>14} {:>14} {:>24}\n", "optimum", "seeds reached", "median evals",
                "median simulated time");
     for (std::size_t l = 0; l < replay_levels.size(); ++l) {
@@ -223,7 +224,8 @@ int run_replay(const replay_args& a) {
         within += fmt::format("{}{}: {:.0f}%", within.empty() ? "" : ", ", replay_checkpoints[c],
                               100 * r.within_95_at[c]);
     }
-    if (!within.empty()) fmt::print("\nseeds within 95% of the optimum after N evaluations: {}\n", within);
+    if (!within.empty())
+        fmt::print("\nseeds within 95% of the optimum after N evaluations: {}\n", within);
     fmt::print("median simulated tuning time (compile + measure, all evaluations): {:.1f} s\n\n",
                r.median_simulated_s);
     fmt::print("{:>6} {:>8} {:>8} {:>8} {:>12} {:>9}  {}\n", "seed", "to 90%", "to 95%", "to 100%",

@@ -28,7 +28,8 @@ int run_report(const report_args& a) {
     for (const auto& db : a.dbs) {
         for (auto& r : select_runs(read_stored_runs(db, true), a.run, db)) {
             std::string final_word = results_store(db).final_word(r.identity.id());
-            runs.push_back({std::move(r.identity), std::move(r.records), db, std::move(final_word)});
+            runs.push_back(
+                {std::move(r.identity), std::move(r.records), db, std::move(final_word)});
         }
     }
     html_options opt;

@@ -11,9 +11,9 @@
 #include "cli/options.hpp"
 #include "formats/output_file.hpp"
 #include "formats/stored_runs.hpp"
-#include "report/report.hpp"
 #include "hone/final_word.hpp"
 #include "hone/store.hpp"
+#include "report/report.hpp"
 
 namespace hone::cli {
 namespace {
@@ -41,8 +41,9 @@ std::string superseded_note(const std::vector<stored_run>& runs, const stored_ru
 }
 
 int run_show(const show_args& a) {
-    struct stat st{};
-    if (stat(a.db.c_str(), &st) != 0) throw env_error(fmt::format("{}: no such results database", a.db));
+    struct stat st {};
+    if (stat(a.db.c_str(), &st) != 0)
+        throw env_error(fmt::format("{}: no such results database", a.db));
     results_store store(a.db, store_access::read_only);
     const auto runs = store.stored_runs();
     const auto selected = [&](const stored_run& r) {
@@ -87,8 +88,8 @@ int run_show(const show_args& a) {
         if (id.origin.empty()) {
             print_text(
                 "run {} ({}): {} on {} ({}), {}; hone {}, NVRTC {}; tuned {}, ranked by {}\n",
-                       run.run_id, id.id().substr(0, 12), id.kernel_name, id.device_name, id.arch,
-                       id.problem, id.tool_version, id.nvrtc_version, run.last_seen, rank);
+                run.run_id, id.id().substr(0, 12), id.kernel_name, id.device_name, id.arch,
+                id.problem, id.tool_version, id.nvrtc_version, run.last_seen, rank);
         } else {  // measured elsewhere: never mixed with hone's own runs
             print_text("run {} ({}): {} on {}, {}; imported: {}; ranked by {}\n", run.run_id,
                        id.id().substr(0, 12), id.kernel_name, id.device_name, id.problem, id.origin,

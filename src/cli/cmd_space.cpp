@@ -12,11 +12,11 @@
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
 #include "common/clock.hpp"
+#include "driver/gpu.hpp"
 #include "driver/target.hpp"
 #include "hone/device_attrs.hpp"
-#include "driver/gpu.hpp"
-#include "space/space.hpp"
 #include "hone/spec.hpp"
+#include "space/space.hpp"
 
 namespace hone::cli {
 namespace {

@@ -9,8 +9,8 @@
 #include <future>
 #include <iostream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -52,7 +52,7 @@ struct tune_args {
     shard_spec shard_of;  // parsed --shard
     bool mpi = false;     // --mpi
     bool in_mpi = false;  // this is rank 0 of an MPI run, its sessions made
-    std::vector<std::shared_ptr<gpu_session>> sessions;  // rank 0's: every rank's GPUs
+    std::vector<std::shared_ptr<gpu_session>> sessions;       // rank 0's: every rank's GPUs
     std::vector<std::shared_ptr<remote_compiler>> compilers;  // rank 0's: the others' pools
     bool no_cache = false, dry_run = false;
     std::string arch;
@@ -80,9 +80,9 @@ std::string time_split_text(const time_split& t, const tune_result& r) {
         t.wall_s, t.setup_s, t.compile_wait_s, t.gpu_s, other, t.session_start_s,
         t.reference_compile_s, t.prepare_s, p.inputs_s, p.upload_s, p.reference_s, p.timer_s,
         p.clock_mhz, p.clock_s, p.timer.empty() ? "-" : p.timer,
-        p.timer_note.empty() ? "" : " (" + p.timer_note + ")", t.worker_s, g.load_s,
-        g.verify_s, g.warmup_s, g.samples_s, g.waits, t.store_s, t.gpu_busy_s, t.gpu_span_s,
-        t.compile_cpu_s, r.compiled, r.cache_hits);
+        p.timer_note.empty() ? "" : " (" + p.timer_note + ")", t.worker_s, g.load_s, g.verify_s,
+        g.warmup_s, g.samples_s, g.waits, t.store_s, t.gpu_busy_s, t.gpu_span_s, t.compile_cpu_s,
+        r.compiled, r.cache_hits);
 }
 
 // The best's figure in the progress line where the objective is a rate; "" for time.
@@ -109,12 +109,14 @@ std::string failures_text(const std::vector<eval_record>& records, const std::st
         if (has_timing(rec.st)) continue;
         const int n = shown[rec.st]++;
         if (n == per_status)
-            fmt::format_to(std::back_inserter(out), "  {:<15} ... (hone show {} --where status={} --all)\n", status_name(rec.st),
-                       db, status_name(rec.st));
+            fmt::format_to(std::back_inserter(out),
+                           "  {:<15} ... (hone show {} --where status={} --all)\n",
+                           status_name(rec.st), db, status_name(rec.st));
         if (n >= per_status) continue;
         std::string msg = rec.message.substr(0, rec.message.find('\n'));
         if (msg.size() > 100) msg = msg.substr(0, 97) + "...";
-        fmt::format_to(std::back_inserter(out), "  {:<15} {}: {}\n", status_name(rec.st), rec.key, msg);
+        fmt::format_to(std::back_inserter(out), "  {:<15} {}: {}\n", status_name(rec.st), rec.key,
+                       msg);
         any = true;
     }
     if (any) out += "\n";
@@ -268,8 +270,8 @@ int tune_sizes_in_parallel(const tune_args& a, const std::vector<spec>& specs,
                 fmt::print("== run {}/{}: {} on GPU {}\n{}\n", i + 1, sizes.size(),
                            sizes_text(sizes[i]), fmt::join(gpus, ","), text);
             if (!a.quiet)
-                fmt::print(stderr, "hone: {} of {} sizes done ({} on GPU {})\n", done,
-                           sizes.size(), sizes_text(sizes[i]), fmt::join(gpus, ","));
+                fmt::print(stderr, "hone: {} of {} sizes done ({} on GPU {})\n", done, sizes.size(),
+                           sizes_text(sizes[i]), fmt::join(gpus, ","));
             std::fflush(stdout);
         }
     };
@@ -360,8 +362,8 @@ int run_tune(tune_args a) {
 
 // One tuning run of `s`; with `json_out`, its JSON goes there instead of stdout.
 int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& sets,
-              nlohmann::ordered_json* json_out, const session_list& sessions,
-              std::string* text_out, bool own_signals) {
+              nlohmann::ordered_json* json_out, const session_list& sessions, std::string* text_out,
+              bool own_signals) {
     if (a.l2_flush == "on") s.timing.l2_flush = true;
     if (a.l2_flush == "off") s.timing.l2_flush = false;
     if (!a.timer.empty()) s.timing.timer = a.timer;
@@ -503,11 +505,12 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
                                         : "");
         }
         fmt::format_to(out, "{} on {} ({}, {}), {}{}\n", s.kernel.name, r.device.attrs.name,
-                   r.device.attrs.arch(), gpus, r.identity.problem,
-                   a.shard_of.active() ? fmt::format(", shard {}", a.shard_of.text()) : "");
+                       r.device.attrs.arch(), gpus, r.identity.problem,
+                       a.shard_of.active() ? fmt::format(", shard {}", a.shard_of.text()) : "");
         for (const auto& d : r.dropped) fmt::format_to(out, "dropped: {}\n", d);
         fmt::format_to(out, "results: {} ({} evaluated now, {} resumed){}\n", r.output, r.evaluated,
-                   r.resumed, r.interrupted ? "; interrupted: run the same command to resume" : "");
+                       r.resumed,
+                       r.interrupted ? "; interrupted: run the same command to resume" : "");
         if (!r.remeasure_reason.empty()) fmt::format_to(out, "{}\n", r.remeasure_reason);
         if (!r.stop_reason.empty()) fmt::format_to(out, "{}\n", r.stop_reason);
         fmt::format_to(out, "{}\n", status_summary(r.records));
@@ -521,7 +524,8 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
                 if (rec.key == r.final->winner()) winner = &rec;
         }
         if (winner)
-            fmt::format_to(out, "\nreproduce the best:\n{}", reproduce_snippet(*winner, a.config, sets));
+            fmt::format_to(out, "\nreproduce the best:\n{}",
+                           reproduce_snippet(*winner, a.config, sets));
         if (text_out)
             *text_out = std::move(text);
         else
@@ -598,9 +602,10 @@ int run_mpi(tune_args a) {
             throw env_error(
                 fmt::format("none of the {} MPI ranks has a GPU to measure on", link->size()));
         if (!a.quiet)
-            fmt::print(stderr, "MPI: {} ranks, {} GPUs, ready in {:.2f} s\n", link->size(),
-                       a.sessions.size(),
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            fmt::print(
+                stderr, "MPI: {} ranks, {} GPUs, ready in {:.2f} s\n", link->size(),
+                a.sessions.size(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     return run_tune(std::move(a));
 }
@@ -691,7 +696,8 @@ int run_captures(const tune_args& a) {
 
 void register_tune(CLI::App& app, std::function<int()>& action) {
     auto a = std::make_shared<tune_args>();
-    CLI::App* c = app.add_subcommand("tune", "Tune a config on a GPU: compile, verify, time, store");
+    CLI::App* c =
+        app.add_subcommand("tune", "Tune a config on a GPU: compile, verify, time, store");
     c->footer(
         R"(Every configuration is compiled (NVRTC, ahead of the GPU in worker processes, cached),
 run in a supervised worker process (a kernel that faults or hangs costs one configuration),
@@ -755,7 +761,8 @@ options). With a strategy other than exhaustive, the progress line counts up to 
     c->add_option("-o,--output", a->output, "Results database (default: the config's `output`)");
     c->add_option("-j,--jobs", a->jobs, "Compile worker processes (default: one per core)")
         ->check(whole_number(0, std::numeric_limits<int>::max()));
-    c->add_option("--cache-dir", a->cache_dir, "Compile cache (default: $HONE_CACHE_DIR or ~/.cache/hone)");
+    c->add_option("--cache-dir", a->cache_dir,
+                  "Compile cache (default: $HONE_CACHE_DIR or ~/.cache/hone)");
     c->add_flag("--no-cache", a->no_cache, "Compile everything, use no cache");
     c->add_option("--only", a->only, "Evaluate one configuration, by key (as printed)");
     c->add_option(
@@ -771,8 +778,10 @@ options). With a strategy other than exhaustive, the progress line counts up to 
                   "Compute), cupti (kernel timestamps), events")
         ->check(CLI::IsMember({"auto", "profiler", "cupti", "events"}));
     c->add_flag("--fresh", a->fresh, "Forget this run's stored results first");
-    c->add_flag("--retry-failed", a->retry_failed, "Re-run configurations that faulted or timed out");
-    c->add_flag("--in-process", a->in_process, "GPU work in this process: faster start, but a faulting kernel ends the run");
+    c->add_flag("--retry-failed", a->retry_failed,
+                "Re-run configurations that faulted or timed out");
+    c->add_flag("--in-process", a->in_process,
+                "GPU work in this process: faster start, but a faulting kernel ends the run");
     CLI::Option* dry = c->add_flag("--dry-run", a->dry_run,
                                    "Compile every configuration into the cache, measure nothing");
     c->add_option("--captures", a->captures,

@@ -22,6 +22,8 @@ void register_commands(CLI::App& app) {
     register_merge(app, g_action);
 }
 
-int run_selected(CLI::App&) { return g_action ? g_action() : 2; }
+int run_selected(CLI::App&) {
+    return g_action ? g_action() : 2;
+}
 
 }  // namespace hone::cli

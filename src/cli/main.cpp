@@ -1,8 +1,8 @@
 // hone: the command line over libhone. Exit codes: 0 ok, 1 a check/tune found failures,
 // 2 bad input (file:line:column: message), 3 environment (no driver, no GPU, I/O), 4 internal.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -80,9 +80,10 @@ int main(int argc, char** argv) {
         // A memory limit (ulimit -v, a container's) that the input needs more than: the
         // environment's, as docs/limits.md states what each command needs.
         std::fflush(stdout);
-        std::fputs("error: out of memory: the process's memory limit is below what this input "
-                   "needs (docs/limits.md)\n",
-                   stderr);
+        std::fputs(
+            "error: out of memory: the process's memory limit is below what this input "
+            "needs (docs/limits.md)\n",
+            stderr);
         return 3;
     } catch (const std::system_error& e) {  // I/O: a write that failed, a file system error
         std::fflush(stdout);

@@ -23,14 +23,16 @@ std::map<std::string, int64_t> parse_sets(const std::vector<std::string>& sets) 
         const char* last = s.data() + s.size();
         const auto [ptr, ec] = std::from_chars(first, last, v);
         if (ec != std::errc() || ptr != last || first == last)
-            throw input_error(pos, fmt::format("expected an integer after '=', got '{}'",
-                                               s.substr(eq + 1)));
+            throw input_error(
+                pos, fmt::format("expected an integer after '=', got '{}'", s.substr(eq + 1)));
         out[s.substr(0, eq)] = v;
     }
     return out;
 }
 
-bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
+bool stderr_is_tty() {
+    return isatty(STDERR_FILENO) == 1;
+}
 
 namespace {
 
@@ -78,9 +80,10 @@ CLI::Validator seconds_number() {
             const char* last = text.data() + text.size();
             const auto [ptr, ec] = std::from_chars(text.data(), last, v);
             if (ec != std::errc() || ptr != last || text.empty() || !std::isfinite(v) || v < 0)
-                return fmt::format("expected a number of seconds, 0 or more (e.g. 600 or 1.5), "
-                                   "got '{}'",
-                                   text);
+                return fmt::format(
+                    "expected a number of seconds, 0 or more (e.g. 600 or 1.5), "
+                    "got '{}'",
+                    text);
             return "";
         },
         "", "seconds_number");

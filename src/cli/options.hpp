@@ -1,7 +1,6 @@
 // Parsing helpers shared by the subcommands.
 #pragma once
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <limits>
 #include <map>

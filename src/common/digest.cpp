@@ -12,7 +12,9 @@ struct digest::state {
     XXH3_state_t st;
 };
 
-digest::digest() : s_(std::make_unique<state>()) { XXH3_128bits_reset(&s_->st); }
+digest::digest() : s_(std::make_unique<state>()) {
+    XXH3_128bits_reset(&s_->st);
+}
 digest::~digest() = default;
 
 digest& digest::add(std::string_view part) {
@@ -30,6 +32,8 @@ std::string digest::hex() const {
     return buf;
 }
 
-std::string digest_hex(std::string_view data) { return digest().add(data).hex(); }
+std::string digest_hex(std::string_view data) {
+    return digest().add(data).hex();
+}
 
 }  // namespace hone

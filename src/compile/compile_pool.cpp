@@ -11,8 +11,8 @@
 #include <deque>
 #include <map>
 
-#include "hone/error.hpp"
 #include "compile/compile_json.hpp"
+#include "hone/error.hpp"
 #include "process/wire.hpp"
 #include "process/worker_process.hpp"
 

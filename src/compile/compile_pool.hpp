@@ -4,10 +4,10 @@
 #pragma once
 #include <cstdint>
 #include <memory>
-#include <string>
-#include <vector>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "compile/compile.hpp"
 #include "compile/compile_cache.hpp"

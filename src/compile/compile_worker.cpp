@@ -5,8 +5,8 @@
 #include <csignal>
 #include <cstdlib>
 
-#include "hone/error.hpp"
 #include "compile/compile_json.hpp"
+#include "hone/error.hpp"
 #include "process/wire.hpp"
 #include "process/worker_process.hpp"
 

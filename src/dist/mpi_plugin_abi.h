@@ -14,8 +14,8 @@ extern "C" {
 typedef int (*hone_mpi_abi_fn)(void);
 /* MPI_Init_thread (serialized); fills this process's rank and the world's size, and its rank
  * and the number of ranks among those on its host. 0 on success, else a message in err. */
-typedef int (*hone_mpi_init_fn)(int* rank, int* size, int* local_rank, int* local_size,
-                                char* err, int err_len);
+typedef int (*hone_mpi_init_fn)(int* rank, int* size, int* local_rank, int* local_size, char* err,
+                                int err_len);
 /* Sends `bytes` bytes to rank `dest` (blocking until the buffer may be reused). 0 on success. */
 typedef int (*hone_mpi_send_fn)(int dest, const void* data, long long bytes);
 /* Whether a message from `source` (-1: any rank) is waiting, without blocking: 1 and its source

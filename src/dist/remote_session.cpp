@@ -34,9 +34,10 @@ class hub {
     // timeout_s, naming `what` was awaited.
     json await(int rank, int slot, double timeout_s, const std::string& what) {
         if (auto j = poll(rank, slot, timeout_s)) return std::move(*j);
-        throw env_error(fmt::format("MPI rank {} has not answered {} in {:.0f} s: its host or "
-                                    "GPU may be gone",
-                                    rank, what, timeout_s));
+        throw env_error(
+            fmt::format("MPI rank {} has not answered {} in {:.0f} s: its host or "
+                        "GPU may be gone",
+                        rank, what, timeout_s));
     }
 
     // The same, nullopt after wait_s.
@@ -258,7 +259,8 @@ class slot_server {
 class compile_server {
   public:
     compile_server(mpi_link& link, const std::string& cache_dir)
-        : link_(link), cache_(cache_dir.empty() ? compile_cache::default_dir() : cache_dir),
+        : link_(link),
+          cache_(cache_dir.empty() ? compile_cache::default_dir() : cache_dir),
           t_([this] { loop(); }) {}
     ~compile_server() {
         {
@@ -284,8 +286,7 @@ class compile_server {
             std::deque<json> got;
             {
                 std::unique_lock lock(m_);
-                if (pool.in_flight() == 0)
-                    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+                if (pool.in_flight() == 0) cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
                 if (stop_ && queue_.empty() && pool.in_flight() == 0) return;
                 got.swap(queue_);
             }

@@ -2,7 +2,8 @@
 // compile pools as remote_compilers of rank 0's. Rank 0 owns the strategy, the compile pool and
 // the database: what its own compile workers cannot take at once goes to another rank's pool;
 // each job travels with its CUBIN to the rank whose GPU measures it; the result travels back and
-// is stored by rank 0 as it arrives. Every other rank serves its local GPUs' sessions until rank 0 says bye.
+// is stored by rank 0 as it arrives. Every other rank serves its local GPUs' sessions until rank 0
+// says bye.
 //
 // Messages (JSON of worker/protocol.hpp, CBOR on the wire), rank 0 -> rank r, and the answers:
 //   {type: hello, gpus, compile, cache_dir}
@@ -37,7 +38,7 @@ struct rank_hello {
 };
 
 struct rank_links {
-    std::vector<std::shared_ptr<gpu_session>> sessions;  // every GPU of the other ranks
+    std::vector<std::shared_ptr<gpu_session>> sessions;       // every GPU of the other ranks
     std::vector<std::shared_ptr<remote_compiler>> compilers;  // one a rank that compiles
 };
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "hone/error.hpp"
 #include "driver/gpu.hpp"
+#include "hone/error.hpp"
 
 namespace hone {
 

@@ -40,9 +40,15 @@ value integer_arith(op_code op, int64_t a, int64_t b, const site& at) {
     int64_t r = 0;
     bool overflow = false;
     switch (op) {
-        case op_code::add: overflow = __builtin_add_overflow(a, b, &r); break;
-        case op_code::sub: overflow = __builtin_sub_overflow(a, b, &r); break;
-        case op_code::mul: overflow = __builtin_mul_overflow(a, b, &r); break;
+        case op_code::add:
+            overflow = __builtin_add_overflow(a, b, &r);
+            break;
+        case op_code::sub:
+            overflow = __builtin_sub_overflow(a, b, &r);
+            break;
+        case op_code::mul:
+            overflow = __builtin_mul_overflow(a, b, &r);
+            break;
         case op_code::div:
         case op_code::mod:
         case op_code::floordiv:
@@ -55,7 +61,8 @@ value integer_arith(op_code op, int64_t a, int64_t b, const site& at) {
             break;
         case op_code::pow:
             return integer_pow(a, b, at);
-        default: break;
+        default:
+            break;
     }
     if (overflow) at.fail(fmt::format("integer overflow in '{}'", at.snippet()));
     return r;
@@ -63,9 +70,12 @@ value integer_arith(op_code op, int64_t a, int64_t b, const site& at) {
 
 value real_arith(op_code op, double a, double b, const site& at) {
     switch (op) {
-        case op_code::add: return finite(a + b, at);
-        case op_code::sub: return finite(a - b, at);
-        case op_code::mul: return finite(a * b, at);
+        case op_code::add:
+            return finite(a + b, at);
+        case op_code::sub:
+            return finite(a - b, at);
+        case op_code::mul:
+            return finite(a * b, at);
         case op_code::div:
             if (b == 0) at.fail(fmt::format("division by zero in '{}'", at.snippet()));
             return finite(a / b, at);
@@ -75,27 +85,37 @@ value real_arith(op_code op, double a, double b, const site& at) {
         case op_code::pow:
             if (a == 0 && b < 0) at.fail(fmt::format("division by zero in '{}'", at.snippet()));
             return finite(std::pow(a, b), at);
-        default: at.fail(fmt::format("'%' needs integers, got a real in '{}'", at.snippet()));
+        default:
+            at.fail(fmt::format("'%' needs integers, got a real in '{}'", at.snippet()));
     }
 }
 
 bool compare(op_code op, const value& a, const value& b, const site& at) {
-    const bool sa = std::holds_alternative<std::string>(a), sb = std::holds_alternative<std::string>(b);
+    const bool sa = std::holds_alternative<std::string>(a),
+               sb = std::holds_alternative<std::string>(b);
     if (sa || sb) {
-        if (!sa || !sb) at.fail(fmt::format("cannot compare the {} {} with the {} {} in '{}'", type_name(a), display_text(a),
-                                            type_name(b), display_text(b), at.snippet()));
-        if (op != op_code::eq && op != op_code::ne) at.fail(fmt::format("strings compare only with == and != in '{}'", at.snippet()));
+        if (!sa || !sb)
+            at.fail(fmt::format("cannot compare the {} {} with the {} {} in '{}'", type_name(a),
+                                display_text(a), type_name(b), display_text(b), at.snippet()));
+        if (op != op_code::eq && op != op_code::ne)
+            at.fail(fmt::format("strings compare only with == and != in '{}'", at.snippet()));
         return (std::get<std::string>(a) == std::get<std::string>(b)) == (op == op_code::eq);
     }
     const bool as_real = std::holds_alternative<double>(a) || std::holds_alternative<double>(b);
     auto cmp = [op](auto x, auto y) {
         switch (op) {
-            case op_code::lt: return x < y;
-            case op_code::le: return x <= y;
-            case op_code::gt: return x > y;
-            case op_code::ge: return x >= y;
-            case op_code::eq: return x == y;
-            default: return x != y;
+            case op_code::lt:
+                return x < y;
+            case op_code::le:
+                return x <= y;
+            case op_code::gt:
+                return x > y;
+            case op_code::ge:
+                return x >= y;
+            case op_code::eq:
+                return x == y;
+            default:
+                return x != y;
         }
     };
     if (as_real) return cmp(real_of(a, at, "comparison"), real_of(b, at, "comparison"));
@@ -143,7 +163,9 @@ const char* logical_spelling(const node& n) {
     }
 }
 
-bool is_number(const value& v) { return !std::holds_alternative<std::string>(v); }
+bool is_number(const value& v) {
+    return !std::holds_alternative<std::string>(v);
+}
 
 double real_of(const value& v, const site& at, const char* what) {
     if (const auto* d = std::get_if<double>(&v)) return *d;
@@ -154,14 +176,17 @@ int64_t int_of(const value& v, const site& at, const char* what) {
     if (const auto* i = std::get_if<int64_t>(&v)) return *i;
     if (const auto* b = std::get_if<bool>(&v)) return *b;
     if (const auto* d = std::get_if<double>(&v))
-        at.fail(fmt::format("{} needs an integer, got the real {} in '{}'", what, template_text(*d), at.snippet()));
-    at.fail(fmt::format("{} needs a number, got the string {} in '{}'", what, display_text(v), at.snippet()));
+        at.fail(fmt::format("{} needs an integer, got the real {} in '{}'", what, template_text(*d),
+                            at.snippet()));
+    at.fail(fmt::format("{} needs a number, got the string {} in '{}'", what, display_text(v),
+                        at.snippet()));
 }
 
 bool truth_of(const value& v, const site& at, const char* what) {
     if (const auto* b = std::get_if<bool>(&v)) return *b;
     if (const auto* i = std::get_if<int64_t>(&v)) return *i != 0;
-    at.fail(fmt::format("{} needs a boolean, got the {} {} in '{}'", what, type_name(v), display_text(v), at.snippet()));
+    at.fail(fmt::format("{} needs a boolean, got the {} {} in '{}'", what, type_name(v),
+                        display_text(v), at.snippet()));
 }
 
 value finite(double d, const site& at) {
@@ -169,20 +194,25 @@ value finite(double d, const site& at) {
     return d;
 }
 
-value eval_node(const node& n, const bindings& scope, const source_pos& base, std::string_view text) {
+value eval_node(const node& n, const bindings& scope, const source_pos& base,
+                std::string_view text) {
     switch (n.kind) {
-        case node_kind::literal: return n.literal;
+        case node_kind::literal:
+            return n.literal;
         case node_kind::name: {
             const auto it = scope.find(n.name);
             if (it == scope.end())
-                site{base, text, n}.fail(fmt::format("unknown name '{}' (known: {})", n.name, known_names(scope)));
+                site{base, text, n}.fail(
+                    fmt::format("unknown name '{}' (known: {})", n.name, known_names(scope)));
             return it->second;
         }
         case node_kind::unary:
             return apply_unary(n.op, eval_node(*n.kids[0], scope, base, text), site{base, text, n});
-        case node_kind::binary: return binary(n, scope, base, text);
+        case node_kind::binary:
+            return binary(n, scope, base, text);
         case node_kind::conditional: {
-            const bool c = truth_of(eval_node(*n.kids[0], scope, base, text), site{base, text, n}, "?:");
+            const bool c =
+                truth_of(eval_node(*n.kids[0], scope, base, text), site{base, text, n}, "?:");
             return eval_node(*n.kids[c ? 1 : 2], scope, base, text);
         }
         case node_kind::call: {

@@ -4,7 +4,8 @@
 
 namespace hone::expr_detail {
 
-value eval_node(const node& n, const bindings& scope, const source_pos& base, std::string_view text);
+value eval_node(const node& n, const bindings& scope, const source_pos& base,
+                std::string_view text);
 
 // One operator applied to evaluated operands, with the tree evaluator's errors; `at` is the
 // operator's node. The compiled form (expr/compiled.hpp) calls these off its fast path, so that

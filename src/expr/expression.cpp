@@ -15,7 +15,8 @@ using expr_detail::node_kind;
 
 // Text that parses back to `v`. INT64_MIN has no literal of its own.
 std::string literal_text(const value& v) {
-    if (const auto* i = std::get_if<int64_t>(&v); i && *i == INT64_MIN) return "(-9223372036854775807 - 1)";
+    if (const auto* i = std::get_if<int64_t>(&v); i && *i == INT64_MIN)
+        return "(-9223372036854775807 - 1)";
     return display_text(v);
 }
 
@@ -49,21 +50,24 @@ int64_t expression::eval_int(const bindings& scope) const {
     const value v = eval(scope);
     if (const auto* i = std::get_if<int64_t>(&v)) return *i;
     if (const auto* b = std::get_if<bool>(&v)) return *b;
-    throw input_error(pos_, fmt::format("'{}' is the {} {}; expected an integer", text_, type_name(v), display_text(v)));
+    throw input_error(pos_, fmt::format("'{}' is the {} {}; expected an integer", text_,
+                                        type_name(v), display_text(v)));
 }
 
 double expression::eval_real(const bindings& scope) const {
     const value v = eval(scope);
     if (const auto* d = std::get_if<double>(&v)) return *d;
     if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-    throw input_error(pos_, fmt::format("'{}' is the {} {}; expected a number", text_, type_name(v), display_text(v)));
+    throw input_error(pos_, fmt::format("'{}' is the {} {}; expected a number", text_, type_name(v),
+                                        display_text(v)));
 }
 
 bool expression::eval_bool(const bindings& scope) const {
     const value v = eval(scope);
     if (const auto* b = std::get_if<bool>(&v)) return *b;
     if (const auto* i = std::get_if<int64_t>(&v)) return *i != 0;
-    throw input_error(pos_, fmt::format("'{}' is the {} {}; expected a boolean", text_, type_name(v), display_text(v)));
+    throw input_error(pos_, fmt::format("'{}' is the {} {}; expected a boolean", text_,
+                                        type_name(v), display_text(v)));
 }
 
 std::vector<std::string> expression::names() const {

@@ -10,18 +10,25 @@
 namespace hone::expr_detail {
 namespace {
 
-bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_ident_char(char c) { return is_ident_start(c) || std::isdigit(static_cast<unsigned char>(c)); }
-bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_ident_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_ident_char(char c) {
+    return is_ident_start(c) || std::isdigit(static_cast<unsigned char>(c));
+}
+bool is_digit(char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 class lexer {
-public:
+  public:
     lexer(std::string_view text, const source_pos& pos) : text_(text), pos_(pos) {}
 
     std::vector<token> run() {
         std::vector<token> out;
         while (true) {
-            while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
+            while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_])))
+                ++at_;
             if (at_ == text_.size()) break;
             out.push_back(next());
         }
@@ -31,7 +38,7 @@ public:
         return out;
     }
 
-private:
+  private:
     [[noreturn]] void fail(std::size_t offset, const std::string& message) const {
         throw input_error(pos_at(pos_, static_cast<int>(offset)), message);
     }
@@ -66,7 +73,8 @@ private:
             is_real = true;
             ++at_;
             if (at_ < text_.size() && (text_[at_] == '+' || text_[at_] == '-')) ++at_;
-            if (at_ == text_.size() || !is_digit(text_[at_])) fail(start, "malformed number: expected digits after 'e'");
+            if (at_ == text_.size() || !is_digit(text_[at_]))
+                fail(start, "malformed number: expected digits after 'e'");
             while (at_ < text_.size() && is_digit(text_[at_])) ++at_;
         }
         if (at_ < text_.size() && is_ident_char(text_[at_]))
@@ -77,12 +85,16 @@ private:
         if (is_real) {
             double d = 0;
             const auto r = std::from_chars(first, last, d);
-            if (r.ec != std::errc() || !std::isfinite(d)) fail(start, fmt::format("real literal {} is out of range", t.text));
+            if (r.ec != std::errc() || !std::isfinite(d))
+                fail(start, fmt::format("real literal {} is out of range", t.text));
             t.literal = d;
         } else {
             int64_t i = 0;
             const auto r = std::from_chars(first, last, i);
-            if (r.ec != std::errc()) fail(start, fmt::format("integer literal {} is out of range (max 9223372036854775807)", t.text));
+            if (r.ec != std::errc())
+                fail(start,
+                     fmt::format("integer literal {} is out of range (max 9223372036854775807)",
+                                 t.text));
             t.literal = i;
         }
         return t;
@@ -106,10 +118,12 @@ private:
         const char quote = text_[at_++];
         std::string s;
         while (at_ < text_.size() && text_[at_] != quote) {
-            if (text_[at_] == '\\' && at_ + 1 < text_.size()) ++at_;  // \" and \\ keep the next char
+            if (text_[at_] == '\\' && at_ + 1 < text_.size())
+                ++at_;  // \" and \\ keep the next char
             s += text_[at_++];
         }
-        if (at_ == text_.size()) fail(start, fmt::format("unterminated string: expected a closing {}", quote));
+        if (at_ == text_.size())
+            fail(start, fmt::format("unterminated string: expected a closing {}", quote));
         ++at_;
         token t = make(token_kind::literal, start);
         t.literal = std::move(s);
@@ -142,6 +156,8 @@ private:
 
 }  // namespace
 
-std::vector<token> lex(std::string_view text, const source_pos& pos) { return lexer(text, pos).run(); }
+std::vector<token> lex(std::string_view text, const source_pos& pos) {
+    return lexer(text, pos).run();
+}
 
 }  // namespace hone::expr_detail

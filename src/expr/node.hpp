@@ -17,8 +17,27 @@ constexpr int max_depth = 200;
 enum class node_kind { literal, name, unary, binary, conditional, call };
 // Arithmetic codes come before comparisons, comparisons before the logical ones: the
 // evaluator dispatches on those ranges.
-enum class op_code { none, neg, plus, logical_not, add, sub, mul, div, mod, floordiv, pow,
-                     lt, le, gt, ge, eq, ne, logical_and, logical_or };
+enum class op_code {
+    none,
+    neg,
+    plus,
+    logical_not,
+    add,
+    sub,
+    mul,
+    div,
+    mod,
+    floordiv,
+    pow,
+    lt,
+    le,
+    gt,
+    ge,
+    eq,
+    ne,
+    logical_and,
+    logical_or
+};
 
 struct node {
     node_kind kind = node_kind::literal;

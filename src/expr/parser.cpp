@@ -25,22 +25,24 @@ const binary_level multiplicative_ops = {
     {"*", op_code::mul}, {"/", op_code::div}, {"//", op_code::floordiv}, {"%", op_code::mod}};
 
 class parser {
-public:
+  public:
     parser(std::string_view text, const source_pos& pos) : tokens_(lex(text, pos)), pos_(pos) {}
 
     node_ptr run() {
         if (peek().kind == token_kind::end) fail(peek(), "expected an expression, got nothing");
         node_ptr root = conditional();
-        if (peek().kind != token_kind::end) fail(peek(), fmt::format("unexpected '{}' after the expression", peek().text));
+        if (peek().kind != token_kind::end)
+            fail(peek(), fmt::format("unexpected '{}' after the expression", peek().text));
         return root;
     }
 
-private:
+  private:
     // Counts recursion, so that "((((..." cannot exhaust the stack.
     struct nesting {
         parser& p;
         explicit nesting(parser& owner) : p(owner) {
-            if (++p.nesting_ > max_depth) p.fail(p.peek(), fmt::format("expression nested too deeply (limit {})", max_depth));
+            if (++p.nesting_ > max_depth)
+                p.fail(p.peek(), fmt::format("expression nested too deeply (limit {})", max_depth));
         }
         ~nesting() { --p.nesting_; }
     };
@@ -49,21 +51,30 @@ private:
         throw input_error(pos_at(pos_, t.offset), message);
     }
     const token& peek() const { return tokens_[at_]; }
-    bool is_punct(std::string_view p) const { return peek().kind == token_kind::punct && peek().text == p; }
-    std::string describe(const token& t) const { return t.kind == token_kind::end ? "the end" : fmt::format("'{}'", t.text); }
+    bool is_punct(std::string_view p) const {
+        return peek().kind == token_kind::punct && peek().text == p;
+    }
+    std::string describe(const token& t) const {
+        return t.kind == token_kind::end ? "the end" : fmt::format("'{}'", t.text);
+    }
 
     void expect(std::string_view p, const char* context) {
-        if (!is_punct(p)) fail(peek(), fmt::format("expected '{}' {}, got {}", p, context, describe(peek())));
+        if (!is_punct(p))
+            fail(peek(), fmt::format("expected '{}' {}, got {}", p, context, describe(peek())));
         ++at_;
     }
 
     node_ptr make(node n, int end) {
         n.length = end - n.offset;
         for (const auto& k : n.kids) n.depth = std::max(n.depth, k->depth + 1);
-        if (n.depth > max_depth) fail(tokens_[at_ > 0 ? at_ - 1 : 0], fmt::format("expression nested too deeply (limit {})", max_depth));
+        if (n.depth > max_depth)
+            fail(tokens_[at_ > 0 ? at_ - 1 : 0],
+                 fmt::format("expression nested too deeply (limit {})", max_depth));
         return std::make_shared<const node>(std::move(n));
     }
-    int end_of_previous() const { return tokens_[at_ - 1].offset + static_cast<int>(tokens_[at_ - 1].text.size()); }
+    int end_of_previous() const {
+        return tokens_[at_ - 1].offset + static_cast<int>(tokens_[at_ - 1].text.size());
+    }
 
     node_ptr conditional() {
         nesting guard(*this);
@@ -159,7 +170,9 @@ private:
             ++at_;
             node n;
             n.kind = node_kind::unary;
-            n.op = t.text == "-" ? op_code::neg : t.text == "+" ? op_code::plus : op_code::logical_not;
+            n.op = t.text == "-"   ? op_code::neg
+                   : t.text == "+" ? op_code::plus
+                                   : op_code::logical_not;
             n.offset = t.offset;
             n.kids = {unary()};
             return make(std::move(n), end_of_previous());
@@ -206,7 +219,8 @@ private:
         }
         n.kind = node_kind::call;
         n.function = find_function(t.text);
-        if (n.function < 0) fail(t, fmt::format("unknown function '{}' (known: {})", t.text, function_names()));
+        if (n.function < 0)
+            fail(t, fmt::format("unknown function '{}' (known: {})", t.text, function_names()));
         ++at_;
         if (!is_punct(")")) {
             n.kids.push_back(conditional());
@@ -220,8 +234,10 @@ private:
         const int count = static_cast<int>(n.kids.size());
         if (count < f.min_args || count > f.max_args) {
             fail(t, f.min_args == f.max_args
-                        ? fmt::format("{}() takes {} argument{}, got {}", f.name, f.min_args, f.min_args == 1 ? "" : "s", count)
-                        : fmt::format("{}() takes {} to {} arguments, got {}", f.name, f.min_args, f.max_args, count));
+                        ? fmt::format("{}() takes {} argument{}, got {}", f.name, f.min_args,
+                                      f.min_args == 1 ? "" : "s", count)
+                        : fmt::format("{}() takes {} to {} arguments, got {}", f.name, f.min_args,
+                                      f.max_args, count));
         }
         return make(std::move(n), end_of_previous());
     }
@@ -234,6 +250,8 @@ private:
 
 }  // namespace
 
-node_ptr parse_tree(std::string_view text, const source_pos& pos) { return parser(text, pos).run(); }
+node_ptr parse_tree(std::string_view text, const source_pos& pos) {
+    return parser(text, pos).run();
+}
 
 }  // namespace hone::expr_detail

@@ -139,8 +139,9 @@ std::string write_kt_cache(const run_records& run) {
                                               "(one is {}): a cache cannot hold both",
                                               key, r.key));
         // Text that is not UTF-8 (a database written by another tool) is written as U+FFFD.
-        body += (body.empty() ? "\n" : ",\n") + json(key).dump(-1, ' ', false, json::error_handler_t::replace) +
-                ": " + rec.dump(-1, ' ', false, json::error_handler_t::replace);
+        body += (body.empty() ? "\n" : ",\n") +
+                json(key).dump(-1, ' ', false, json::error_handler_t::replace) + ": " +
+                rec.dump(-1, ' ', false, json::error_handler_t::replace);
     }
     // One record a line, as Kernel Tuner writes it: the header indented, records compact.
     std::string out = doc.dump(1, ' ', false, json::error_handler_t::replace);

@@ -268,8 +268,8 @@ std::string write_t4(const run_records& run) {
     // Each result dumped as it is made: the whole array as JSON values would take ten times the
     // memory of its text.
     for (std::size_t i = 0; i < run.records.size(); ++i)
-        out += (i ? ",\n  " : "\n  ") +
-               result_json(run.records[i], objective).dump(-1, ' ', false, json::error_handler_t::replace);
+        out += (i ? ",\n  " : "\n  ") + result_json(run.records[i], objective)
+                                            .dump(-1, ' ', false, json::error_handler_t::replace);
     out += "\n ]\n}\n";
     return out;
 }

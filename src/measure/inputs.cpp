@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "hone/error.hpp"
-#include "verify/verify.hpp"
 #include "verify/float16.hpp"
+#include "verify/verify.hpp"
 
 namespace hone {
 namespace {

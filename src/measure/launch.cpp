@@ -117,7 +117,8 @@ l2_flush::l2_flush(const cu::module& helpers, uint64_t bytes, int sm_count)
       sink_(16, false),
       blocks_(static_cast<unsigned>(std::max(1, sm_count) * 8)) {
     // Contents do not matter (only read); zeros make the XOR key never match.
-    cu::check(cu::driver().cuMemsetD8Async(buffer_.ptr(), 0, buffer_.bytes(), nullptr), "cuMemsetD8Async");
+    cu::check(cu::driver().cuMemsetD8Async(buffer_.ptr(), 0, buffer_.bytes(), nullptr),
+              "cuMemsetD8Async");
     cu::check(cu::driver().cuStreamSynchronize(nullptr), "cuStreamSynchronize");
 }
 
@@ -130,8 +131,9 @@ void l2_flush::enqueue(const cu::stream& s) {
     unsigned long long n = buffer_.bytes() / 16;
     unsigned key = 0xffffffffu;
     void* params[] = {&buf, &n, &key, &sink};
-    cu::check(cu::driver().cuLaunchKernel(fn_, blocks_, 1, 1, 256, 1, 1, 0, s.get(), params, nullptr),
-              "cuLaunchKernel(flush)");
+    cu::check(
+        cu::driver().cuLaunchKernel(fn_, blocks_, 1, 1, 256, 1, 1, 0, s.get(), params, nullptr),
+        "cuLaunchKernel(flush)");
 }
 
 }  // namespace hone

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "driver/resources.hpp"
 #include "driver/gpu.hpp"
+#include "driver/resources.hpp"
 
 namespace hone {
 

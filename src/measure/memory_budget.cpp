@@ -30,7 +30,7 @@ bool needs_managed_set(const run_plan& plan, const buffer_plan& b) {
 uint64_t device_bytes_needed(const run_plan& plan, int64_t l2_bytes) {
     uint64_t need = plan.timing.l2_flush ? flush_buffer_bytes(l2_bytes) : 0;
     for (const auto& b : plan.buffers) {
-        const bool pristine = b.role != buffer_role::in;  // the image each job starts from
+        const bool pristine = b.role != buffer_role::in;    // the image each job starts from
         const bool reference = b.verify && plan.reference;  // its reference output, on the GPU
         need += ((needs_device_set(plan, b) ? 1 : 0) + (needs_managed_set(plan, b) ? 1 : 0) +
                  (pristine ? 1 : 0) + (reference ? 1 : 0)) *

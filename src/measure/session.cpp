@@ -8,11 +8,11 @@
 #include "common/clock.hpp"
 #include "driver/devices.hpp"
 #include "driver/driver.hpp"
-#include "verify/verify.hpp"
 #include "measure/helpers.hpp"
 #include "measure/inputs.hpp"
 #include "measure/memory_budget.hpp"
 #include "measure/warm_up.hpp"
+#include "verify/verify.hpp"
 
 namespace hone {
 
@@ -34,9 +34,11 @@ void fill_on_gpu(const cu::device_buffer& b, std::size_t elem, uint64_t bits, CU
     if (elem == 1)
         cu::check(a.cuMemsetD8Async(b.ptr(), static_cast<uint8_t>(bits), n, s), "cuMemsetD8Async");
     else if (elem == 2)
-        cu::check(a.cuMemsetD16Async(b.ptr(), static_cast<uint16_t>(bits), n, s), "cuMemsetD16Async");
+        cu::check(a.cuMemsetD16Async(b.ptr(), static_cast<uint16_t>(bits), n, s),
+                  "cuMemsetD16Async");
     else
-        cu::check(a.cuMemsetD32Async(b.ptr(), static_cast<uint32_t>(bits), n, s), "cuMemsetD32Async");
+        cu::check(a.cuMemsetD32Async(b.ptr(), static_cast<uint32_t>(bits), n, s),
+                  "cuMemsetD32Async");
 }
 
 int64_t free_device_memory() {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "common/clock.hpp"
-#include "driver/resources.hpp"
 #include "driver/gpu.hpp"
+#include "driver/resources.hpp"
 #include "measure/cupti_timer.hpp"
 #include "measure/gpu_compare.hpp"
 #include "measure/launch.hpp"

@@ -3,8 +3,8 @@
 #include "common/clock.hpp"
 #include "driver/driver.hpp"
 #include "driver/nvml.hpp"
-#include "verify/verify.hpp"
 #include "measure/session.hpp"
+#include "verify/verify.hpp"
 
 namespace hone {
 namespace {

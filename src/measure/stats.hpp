@@ -17,7 +17,7 @@ void median_ci_ranks(std::size_t n, double confidence, std::size_t& lo, std::siz
 
 // Pluggable stopping criteria, in the manner of NVBench.
 class stopping_criterion {
-public:
+  public:
     virtual ~stopping_criterion() = default;
     // True when no more samples are needed.
     virtual bool done(const std::vector<double>& samples, double elapsed_s) const = 0;
@@ -35,14 +35,14 @@ enum class ci_kind { median, mean, either };
 // times the estimate, after at least min_samples (and never below 6); caps at max_samples, and
 // at max_time_s once min_samples are in.
 class relative_ci_criterion : public stopping_criterion {
-public:
+  public:
     relative_ci_criterion(double rel_precision, std::size_t min_samples, std::size_t max_samples,
                           double max_time_s, ci_kind kind = ci_kind::median);
     bool done(const std::vector<double>& samples, double elapsed_s) const override;
     bool capped(const std::vector<double>& samples, double elapsed_s) const override;
     bool converged(const std::vector<double>& samples) const;
 
-private:
+  private:
     bool at_cap(std::size_t n, double elapsed_s) const;
 
     double rel_;

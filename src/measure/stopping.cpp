@@ -25,9 +25,12 @@ bool relative_ci_criterion::converged(const std::vector<double>& samples) const 
     const bool median_ok = s.rel_ci() <= rel_;
     const bool mean_ok = s.rel_mean_ci() <= rel_;
     switch (kind_) {
-        case ci_kind::median: return median_ok;
-        case ci_kind::mean: return mean_ok;
-        case ci_kind::either: return median_ok || mean_ok;
+        case ci_kind::median:
+            return median_ok;
+        case ci_kind::mean:
+            return mean_ok;
+        case ci_kind::either:
+            return median_ok || mean_ok;
     }
     return median_ok;
 }

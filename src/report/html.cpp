@@ -9,10 +9,10 @@
 #include <map>
 
 #include "hone/final_word.hpp"
-#include "report/html_report.hpp"
-#include "report/report.hpp"
 #include "report/analysis.hpp"
+#include "report/html_report.hpp"
 #include "report/plots.hpp"
+#include "report/report.hpp"
 #include "report/svg.hpp"
 #include "report/units.hpp"
 

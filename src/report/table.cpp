@@ -160,9 +160,9 @@ void add_row(layout& l, std::size_t rank, const eval_record& r, const summary& b
     if (l.gpu) put(r.device >= 0 ? std::to_string(r.device) : "-");
     if (l.telemetry) {
         const gpu_telemetry& t = r.gpu.telemetry;
-        put(t.sm_clock_mhz > 0 ? fmt::format("{:.0f}/{:.0f}/{:.0f}", t.sm_clock_mhz,
-                                             t.temperature_c, t.power_w)
-                               : "-");
+        put(t.sm_clock_mhz > 0
+                ? fmt::format("{:.0f}/{:.0f}/{:.0f}", t.sm_clock_mhz, t.temperature_c, t.power_w)
+                : "-");
     }
     put(status_name(r.st));
     // Within the noise of the best: the measurement cannot tell these apart.

@@ -15,8 +15,8 @@
 
 #include "common/input_limits.hpp"
 #include "formats/json_file.hpp"
-#include "hone/error.hpp"
 #include "formats/output_file.hpp"
+#include "hone/error.hpp"
 
 namespace hone::runtime {
 namespace {
@@ -43,11 +43,10 @@ std::string sanitize(const std::string& s) {
 
 void write_file(const fs::path& path, const void* data, std::size_t bytes) {
     try {
-        write_file_atomically(path.string(),
-                              std::string(static_cast<const char*>(data), bytes));
+        write_file_atomically(path.string(), std::string(static_cast<const char*>(data), bytes));
     } catch (const std::runtime_error& e) {  // env_error, or input_error for a device there
-        throw env_error(fmt::format("capture folder {}: {}", path.parent_path().string(),
-                                    e.what()));
+        throw env_error(
+            fmt::format("capture folder {}: {}", path.parent_path().string(), e.what()));
     }
 }
 

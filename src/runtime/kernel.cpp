@@ -18,18 +18,18 @@
 #include <shared_mutex>
 #include <unordered_map>
 
-#include "driver/cuda_api.hpp"
-#include "driver/devices.hpp"
 #include "compile/compile.hpp"
 #include "compile/compile_cache.hpp"
+#include "driver/cuda_api.hpp"
+#include "driver/devices.hpp"
 #include "driver/driver.hpp"
-#include "space/space.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 #include "runtime/bind.hpp"
 #include "runtime/capture.hpp"
 #include "runtime/log.hpp"
 #include "runtime/select.hpp"
+#include "space/space.hpp"
 #include "tune/internal.hpp"
 
 namespace hone {

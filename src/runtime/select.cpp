@@ -14,8 +14,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "space/space.hpp"
 #include "hone/tuner.hpp"
+#include "space/space.hpp"
 
 namespace hone::runtime {
 namespace {

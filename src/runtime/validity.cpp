@@ -6,9 +6,9 @@
 #include <cctype>
 #include <set>
 
-#include "space/space.hpp"
 #include "hone/tuner.hpp"
 #include "runtime/select.hpp"
+#include "space/space.hpp"
 #include "tune/internal.hpp"
 
 namespace hone::runtime {

@@ -13,14 +13,14 @@
 #include <sstream>
 
 #include "common/input_limits.hpp"
-#include "record/params_json.hpp"
 #include "formats/json_file.hpp"
+#include "formats/output_file.hpp"
 #include "hone/error.hpp"
 #include "hone/final_word.hpp"
 #include "hone/record.hpp"
 #include "hone/store.hpp"
+#include "record/params_json.hpp"
 #include "report/report.hpp"
-#include "formats/output_file.hpp"
 
 namespace hone {
 namespace {
@@ -51,8 +51,6 @@ std::string params_line(const std::vector<std::pair<std::string, value>>& params
     }
     return out + "}";
 }
-
-
 
 void write_entry(std::string& out, const tuned_entry& e, std::size_t keep, bool last) {
     std::string problem = "{";

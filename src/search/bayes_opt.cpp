@@ -27,7 +27,8 @@ class bayes_opt final : public search_base {
     void next(std::size_t n, std::vector<point>& out) override {
         // The initial design: random points, all at once.
         if (history_.size() + pending_.size() < initial_ || !best_) {
-            while (out.size() < n && history_.size() + pending_.size() < std::max(initial_, std::size_t{1})) {
+            while (out.size() < n &&
+                   history_.size() + pending_.size() < std::max(initial_, std::size_t{1})) {
                 auto p = fresh_sample();
                 if (!p) return;
                 take(*p, out);

@@ -81,8 +81,10 @@ class diff_evo final : public search_base {
     point challenger(std::size_t x, int tries) {
         const std::size_t n = pop_.size();
         std::size_t a = 0, b, c;
-        do b = below(n); while (b == x);
-        do c = below(n); while (c == x || c == b);
+        do b = below(n);
+        while (b == x);
+        do c = below(n);
+        while (c == x || c == b);
         // best/1: the mutant starts at the best member (rand/1 measured worse on recorded
         // spaces: it converges too slowly for budgets of a few hundred).
         for (std::size_t k = 0; k < n; ++k)

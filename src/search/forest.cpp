@@ -18,7 +18,8 @@ std::vector<uint32_t> ranks_of(const std::vector<double>& keys) {
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     std::vector<uint32_t> out;
     for (double k : keys)
-        out.push_back(static_cast<uint32_t>(std::lower_bound(sorted.begin(), sorted.end(), k) - sorted.begin()));
+        out.push_back(static_cast<uint32_t>(std::lower_bound(sorted.begin(), sorted.end(), k) -
+                                            sorted.begin()));
     return out;
 }
 
@@ -110,10 +111,10 @@ int random_forest::grow(tree& t, std::vector<uint32_t>& idx, std::size_t lo, std
         }
     }
     if (best_dim < 0) return at;
-    const auto mid = std::partition(idx.begin() + static_cast<std::ptrdiff_t>(lo),
-                                    idx.begin() + static_cast<std::ptrdiff_t>(hi), [&](uint32_t k) {
-                                        return xr_[k][static_cast<std::size_t>(best_dim)] <= best_thr;
-                                    });
+    const auto mid = std::partition(
+        idx.begin() + static_cast<std::ptrdiff_t>(lo),
+        idx.begin() + static_cast<std::ptrdiff_t>(hi),
+        [&](uint32_t k) { return xr_[k][static_cast<std::size_t>(best_dim)] <= best_thr; });
     const std::size_t m = static_cast<std::size_t>(mid - idx.begin());
     const int left = grow(t, idx, lo, m, o, rng);
     const int right = grow(t, idx, m, hi, o, rng);
@@ -126,8 +127,7 @@ int random_forest::grow(tree& t, std::vector<uint32_t>& idx, std::size_t lo, std
 
 double random_forest::eval(const tree& t, const uint32_t* ranks) const {
     int at = 0;
-    while (t[at].dim >= 0)
-        at = ranks[t[at].dim] <= t[at].threshold ? t[at].left : t[at].right;
+    while (t[at].dim >= 0) at = ranks[t[at].dim] <= t[at].threshold ? t[at].left : t[at].right;
     return t[at].value;
 }
 
@@ -141,7 +141,8 @@ random_forest::prediction random_forest::predict(const point& p) const {
         many.resize(features_.size());
         r = many.data();
     }
-    for (std::size_t f = 0; f < features_.size(); ++f) r[f] = features_[f].rank[p[features_[f].dim]];
+    for (std::size_t f = 0; f < features_.size(); ++f)
+        r[f] = features_[f].rank[p[features_[f].dim]];
     double s = 0, s2 = 0;
     for (const auto& t : trees_) {
         const double v = eval(t, r);

@@ -13,8 +13,8 @@ namespace hone {
 
 struct forest_options {
     int trees = 32;
-    int min_leaf = 2;         // samples per leaf, at least
-    double features = 0.5;    // share of the parameters tried at each split
+    int min_leaf = 2;       // samples per leaf, at least
+    double features = 0.5;  // share of the parameters tried at each split
 };
 
 class random_forest {
@@ -39,7 +39,7 @@ class random_forest {
         std::vector<uint32_t> rank;  // by value index
     };
     struct node {
-        int dim = -1;          // feature; -1: a leaf
+        int dim = -1;            // feature; -1: a leaf
         uint32_t threshold = 0;  // rank <= threshold goes left
         int left = 0, right = 0;
         double value = 0;

@@ -67,7 +67,8 @@ class genetic final : public search_base {
 
     const point& select() {
         std::size_t best = below(pop_.size());
-        for (std::size_t k = 1; k < tournament_; ++k) best = std::min<std::size_t>(best, below(pop_.size()));
+        for (std::size_t k = 1; k < tournament_; ++k)
+            best = std::min<std::size_t>(best, below(pop_.size()));
         return pop_[best].p;  // pop_ is sorted: the lowest index is the fastest
     }
 

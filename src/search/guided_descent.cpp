@@ -28,18 +28,19 @@ class guided_descent final : public search_base {
 
   private:
     struct descent {
-        std::optional<point> at;   // current point (observed)
+        std::optional<point> at;  // current point (observed)
         double score = 0;
-        std::optional<point> start;  // proposed start, waiting for its outcome
-        point_set trials;            // proposed from `at`, pending
-        std::size_t tried = 0;       // neighbours of `at` tried without improvement
+        std::optional<point> start;   // proposed start, waiting for its outcome
+        point_set trials;             // proposed from `at`, pending
+        std::size_t tried = 0;        // neighbours of `at` tried without improvement
         std::optional<point> better;  // best improvement among the trials so far
         double better_score = 0;
     };
 
     void next(std::size_t n, std::vector<point>& out) override {
         if (history_.size() + pending_.size() < initial_ || !best_) {
-            while (out.size() < n && history_.size() + pending_.size() < std::max<std::size_t>(initial_, 1)) {
+            while (out.size() < n &&
+                   history_.size() + pending_.size() < std::max<std::size_t>(initial_, 1)) {
                 auto p = fresh_sample();
                 if (!p) return;
                 take(*p, out);

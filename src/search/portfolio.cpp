@@ -15,7 +15,8 @@ class portfolio final : public strategy {
     portfolio(const strategy_setup& s, const search_domain& d) {
         strategy_setup model = s, walk = s;
         model.name = "bayes_opt";
-        model.options = {{"batch", s.options.count("model_batch") ? s.options.at("model_batch") : 4}};
+        model.options = {
+            {"batch", s.options.count("model_batch") ? s.options.at("model_batch") : 4}};
         walk.name = "annealing";
         walk.options = {{"walkers", s.options.count("walkers") ? s.options.at("walkers") : 2}};
         walk.seed = s.seed ^ 0x5deece66dull;  // the members draw independently
@@ -44,7 +45,8 @@ class portfolio final : public strategy {
     }
 
     bool done() const override {
-        return std::all_of(members_.begin(), members_.end(), [](const auto& m) { return m->done(); });
+        return std::all_of(members_.begin(), members_.end(),
+                           [](const auto& m) { return m->done(); });
     }
 
   private:

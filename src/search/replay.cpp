@@ -63,8 +63,8 @@ replay_seed replay_once(const recorded_space& space, const replay_options& o, ui
     strategy_setup setup = o.setup;
     setup.seed = seed;
     auto st = make_strategy(setup, space, [&](uint64_t i) { return space.points[i]; });
-    const std::size_t budget = setup.budget > 0 ? static_cast<std::size_t>(setup.budget)
-                                                : space.points.size();
+    const std::size_t budget =
+        setup.budget > 0 ? static_cast<std::size_t>(setup.budget) : space.points.size();
     replay_seed out;
     out.seed = seed;
     std::deque<point> queue;
@@ -76,8 +76,12 @@ replay_seed replay_once(const recorded_space& space, const replay_options& o, ui
             for (auto& p : st->propose(window - queue.size())) {
                 // A strategy that breaks its contract is a bug, not bad input.
                 const auto at = space.find(p);
-                if (!at) throw std::logic_error(fmt::format("{} proposed a point outside the space", setup.name));
-                if (used[*at]) throw std::logic_error(fmt::format("{} proposed {} twice", setup.name, space.key(*at)));
+                if (!at)
+                    throw std::logic_error(
+                        fmt::format("{} proposed a point outside the space", setup.name));
+                if (used[*at])
+                    throw std::logic_error(
+                        fmt::format("{} proposed {} twice", setup.name, space.key(*at)));
                 used[*at] = true;
                 queue.push_back(std::move(p));
             }

@@ -34,12 +34,14 @@ void constraint_model::tabulate(std::size_t c) {
     table t;
     t.params = params;
     t.strides.assign(params.size(), 1);
-    for (std::size_t k = params.size(); k-- > 1;) t.strides[k - 1] = t.strides[k] * cards_[params[k]];
+    for (std::size_t k = params.size(); k-- > 1;)
+        t.strides[k - 1] = t.strides[k] * cards_[params[k]];
     t.verdicts.resize(size);
     std::vector<slot_value> slots(dims());
     std::vector<uint32_t> idx(params.size(), 0);
     for (uint64_t at = 0; at < size; ++at) {
-        for (std::size_t k = 0; k < params.size(); ++k) slots[params[k]] = values_[params[k]][idx[k]];
+        for (std::size_t k = 0; k < params.size(); ++k)
+            slots[params[k]] = values_[params[k]][idx[k]];
         t.verdicts[at] = static_cast<uint8_t>(check(c, slots.data()));
         for (std::size_t k = params.size(); k-- > 0;) {  // the last parameter turns fastest
             if (++idx[k] < cards_[params[k]]) break;

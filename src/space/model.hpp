@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "expr/compiled.hpp"
-#include "search/search_domain.hpp"
 #include "hone/spec.hpp"
+#include "search/search_domain.hpp"
 
 namespace hone::space_detail {
 

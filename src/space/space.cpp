@@ -37,14 +37,16 @@ std::string config::key(const spec& s) const {
         const auto* text = std::get_if<std::string>(&values[i]);
         // Quote only strings that would make the key ambiguous.
         const bool quote = text && text->find_first_of(",=\"") != std::string::npos;
-        out += fmt::format("{}{}={}", i ? "," : "", s.params[i].name, quote ? display_text(values[i]) : template_text(values[i]));
+        out += fmt::format("{}{}={}", i ? "," : "", s.params[i].name,
+                           quote ? display_text(values[i]) : template_text(values[i]));
     }
     return out;
 }
 
 bindings config::scope(const spec& s, const bindings& base) const {
     bindings b = base;
-    for (std::size_t i = 0; i < values.size() && i < s.params.size(); ++i) b[s.params[i].name] = values[i];
+    for (std::size_t i = 0; i < values.size() && i < s.params.size(); ++i)
+        b[s.params[i].name] = values[i];
     return b;
 }
 
@@ -231,7 +233,8 @@ std::optional<point> search_space::find(const std::vector<std::optional<uint32_t
 }
 
 void search_space::require_nonempty() const {
-    const source_pos pos = spec_->constraints.empty() ? source_pos{spec_->path, 0, 0} : spec_->constraints.front().pos();
+    const source_pos pos = spec_->constraints.empty() ? source_pos{spec_->path, 0, 0}
+                                                      : spec_->constraints.front().pos();
     if (exact_) {
         if (*exact_ > 0) return;
         throw input_error(pos, fmt::format("0 of {} configurations satisfy the constraints",
@@ -253,9 +256,11 @@ void search_space::require_nonempty() const {
             total_text(total()), draws_, opt_.max_nodes));
 }
 
-config search_space::make_config(const std::map<std::string, value>& params, const source_pos& pos) const {
+config search_space::make_config(const std::map<std::string, value>& params,
+                                 const source_pos& pos) const {
     for (const auto& [name, v] : params)
-        if (!spec_->find_param(name)) throw input_error(pos, fmt::format("no parameter named '{}'", name));
+        if (!spec_->find_param(name))
+            throw input_error(pos, fmt::format("no parameter named '{}'", name));
     config c;
     for (const auto& p : spec_->params) {
         const auto it = params.find(p.name);
@@ -266,7 +271,8 @@ config search_space::make_config(const std::map<std::string, value>& params, con
         bool listed = false;
         for (const auto& v : p.values) listed = listed || v == it->second;
         if (!listed)
-            throw input_error(pos, fmt::format("{} is not a value of parameter '{}'", display_text(it->second), p.name));
+            throw input_error(pos, fmt::format("{} is not a value of parameter '{}'",
+                                               display_text(it->second), p.name));
         c.values.push_back(it->second);
     }
     return c;

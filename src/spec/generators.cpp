@@ -14,14 +14,17 @@ std::vector<int64_t> read_bounds(const doc& d, const YAML::Node& n, std::size_t 
                                  std::size_t max_count, const char* form) {
     const auto items = read_list(d, n, "integers");
     if (items.size() < min_count || items.size() > max_count)
-        fail(d, n, fmt::format("expected {}, got {} value{}", form, items.size(), items.size() == 1 ? "" : "s"));
+        fail(d, n,
+             fmt::format("expected {}, got {} value{}", form, items.size(),
+                         items.size() == 1 ? "" : "s"));
     std::vector<int64_t> out;
     for (const auto& i : items) out.push_back(read_int(d, i));
     return out;
 }
 
 void add_value(const doc& d, const YAML::Node& n, std::vector<value>& out, int64_t v) {
-    if (out.size() == max_values) fail(d, n, fmt::format("more than {} values: check the bounds and step", max_values));
+    if (out.size() == max_values)
+        fail(d, n, fmt::format("more than {} values: check the bounds and step", max_values));
     out.emplace_back(v);
 }
 

@@ -14,7 +14,8 @@ std::vector<std::string> type_names(bool scalars_only) {
     std::vector<std::string> out;
     for (int t = 0; t <= static_cast<int>(elem_type::u64); ++t) {
         const auto type = static_cast<elem_type>(t);
-        if (!scalars_only || (type != elem_type::f16 && type != elem_type::bf16)) out.push_back(elem_name(type));
+        if (!scalars_only || (type != elem_type::f16 && type != elem_type::bf16))
+            out.push_back(elem_name(type));
     }
     return out;
 }
@@ -25,28 +26,37 @@ elem_type read_type(const doc& d, const YAML::Node& n, bool scalars_only) {
     // Half-precision scalars have no portable host representation to pass by value.
     if (!t || (scalars_only && (*t == elem_type::f16 || *t == elem_type::bf16))) {
         const auto names = type_names(scalars_only);
-        fail(d, n, fmt::format("unknown {}type '{}' (expected one of: {}){}", scalars_only ? "scalar " : "element ", s,
-                               join(names), suggestion(s, names)));
+        fail(d, n,
+             fmt::format("unknown {}type '{}' (expected one of: {}){}",
+                         scalars_only ? "scalar " : "element ", s, join(names),
+                         suggestion(s, names)));
     }
     return *t;
 }
 
 void check_count(const doc& d, const YAML::Node& n, const buffer_spec& b, const spec& s) {
-    if (!check_expr(s, b.count, use_problem | use_device, "buffer counts")) return;  // needs the device
+    if (!check_expr(s, b.count, use_problem | use_device, "buffer counts"))
+        return;  // needs the device
     const int64_t count = b.count.eval_int(s.problem_bindings());
-    if (count <= 0) fail(d, n, fmt::format("buffer '{}': count = {}; expected a positive integer", b.name, count));
+    if (count <= 0)
+        fail(d, n,
+             fmt::format("buffer '{}': count = {}; expected a positive integer", b.name, count));
     if (count > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(elem_size(b.type)))
-        fail(d, n, fmt::format("buffer '{}': {} elements of {} bytes overflow a 64-bit size", b.name, count, elem_size(b.type)));
+        fail(d, n,
+             fmt::format("buffer '{}': {} elements of {} bytes overflow a 64-bit size", b.name,
+                         count, elem_size(b.type)));
 }
 
 // A literal kind, or an expression (usually a string parameter) checked per configuration.
 expression read_memory(const doc& d, const YAML::Node& n, const spec& s) {
-    if (n.IsScalar() && (n.Scalar() == "device" || n.Scalar() == "managed")) return expression::constant(n.Scalar());
+    if (n.IsScalar() && (n.Scalar() == "device" || n.Scalar() == "managed"))
+        return expression::constant(n.Scalar());
     const expression e = read_expr(d, n);
     if (const auto v = check_expr(s, e, use_all, "memory")) {
         const auto* text = std::get_if<std::string>(&*v);
         if (!text || (*text != "device" && *text != "managed"))
-            fail(d, n, fmt::format("memory is {}; expected \"device\" or \"managed\"", display_text(*v)));
+            fail(d, n,
+                 fmt::format("memory is {}; expected \"device\" or \"managed\"", display_text(*v)));
     }
     return e;
 }
@@ -80,9 +90,12 @@ arg_spec read_scalar_arg(const doc& d, const YAML::Node& n, const spec& s) {
     if (const entry* t = find(m, "type")) a.type = read_type(d, t->value, true);
     if (const auto v = check_expr(s, a.scalar, use_all, "arguments")) {
         if (std::holds_alternative<std::string>(*v))
-            fail(d, n, fmt::format("argument value {} is a string; expected a number", display_text(*v)));
+            fail(d, n,
+                 fmt::format("argument value {} is a string; expected a number", display_text(*v)));
         if (!is_float(a.type) && std::holds_alternative<double>(*v))
-            fail(d, n, fmt::format("argument value {} is a real; the type {} needs an integer", display_text(*v), elem_name(a.type)));
+            fail(d, n,
+                 fmt::format("argument value {} is a real; the type {} needs an integer",
+                             display_text(*v), elem_name(a.type)));
     }
     return a;
 }
@@ -93,13 +106,16 @@ void load_buffers(const doc& d, const entry* e, spec& s) {
     if (!e) return;
     for (const auto& item : read_map(d, e->value, "buffers")) {
         if (!is_identifier(item.key))
-            fail(d, item.key_node, fmt::format("'{}' is not a valid buffer name: expected letters, digits and '_'", item.key));
+            fail(d, item.key_node,
+                 fmt::format("'{}' is not a valid buffer name: expected letters, digits and '_'",
+                             item.key));
         s.buffers.push_back(read_buffer(d, item, s));
     }
 }
 
 void load_args(const doc& d, const entry& e, spec& s) {
-    for (const auto& item : read_list(d, e.value, "kernel arguments (buffer names or {value: ..., type: ...})")) {
+    for (const auto& item :
+         read_list(d, e.value, "kernel arguments (buffer names or {value: ..., type: ...})")) {
         if (item.IsMap()) {
             s.args.push_back(read_scalar_arg(d, item, s));
             continue;
@@ -121,8 +137,9 @@ void load_args(const doc& d, const entry& e, spec& s) {
                                  a.buffer));
             std::vector<std::string> names;
             for (const auto& b : s.buffers) names.push_back(b.name);
-            fail(d, item, fmt::format("no buffer named '{}' (buffers: {}){}", a.buffer, names.empty() ? "none" : join(names),
-                                      suggestion(a.buffer, names)));
+            fail(d, item,
+                 fmt::format("no buffer named '{}' (buffers: {}){}", a.buffer,
+                             names.empty() ? "none" : join(names), suggestion(a.buffer, names)));
         }
         a.type = s.find_buffer(a.buffer)->type;
         s.args.push_back(std::move(a));

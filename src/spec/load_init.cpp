@@ -23,8 +23,8 @@ double real_or(const std::vector<entry>& m, std::string_view key, double fallbac
     return e ? read_real(d, e->value) : fallback;
 }
 
-void read_random(const doc& d, const YAML::Node& n, const std::vector<entry>& m, const std::string& distribution,
-                 init_spec& init) {
+void read_random(const doc& d, const YAML::Node& n, const std::vector<entry>& m,
+                 const std::string& distribution, init_spec& init) {
     init.kind = distribution == "uniform" ? init_kind::random_uniform : init_kind::random_normal;
     init.a = real_or(m, distribution == "uniform" ? "low" : "mean", 0.0, d);
     init.b = real_or(m, distribution == "uniform" ? "high" : "stddev", 1.0, d);
@@ -33,7 +33,8 @@ void read_random(const doc& d, const YAML::Node& n, const std::vector<entry>& m,
         if (v < 0) fail(d, seed->value, "expected a seed >= 0");
         init.seed = static_cast<uint64_t>(v);
     }
-    if (distribution == "uniform" && init.a > init.b) fail(d, n, "random uniform needs low <= high");
+    if (distribution == "uniform" && init.a > init.b)
+        fail(d, n, "random uniform needs low <= high");
     if (distribution == "normal" && init.b < 0) fail(d, n, "random normal needs stddev >= 0");
 }
 
@@ -50,20 +51,31 @@ init_spec read_init(const doc& d, const YAML::Node& n, const std::string& sectio
                      section));
         return init_spec{};
     }
-    const auto m = read_map(d, n, section, {"zeros", "constant", "sequence", "random", "file", "low", "high", "mean", "stddev", "seed"});
+    const auto m = read_map(d, n, section,
+                            {"zeros", "constant", "sequence", "random", "file", "low", "high",
+                             "mean", "stddev", "seed"});
     const entry* kind = nullptr;
     for (const auto& e : m) {
         if (std::find(kinds.begin(), kinds.end(), e.key) == kinds.end()) continue;
-        if (kind) fail(d, e.key_node, fmt::format("{}: '{}' and '{}' both given; expected one of zeros, constant, sequence, random, file", section, kind->key, e.key));
+        if (kind)
+            fail(d, e.key_node,
+                 fmt::format("{}: '{}' and '{}' both given; expected one of zeros, constant, "
+                             "sequence, random, file",
+                             section, kind->key, e.key));
         kind = &e;
     }
-    if (!kind) fail(d, n, fmt::format("{}: expected one of zeros, constant, sequence, random, file", section));
-    const std::string distribution = kind->key == "random" ? read_choice(d, kind->value, {"uniform", "normal"}) : "";
+    if (!kind)
+        fail(d, n,
+             fmt::format("{}: expected one of zeros, constant, sequence, random, file", section));
+    const std::string distribution =
+        kind->key == "random" ? read_choice(d, kind->value, {"uniform", "normal"}) : "";
     const std::vector<std::string> extras = extras_of(kind->key, distribution);
     for (const auto& e : m) {
         if (&e == kind || std::find(extras.begin(), extras.end(), e.key) != extras.end()) continue;
-        fail(d, e.key_node, extras.empty() ? fmt::format("'{}' does not apply to {}", e.key, kind->key)
-                                           : fmt::format("'{}' does not apply to random {} (expected one of: {})", e.key, distribution, join(extras)));
+        fail(d, e.key_node,
+             extras.empty() ? fmt::format("'{}' does not apply to {}", e.key, kind->key)
+                            : fmt::format("'{}' does not apply to random {} (expected one of: {})",
+                                          e.key, distribution, join(extras)));
     }
     init_spec init;
     if (kind->key == "zeros") {
@@ -80,7 +92,8 @@ init_spec read_init(const doc& d, const YAML::Node& n, const std::string& sectio
         read_random(d, n, m, distribution, init);
     } else {
         init.kind = init_kind::file;
-        init.path = require_file(d, kind->value, read_string(d, kind->value, "a file path"), "init file");
+        init.path =
+            require_file(d, kind->value, read_string(d, kind->value, "a file path"), "init file");
     }
     return init;
 }

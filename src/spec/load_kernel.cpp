@@ -23,7 +23,8 @@ std::string read_source(const doc& d, const YAML::Node& n, const std::string& pa
     char chunk[1 << 16];
     while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
         text.append(chunk, static_cast<std::size_t>(in.gcount()));
-        if (text.size() > max_source_bytes) fail(d, n, fmt::format("kernel source {} is larger than 64 MiB", path));
+        if (text.size() > max_source_bytes)
+            fail(d, n, fmt::format("kernel source {} is larger than 64 MiB", path));
     }
     return text;
 }
@@ -33,7 +34,8 @@ std::vector<std::string> read_include_dirs(const doc& d, const YAML::Node& n) {
     for (const auto& item : read_list(d, n, "folders")) {
         const std::string dir = resolve_path(d, read_string(d, item, "a folder"));
         std::error_code ec;
-        if (!fs::is_directory(dir, ec)) fail(d, item, fmt::format("include folder {} not found", dir));
+        if (!fs::is_directory(dir, ec))
+            fail(d, item, fmt::format("include folder {} not found", dir));
         out.push_back(dir);
     }
     return out;
@@ -46,7 +48,8 @@ std::string resolve_path(const doc& d, const std::string& path) {
     return (p.is_absolute() ? p : fs::path(d.dir) / p).lexically_normal().string();
 }
 
-std::string require_file(const doc& d, const YAML::Node& n, const std::string& path, std::string_view what) {
+std::string require_file(const doc& d, const YAML::Node& n, const std::string& path,
+                         std::string_view what) {
     const std::string full = resolve_path(d, path);
     std::error_code ec;
     if (!fs::is_regular_file(full, ec)) {
@@ -87,9 +90,11 @@ void load_kernel(const doc& d, const entry& e, spec& s) {
                 if (!p.define_given && k.name.find("{" + p.name + "}") != std::string::npos)
                     p.define = false;
     }
-    if (const entry* dirs = find(m, "include_dirs")) k.include_dirs = read_include_dirs(d, dirs->value);
+    if (const entry* dirs = find(m, "include_dirs"))
+        k.include_dirs = read_include_dirs(d, dirs->value);
     if (const entry* opts = find(m, "options"))
-        for (const auto& o : read_list(d, opts->value, "compiler options")) k.options.push_back(read_string(d, o, "an option"));
+        for (const auto& o : read_list(d, opts->value, "compiler options"))
+            k.options.push_back(read_string(d, o, "an option"));
     if (const entry* regs = find(m, "max_registers")) {
         k.max_registers = read_expr(d, regs->value);
         const auto v = check_expr(s, k.max_registers, use_all, "max_registers");
@@ -99,7 +104,8 @@ void load_kernel(const doc& d, const entry& e, spec& s) {
     k.fast_math = expression::constant(false);
     if (const entry* fast = find(m, "fast_math")) {
         k.fast_math = read_expr(d, fast->value);
-        if (check_expr(s, k.fast_math, use_all, "fast_math")) k.fast_math.eval_bool(s.problem_bindings());
+        if (check_expr(s, k.fast_math, use_all, "fast_math"))
+            k.fast_math.eval_bool(s.problem_bindings());
     }
 }
 

@@ -10,8 +10,10 @@ namespace hone::spec_detail {
 
 // 1 to 3 expressions; a lone scalar is one dimension. Dimensions that use neither parameters
 // nor device attributes are checked here; the others per configuration by the tune layer.
-std::vector<expression> read_dims(const doc& d, const YAML::Node& n, const std::string& what, const spec& s) {
-    const std::vector<YAML::Node> items = n.IsScalar() ? std::vector<YAML::Node>{n} : read_list(d, n, "1 to 3 expressions");
+std::vector<expression> read_dims(const doc& d, const YAML::Node& n, const std::string& what,
+                                  const spec& s) {
+    const std::vector<YAML::Node> items =
+        n.IsScalar() ? std::vector<YAML::Node>{n} : read_list(d, n, "1 to 3 expressions");
     if (items.empty() || items.size() > 3)
         fail(d, n, fmt::format("{}: expected 1 to 3 dimensions, got {}", what, items.size()));
     std::vector<expression> out;
@@ -37,7 +39,8 @@ void load_launch(const doc& d, const entry& e, spec& s) {
         if (check_expr(s, s.launch.shared_bytes, use_all, "shared_bytes")) {
             const int64_t v = s.launch.shared_bytes.eval_int(s.problem_bindings());
             if (v < 0 || v > std::numeric_limits<int32_t>::max())
-                fail(d, shared->value, fmt::format("shared_bytes = {}: expected 0 .. 2147483647", v));
+                fail(d, shared->value,
+                     fmt::format("shared_bytes = {}: expected 0 .. 2147483647", v));
         }
     }
 }
@@ -45,7 +48,8 @@ void load_launch(const doc& d, const entry& e, spec& s) {
 void load_metrics(const doc& d, const entry* e, spec& s) {
     if (!e) return;
     const auto m = read_map(d, e->value, "metrics", {"bytes", "flops", "objective"});
-    for (auto [key, slot] : {std::pair{"bytes", &s.metrics.bytes}, std::pair{"flops", &s.metrics.flops}}) {
+    for (auto [key, slot] :
+         {std::pair{"bytes", &s.metrics.bytes}, std::pair{"flops", &s.metrics.flops}}) {
         const entry* x = find(m, key);
         if (!x) continue;
         *slot = read_expr(d, x->value);
@@ -54,8 +58,10 @@ void load_metrics(const doc& d, const entry* e, spec& s) {
     }
     if (const entry* obj = find(m, "objective")) {
         s.metrics.objective = read_choice(d, obj->value, {"time", "gbps", "gflops"});
-        if (s.metrics.objective == "gbps" && !s.metrics.bytes) fail(d, obj->value, "objective gbps needs metrics.bytes");
-        if (s.metrics.objective == "gflops" && !s.metrics.flops) fail(d, obj->value, "objective gflops needs metrics.flops");
+        if (s.metrics.objective == "gbps" && !s.metrics.bytes)
+            fail(d, obj->value, "objective gbps needs metrics.bytes");
+        if (s.metrics.objective == "gflops" && !s.metrics.flops)
+            fail(d, obj->value, "objective gflops needs metrics.flops");
     }
 }
 

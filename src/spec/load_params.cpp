@@ -15,15 +15,19 @@ void check_overrides(const std::map<std::string, int64_t>& overrides, const spec
     for (const auto& p : s.problem) known.push_back(p.name);
     for (const auto& [name, v] : overrides) {
         if (std::find(known.begin(), known.end(), name) == known.end())
-            throw input_error({}, fmt::format("--set {}={}: no problem size named '{}' (known: {}){}", name, v, name,
-                                              known.empty() ? "none" : join(known), suggestion(name, known)));
-        if (v <= 0) throw input_error({}, fmt::format("--set {}={}: expected a positive integer", name, v));
+            throw input_error(
+                {},
+                fmt::format("--set {}={}: no problem size named '{}' (known: {}){}", name, v, name,
+                            known.empty() ? "none" : join(known), suggestion(name, known)));
+        if (v <= 0)
+            throw input_error({}, fmt::format("--set {}={}: expected a positive integer", name, v));
     }
 }
 
 }  // namespace
 
-void load_problem(const doc& d, const entry* e, const std::map<std::string, int64_t>& overrides, spec& s) {
+void load_problem(const doc& d, const entry* e, const std::map<std::string, int64_t>& overrides,
+                  spec& s) {
     if (e) {
         for (const auto& item : read_map(d, e->value, "problem")) {
             check_new_name(d, item.key_node, item.key, s);
@@ -70,15 +74,19 @@ void load_params(const doc& d, const entry* e, spec& s) {
                 p.define_given = true;
             }
         } else {
-            for (const auto& v : read_list(d, item.value, "values or a generator ({range: ...}, {pow2: ...}, {warps: ...})"))
+            for (const auto& v :
+                 read_list(d, item.value,
+                           "values or a generator ({range: ...}, {pow2: ...}, {warps: ...})"))
                 p.values.push_back(read_value(d, v));
         }
-        if (p.values.empty()) throw input_error(p.pos, fmt::format("parameter '{}' has no values", p.name));
+        if (p.values.empty())
+            throw input_error(p.pos, fmt::format("parameter '{}' has no values", p.name));
         // 1, 1.0 and true are distinct values: their -D text differs.
         std::set<std::pair<std::size_t, std::string>> seen;
         for (const auto& v : p.values)
             if (!seen.emplace(v.index(), display_text(v)).second)
-                throw input_error(p.pos, fmt::format("parameter '{}' lists {} twice", p.name, display_text(v)));
+                throw input_error(
+                    p.pos, fmt::format("parameter '{}' lists {} twice", p.name, display_text(v)));
         s.params.push_back(std::move(p));
     }
 }
@@ -87,7 +95,8 @@ void load_constraints(const doc& d, const entry* e, spec& s) {
     if (!e) return;
     for (const auto& item : read_list(d, e->value, "constraint expressions")) {
         expression c = read_expr(d, item);
-        if (const auto v = check_expr(s, c, use_all, "a constraint")) c.eval_bool(s.problem_bindings());
+        if (const auto v = check_expr(s, c, use_all, "a constraint"))
+            c.eval_bool(s.problem_bindings());
         s.constraints.push_back(std::move(c));
     }
 }

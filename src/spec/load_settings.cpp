@@ -11,7 +11,8 @@ namespace {
 
 double read_at_least(const doc& d, const entry& e, double lo, bool strict) {
     const double v = read_real(d, e.value);
-    if (strict ? v <= lo : v < lo) fail(d, e.value, fmt::format("{} must be {} {}", e.key, strict ? ">" : ">=", lo));
+    if (strict ? v <= lo : v < lo)
+        fail(d, e.value, fmt::format("{} must be {} {}", e.key, strict ? ">" : ">=", lo));
     return v;
 }
 
@@ -38,13 +39,17 @@ void load_timing(const doc& d, const entry* e, spec& s) {
         if (item.key == "max_time_s") t.max_time_s = read_at_least(d, item, 0, true);
         if (item.key == "warmup") t.warmup = read_choice(d, item.value, {"adaptive", "fixed"});
         if (item.key == "warmup_ms") t.warmup_ms = read_at_least(d, item, 0, false);
-        if (item.key == "timer") t.timer = read_choice(d, item.value, {"auto", "profiler", "cupti", "events"});
+        if (item.key == "timer")
+            t.timer = read_choice(d, item.value, {"auto", "profiler", "cupti", "events"});
         if (item.key == "l2_flush") t.l2_flush = read_bool(d, item.value);
-        if (item.key == "sample_mode") t.sample_mode = read_choice(d, item.value, {"auto", "single", "batch"});
+        if (item.key == "sample_mode")
+            t.sample_mode = read_choice(d, item.value, {"auto", "single", "batch"});
         if (item.key == "timeout_s") t.timeout_s = read_at_least(d, item, 0, true);
     }
     if (t.max_samples < t.min_samples)
-        fail(d, e->value, fmt::format("timing: max_samples ({}) is below min_samples ({})", t.max_samples, t.min_samples));
+        fail(d, e->value,
+             fmt::format("timing: max_samples ({}) is below min_samples ({})", t.max_samples,
+                         t.min_samples));
 }
 
 // search: {strategy, max_evals, time_limit_s, seed, <the strategy's options>}.
@@ -58,8 +63,9 @@ void load_search(const doc& d, const entry* e, spec& s) {
         x.strategy_pos = pos_of(d, st->value);
         if (!find_strategy(x.strategy)) {
             const auto names = strategy_names();
-            fail(d, st->value, fmt::format("expected one of: {}, got '{}'{}", join(names),
-                                           x.strategy, suggestion(x.strategy, names)));
+            fail(d, st->value,
+                 fmt::format("expected one of: {}, got '{}'{}", join(names), x.strategy,
+                             suggestion(x.strategy, names)));
         }
     }
     for (const auto& item : m) {
@@ -79,7 +85,8 @@ void load_search(const doc& d, const entry* e, spec& s) {
                     fail(d, v, fmt::format("GPU {} is named twice", o));
                 x.devices.push_back(static_cast<int>(o));
             }
-            if (x.devices.empty()) fail(d, item.value, "an empty list of GPUs: give `all` or ordinals");
+            if (x.devices.empty())
+                fail(d, item.value, "an empty list of GPUs: give `all` or ordinals");
             continue;
         }
         if (item.key == "max_evals") {
@@ -88,9 +95,10 @@ void load_search(const doc& d, const entry* e, spec& s) {
             if (*x.max_evals < 0) fail(d, item.value, "max_evals must be >= 0 (0 = no limit)");
             const strategy_info* info = find_strategy(x.strategy);
             if (*x.max_evals == 0 && info && info->adaptive)
-                fail(d, item.value, fmt::format("strategy {} needs a budget: max_evals >= 1 (or "
-                                                "leave it out for {} evaluations)",
-                                                x.strategy, default_budget));
+                fail(d, item.value,
+                     fmt::format("strategy {} needs a budget: max_evals >= 1 (or "
+                                 "leave it out for {} evaluations)",
+                                 x.strategy, default_budget));
         } else if (item.key == "time_limit_s") {
             x.time_limit_s = read_at_least(d, item, 0, false);
         } else if (item.key == "seed") {
@@ -100,12 +108,13 @@ void load_search(const doc& d, const entry* e, spec& s) {
         } else {
             // Anything else is an option of the strategy.
             if (!st) {
-                fail(d, item.key_node,
-                     fmt::format("unknown key '{}' in search: expected strategy, max_evals, "
-                                 "time_limit_s, seed, devices, or an option of the strategy named{}",
-                                 item.key,
-                                 suggestion(item.key, {"strategy", "max_evals", "time_limit_s",
-                                                       "seed", "devices"})));
+                fail(
+                    d, item.key_node,
+                    fmt::format("unknown key '{}' in search: expected strategy, max_evals, "
+                                "time_limit_s, seed, devices, or an option of the strategy named{}",
+                                item.key,
+                                suggestion(item.key, {"strategy", "max_evals", "time_limit_s",
+                                                      "seed", "devices"})));
             }
             const strategy_info* info = find_strategy(x.strategy);
             bool known = false;

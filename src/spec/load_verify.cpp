@@ -17,7 +17,9 @@ value read_param_value(const doc& d, const YAML::Node& n, const param_spec& p) {
     }
     std::vector<std::string> listed;
     for (const auto& c : p.values) listed.push_back(display_text(c));
-    fail(d, n, fmt::format("{} is not a value of parameter '{}' (expected one of: {})", display_text(v), p.name, join(listed)));
+    fail(d, n,
+         fmt::format("{} is not a value of parameter '{}' (expected one of: {})", display_text(v),
+                     p.name, join(listed)));
 }
 
 void read_reference(const doc& d, const entry& e, spec& s) {
@@ -29,12 +31,17 @@ void read_reference(const doc& d, const entry& e, spec& s) {
     v.ref = kernel ? reference_kind::kernel : reference_kind::config;
     for (const auto& item : m) {
         if (item.key == "kernel" || item.key == "grid" || item.key == "block") {
-            if (!kernel) fail(d, item.key_node, fmt::format("'{}' needs 'kernel' in verify.reference", item.key));
+            if (!kernel)
+                fail(d, item.key_node,
+                     fmt::format("'{}' needs 'kernel' in verify.reference", item.key));
             continue;
         }
         const param_spec* p = s.find_param(item.key);
-        if (!p) fail(d, item.key_node, fmt::format("unknown key '{}' in verify.reference (expected kernel, grid, block or a parameter: {}){}",
-                                                   item.key, join(known), suggestion(item.key, known)));
+        if (!p)
+            fail(d, item.key_node,
+                 fmt::format("unknown key '{}' in verify.reference (expected kernel, grid, block "
+                             "or a parameter: {}){}",
+                             item.key, join(known), suggestion(item.key, known)));
         v.reference_params[item.key] = read_param_value(d, item.value, *p);
     }
     if (!kernel) return;
@@ -54,7 +61,10 @@ void read_outputs(const doc& d, const YAML::Node& n, spec& s) {
         const buffer_spec* b = s.find_buffer(name);
         if (!b) fail(d, item, fmt::format("verify.outputs: no buffer named '{}'", name));
         if (b->role == buffer_role::in)
-            fail(d, item, fmt::format("verify.outputs: buffer '{}' has role in; expected an out or inout buffer", name));
+            fail(d, item,
+                 fmt::format(
+                     "verify.outputs: buffer '{}' has role in; expected an out or inout buffer",
+                     name));
         s.verify.outputs.push_back(name);
     }
 }

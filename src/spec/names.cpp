@@ -13,14 +13,18 @@ std::vector<std::string> allowed_names(const spec& s, int allowed) {
         for (const auto& p : s.problem) out.push_back(p.name);
     if (allowed & use_params)
         for (const auto& p : s.params) out.push_back(p.name);
-    if (allowed & use_device) out.insert(out.end(), device_attribute_names().begin(), device_attribute_names().end());
+    if (allowed & use_device)
+        out.insert(out.end(), device_attribute_names().begin(), device_attribute_names().end());
     return out;
 }
 
-bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 bool contains_word(std::string_view text, std::string_view word) {
-    for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    for (std::size_t at = text.find(word); at != std::string_view::npos;
+         at = text.find(word, at + 1)) {
         const bool starts = at == 0 || !is_word_char(text[at - 1]);
         const bool ends = at + word.size() == text.size() || !is_word_char(text[at + word.size()]);
         if (starts && ends) return true;
@@ -30,7 +34,8 @@ bool contains_word(std::string_view text, std::string_view word) {
 
 }  // namespace
 
-std::optional<value> check_expr(const spec& s, const expression& e, int allowed, std::string_view what) {
+std::optional<value> check_expr(const spec& s, const expression& e, int allowed,
+                                std::string_view what) {
     const std::vector<std::string> known = allowed_names(s, allowed);
     bool only_problem = true;
     for (const auto& name : e.names()) {
@@ -39,8 +44,10 @@ std::optional<value> check_expr(const spec& s, const expression& e, int allowed,
             continue;
         }
         if (!(allowed & use_params) && s.find_param(name))
-            throw input_error(e.name_pos(name), fmt::format("{} cannot use the parameter '{}': they are "
-                                                            "fixed for all configurations", what, name));
+            throw input_error(e.name_pos(name),
+                              fmt::format("{} cannot use the parameter '{}': they are "
+                                          "fixed for all configurations",
+                                          what, name));
         throw input_error(e.name_pos(name), fmt::format("unknown name '{}' (known: {}){}", name,
                                                         known.empty() ? "none" : join(known),
                                                         suggestion(name, known)));
@@ -56,34 +63,45 @@ bool is_identifier(std::string_view s) {
 
 void check_new_name(const doc& d, const YAML::Node& key, const std::string& name, const spec& s) {
     if (!is_identifier(name))
-        fail(d, key, fmt::format("'{}' is not a valid name: expected letters, digits and '_', not "
-                                 "starting with a digit (nor true/false)", name));
+        fail(d, key,
+             fmt::format("'{}' is not a valid name: expected letters, digits and '_', not "
+                         "starting with a digit (nor true/false)",
+                         name));
     const auto& device = device_attribute_names();
     if (std::find(device.begin(), device.end(), name) != device.end())
         fail(d, key, fmt::format("'{}' is a device attribute name; choose another name", name));
     for (const auto& p : s.problem)
-        if (p.name == name) fail(d, key, fmt::format("'{}' is already a problem size (line {})", name, p.pos.line));
+        if (p.name == name)
+            fail(d, key, fmt::format("'{}' is already a problem size (line {})", name, p.pos.line));
     for (const auto& p : s.params)
-        if (p.name == name) fail(d, key, fmt::format("duplicate parameter '{}' (first at line {})", name, p.pos.line));
+        if (p.name == name)
+            fail(d, key,
+                 fmt::format("duplicate parameter '{}' (first at line {})", name, p.pos.line));
 }
 
 void check_placeholders(const doc& d, const YAML::Node& n, const std::string& name, const spec& s) {
     const std::vector<std::string> known = allowed_names(s, use_all);
-    for (std::size_t open = name.find('{'); open != std::string::npos; open = name.find('{', open + 1)) {
+    for (std::size_t open = name.find('{'); open != std::string::npos;
+         open = name.find('{', open + 1)) {
         const std::size_t close = name.find('}', open);
-        if (close == std::string::npos) fail(d, n, fmt::format("'{{' without '}}' in kernel name '{}'", name));
+        if (close == std::string::npos)
+            fail(d, n, fmt::format("'{{' without '}}' in kernel name '{}'", name));
         const std::string p = name.substr(open + 1, close - open - 1);
         if (std::find(known.begin(), known.end(), p) == known.end())
-            fail(d, n, fmt::format("'{{{}}}' in kernel name '{}' names no parameter (known: {}){}", p, name,
-                                   join(allowed_names(s, use_params)), suggestion(p, known)));
+            fail(d, n,
+                 fmt::format("'{{{}}}' in kernel name '{}' names no parameter (known: {}){}", p,
+                             name, join(allowed_names(s, use_params)), suggestion(p, known)));
     }
 }
 
-void check_kernel_in_source(const doc& d, const YAML::Node& n, const std::string& name, const spec& s) {
+void check_kernel_in_source(const doc& d, const YAML::Node& n, const std::string& name,
+                            const spec& s) {
     std::string base = name.substr(0, name.find('<'));
     base.erase(std::remove(base.begin(), base.end(), ' '), base.end());
-    if (const std::size_t colons = base.rfind("::"); colons != std::string::npos) base.erase(0, colons + 2);
-    if (!is_identifier(base)) fail(d, n, fmt::format("kernel name '{}': expected an identifier before any '<'", name));
+    if (const std::size_t colons = base.rfind("::"); colons != std::string::npos)
+        base.erase(0, colons + 2);
+    if (!is_identifier(base))
+        fail(d, n, fmt::format("kernel name '{}': expected an identifier before any '<'", name));
     if (!contains_word(s.kernel.source_text, base))
         fail(d, n, fmt::format("kernel '{}' not found in {}", base, s.kernel.source_path));
 }

@@ -19,7 +19,7 @@ using namespace spec_detail;
 namespace {
 
 const key_list sections = {"kernel", "problem", "params", "constraints", "buffers", "args",
-                           "launch", "metrics", "verify", "timing", "search", "output"};
+                           "launch", "metrics", "verify", "timing",      "search",  "output"};
 
 const entry& require_section(const doc& d, const std::vector<entry>& top, std::string_view name) {
     const entry* e = find(top, name);
@@ -31,7 +31,9 @@ YAML::Node parse_yaml(const std::string& text, const std::string& path) {
     refuse_tabs(text, path);
     YAML::Node root = YAML::Load(text);
     if (root.IsNull())
-        throw input_error({path, 1, 1}, "the file is empty; expected a map with the sections kernel, launch, args, ...");
+        throw input_error(
+            {path, 1, 1},
+            "the file is empty; expected a map with the sections kernel, launch, args, ...");
     return root;
 }
 
@@ -69,10 +71,20 @@ spec load(const std::string& text, const std::string& path,
 }  // namespace
 
 const std::vector<std::string>& device_attribute_names() {
-    static const std::vector<std::string> names = {
-        "arch", "cc_major", "cc_minor", "l2_bytes", "max_shared_per_block", "max_shared_per_block_optin",
-        "max_shared_per_sm", "max_threads_per_block", "max_threads_per_sm", "regs_per_block", "regs_per_sm",
-        "sm_count", "total_mem", "warp_size"};
+    static const std::vector<std::string> names = {"arch",
+                                                   "cc_major",
+                                                   "cc_minor",
+                                                   "l2_bytes",
+                                                   "max_shared_per_block",
+                                                   "max_shared_per_block_optin",
+                                                   "max_shared_per_sm",
+                                                   "max_threads_per_block",
+                                                   "max_threads_per_sm",
+                                                   "regs_per_block",
+                                                   "regs_per_sm",
+                                                   "sm_count",
+                                                   "total_mem",
+                                                   "warp_size"};
     return names;
 }
 
@@ -113,7 +125,8 @@ spec load_spec_text(const std::string& text, const std::string& path,
         return load(text, path, overrides, opt);
     } catch (const YAML::DeepRecursion& e) {
         // yaml-cpp's own message for this is "bad file".
-        throw input_error({path, e.mark.line + 1, e.mark.column + 1}, "malformed YAML: nested too deeply");
+        throw input_error({path, e.mark.line + 1, e.mark.column + 1},
+                          "malformed YAML: nested too deeply");
     } catch (const YAML::Exception& e) {
         // Malformed YAML, or a yaml-cpp limit (nesting depth): both point at the text.
         const bool known = e.mark.line >= 0;

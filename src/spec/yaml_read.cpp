@@ -12,10 +12,14 @@ namespace {
 
 std::string describe(const YAML::Node& n) {
     switch (n.Type()) {
-        case YAML::NodeType::Scalar: return fmt::format("'{}'", n.Scalar());
-        case YAML::NodeType::Sequence: return "a list";
-        case YAML::NodeType::Map: return "a map";
-        default: return "nothing";
+        case YAML::NodeType::Scalar:
+            return fmt::format("'{}'", n.Scalar());
+        case YAML::NodeType::Sequence:
+            return "a list";
+        case YAML::NodeType::Map:
+            return "a map";
+        default:
+            return "nothing";
     }
 }
 
@@ -24,7 +28,9 @@ const std::string& scalar(const doc& d, const YAML::Node& n, std::string_view ex
     return n.Scalar();
 }
 
-bool is_quoted(const YAML::Node& n) { return n.Tag() == "!"; }
+bool is_quoted(const YAML::Node& n) {
+    return n.Tag() == "!";
+}
 
 template <typename T>
 bool parse_whole(const std::string& s, T& out) {
@@ -88,12 +94,14 @@ std::vector<entry> read_map(const doc& d, const YAML::Node& n, std::string_view 
         const std::string& key = scalar(d, kv.first, fmt::format("a name as a key in {}", section));
         for (const auto& e : out) {
             if (e.key == key)
-                fail(d, kv.first, fmt::format("duplicate key '{}' in {} (first at line {})", key,
-                                              section, pos_of(d, e.key_node).line));
+                fail(d, kv.first,
+                     fmt::format("duplicate key '{}' in {} (first at line {})", key, section,
+                                 pos_of(d, e.key_node).line));
         }
         if (allowed.size() > 0 && std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-            fail(d, kv.first, fmt::format("unknown key '{}' in {} (expected one of: {}){}", key, section,
-                                          join(choices), suggestion(key, choices)));
+            fail(d, kv.first,
+                 fmt::format("unknown key '{}' in {} (expected one of: {}){}", key, section,
+                             join(choices), suggestion(key, choices)));
         }
         out.push_back({key, kv.first, kv.second});
     }
@@ -114,7 +122,8 @@ const entry& require(const doc& d, const YAML::Node& map, const std::vector<entr
 }
 
 std::vector<YAML::Node> read_list(const doc& d, const YAML::Node& n, std::string_view what) {
-    if (!n.IsSequence()) fail(d, n, fmt::format("expected a list of {}, got {}", what, describe(n)));
+    if (!n.IsSequence())
+        fail(d, n, fmt::format("expected a list of {}, got {}", what, describe(n)));
     return {n.begin(), n.end()};
 }
 
@@ -126,10 +135,12 @@ int64_t read_int(const doc& d, const YAML::Node& n) {
     const std::string& s = scalar(d, n, "an integer");
     int64_t v = 0;
     if (!parse_int(s, v)) {
-        const bool digits = !s.empty() && std::all_of(s.begin() + (s[0] == '-' || s[0] == '+'), s.end(),
-                                                     [](char c) { return c >= '0' && c <= '9'; });
-        fail(d, n, digits ? fmt::format("integer '{}' is out of range", s)
-                          : fmt::format("expected an integer, got '{}'", s));
+        const bool digits =
+            !s.empty() && std::all_of(s.begin() + (s[0] == '-' || s[0] == '+'), s.end(),
+                                      [](char c) { return c >= '0' && c <= '9'; });
+        fail(d, n,
+             digits ? fmt::format("integer '{}' is out of range", s)
+                    : fmt::format("expected an integer, got '{}'", s));
     }
     return v;
 }
@@ -180,7 +191,8 @@ std::string read_choice(const doc& d, const YAML::Node& n, key_list choices) {
     std::vector<std::string> all(choices.begin(), choices.end());
     const std::string& s = scalar(d, n, fmt::format("one of: {}", join(all)));
     if (std::find(all.begin(), all.end(), s) == all.end())
-        fail(d, n, fmt::format("expected one of: {}, got '{}'{}", join(all), s, suggestion(s, all)));
+        fail(d, n,
+             fmt::format("expected one of: {}, got '{}'{}", join(all), s, suggestion(s, all)));
     return s;
 }
 
@@ -212,7 +224,8 @@ void refuse_tabs(const std::string& text, const std::string& file) {
             continue;
         }
         if (c == '\t' && in_indent)
-            throw input_error({file, line, column}, "tab character in indentation: YAML indents with spaces");
+            throw input_error({file, line, column},
+                              "tab character in indentation: YAML indents with spaces");
         if (c != ' ') in_indent = false;
         ++column;
     }

@@ -16,8 +16,8 @@
 namespace hone::spec_detail {
 
 struct doc {
-    std::string file;  // as given, for messages
-    std::string dir;   // absolute folder of the file, for relative paths
+    std::string file;            // as given, for messages
+    std::string dir;             // absolute folder of the file, for relative paths
     bool require_source = true;  // load_options::require_source
 };
 

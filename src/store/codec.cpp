@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "common/input_limits.hpp"
-#include "record/params_json.hpp"
 #include "hone/error.hpp"
 #include "record/params_json.hpp"
 #include "store/flat_json.hpp"

@@ -1,7 +1,6 @@
 #include "store/open.hpp"
 
 #include <fmt/format.h>
-
 #include <sys/stat.h>
 
 #include <cstring>
@@ -95,9 +94,10 @@ int64_t check_identity(sqlite3* db, const std::string& path, bool read_only = fa
     const int64_t app = scalar(db, path, "PRAGMA application_id");
     const int64_t version = scalar(db, path, "PRAGMA user_version");
     if (app != application_id) {
-        refuse(path, fmt::format("is an SQLite database of another application "
-                                 "(application_id {:#x}, not hone's)",
-                                 app),
+        refuse(path,
+               fmt::format("is an SQLite database of another application "
+                           "(application_id {:#x}, not hone's)",
+                           app),
                read_only);
     }
     if (version >= oldest_upgradable_schema && version < schema_version) return version;
@@ -127,7 +127,7 @@ bool is_blank(sqlite3* db, const std::string& path) {
 }  // namespace
 
 sqlite3* open_checked(const std::string& path) {
-    struct stat st{};
+    struct stat st {};
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
         throw input_error({path, 0, 0},
                           "is not a regular file (a device, a folder or a fifo): a results "
@@ -160,7 +160,7 @@ sqlite3* open_checked(const std::string& path) {
 }
 
 sqlite3* open_read_only(const std::string& path) {
-    struct stat st{};
+    struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
         throw env_error(fmt::format("{}: no such results database", path));
     if (!S_ISREG(st.st_mode))
@@ -174,8 +174,7 @@ sqlite3* open_read_only(const std::string& path) {
         char head[16] = {};
         f.read(head, sizeof head);
         if (f.gcount() < 16 || std::memcmp(head, "SQLite format 3", 16) != 0)
-            throw input_error({path, 0, 0},
-                              "is not a hone results database (not an SQLite file)");
+            throw input_error({path, 0, 0}, "is not a hone results database (not an SQLite file)");
     }
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);

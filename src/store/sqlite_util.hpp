@@ -15,7 +15,7 @@ using arg = std::variant<int64_t, double, std::string>;
 [[noreturn]] void fail(sqlite3* db, const std::string& path, std::string_view doing);
 
 class stmt {
-public:
+  public:
     stmt(sqlite3* db, const std::string& path, std::string_view sql);
     ~stmt();
     stmt(const stmt&) = delete;
@@ -32,8 +32,8 @@ public:
     // A column of another statement as it is (type and bytes): copies rows between databases.
     stmt& bind_value(int i, const sqlite3_value* v);
 
-    bool step();  // true while a row is available
-    void run();   // steps a statement that returns no rows
+    bool step();   // true while a row is available
+    void run();    // steps a statement that returns no rows
     void reset();  // ready to bind and step again (bindings are cleared)
 
     // Columns are 0-based, as in SQLite.
@@ -44,7 +44,7 @@ public:
     const sqlite3_value* value(int c) const { return sqlite3_column_value(s_, c); }
     int columns() const { return sqlite3_column_count(s_); }
 
-private:
+  private:
     sqlite3* db_;
     const std::string& path_;
     sqlite3_stmt* s_ = nullptr;
@@ -54,12 +54,12 @@ void exec(sqlite3* db, const std::string& path, const char* sql);
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back when the scope is left by an exception.
 class transaction {
-public:
+  public:
     transaction(sqlite3* db, const std::string& path);
     ~transaction();
     void commit();
 
-private:
+  private:
     sqlite3* db_;
     const std::string& path_;
     bool done_ = false;

@@ -67,7 +67,7 @@ bool is_name_char(char c, bool first) {
 }
 
 class parser {
-public:
+  public:
     parser(std::string_view text, int first_arg) : t_(text), next_arg_(first_arg) {}
 
     sql_filter parse() {
@@ -86,7 +86,7 @@ public:
         return std::move(out_);
     }
 
-private:
+  private:
     std::string_view t_;
     std::size_t i_ = 0;
     int next_arg_;

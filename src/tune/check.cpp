@@ -81,7 +81,8 @@ check_result check(const spec& s, const check_options& opt) {
     space.require_nonempty();
     make_run_plan(s, space);  // buffer counts and memory kinds evaluate
     // The reference must compile, or nothing could be verified.
-    make_reference(s, space, out.arch, [](const compile_request& r) { return compile_nvrtc(r, 0); });
+    make_reference(s, space, out.arch,
+                   [](const compile_request& r) { return compile_nvrtc(r, 0); });
 
     const std::vector<point> todo = pick_configurations(s, space, opt);
     std::unique_ptr<compile_cache> cache;
@@ -105,8 +106,8 @@ check_result check(const spec& s, const check_options& opt) {
                 eval_args(s, scope);
                 eval_memory(s, scope);
             } catch (const input_error& e) {
-                throw input_error(e.pos(), fmt::format("in configuration {}: {}", c.key(s),
-                                                       e.message()));
+                throw input_error(e.pos(),
+                                  fmt::format("in configuration {}: {}", c.key(s), e.message()));
             }
             index[pool.submit(make_compile_request(s, c, scope, out.arch))] = next;
             out.results[next].first = c.key(s);

@@ -6,9 +6,9 @@
 
 #include "compile/compile.hpp"
 #include "driver/gpu.hpp"
-#include "space/space.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
+#include "space/space.hpp"
 
 namespace hone {
 

@@ -18,8 +18,8 @@ namespace {
 uint32_t eval_dim(const expression& e, const bindings& scope, const char* what, std::size_t i) {
     const int64_t v = e.eval_int(scope);
     if (v <= 0 || v > std::numeric_limits<int32_t>::max()) {
-        throw input_error(e.pos(), fmt::format("{}[{}] = {} ({}): expected 1 .. 2147483647",
-                                               what, i, v, e.text()));
+        throw input_error(e.pos(), fmt::format("{}[{}] = {} ({}): expected 1 .. 2147483647", what,
+                                               i, v, e.text()));
     }
     return static_cast<uint32_t>(v);
 }
@@ -53,8 +53,9 @@ uint64_t scalar_bits(elem_type t, const value& v, const source_pos& pos) {
         }
         case elem_type::f16:
         case elem_type::bf16:
-            throw input_error(pos, "half and bfloat16 scalar arguments are not supported: pass "
-                                   "a float and convert in the kernel");
+            throw input_error(pos,
+                              "half and bfloat16 scalar arguments are not supported: pass "
+                              "a float and convert in the kernel");
         default: {
             const int64_t i = as_int();
             std::memcpy(&bits, &i, sizeof i);  // little-endian: the low bytes are the value
@@ -69,7 +70,8 @@ uint64_t scalar_bits(elem_type t, const value& v, const source_pos& pos) {
 launch_dims eval_launch(const spec& s, const std::vector<expression>& grid,
                         const std::vector<expression>& block, const bindings& scope) {
     launch_dims d;
-    for (std::size_t i = 0; i < grid.size() && i < 3; ++i) d.grid[i] = eval_dim(grid[i], scope, "grid", i);
+    for (std::size_t i = 0; i < grid.size() && i < 3; ++i)
+        d.grid[i] = eval_dim(grid[i], scope, "grid", i);
     for (std::size_t i = 0; i < block.size() && i < 3; ++i)
         d.block[i] = eval_dim(block[i], scope, "block", i);
     const int64_t shared = s.launch.shared_bytes.eval_int(scope);
@@ -115,7 +117,8 @@ std::vector<kernel_arg> eval_args(const spec& s, const bindings& scope) {
         if (a.is_buffer) {
             for (std::size_t i = 0; i < s.buffers.size(); ++i)
                 if (s.buffers[i].name == a.buffer) k.buffer = static_cast<int>(i);
-            if (k.buffer < 0) throw input_error(a.pos, fmt::format("no buffer named '{}'", a.buffer));
+            if (k.buffer < 0)
+                throw input_error(a.pos, fmt::format("no buffer named '{}'", a.buffer));
             k.type = s.buffers[static_cast<std::size_t>(k.buffer)].type;
         } else {
             k.type = a.type;
@@ -138,7 +141,8 @@ run_plan make_run_plan(const spec& s, const search_space& space) {
         const int64_t count = b.count.eval_int(space.base());
         if (count <= 0)
             throw input_error(b.count.pos(), fmt::format("buffer '{}': count = {}; expected a "
-                                                         "positive integer", b.name, count));
+                                                         "positive integer",
+                                                         b.name, count));
         p.count = static_cast<uint64_t>(count);
         p.role = b.role;
         p.init = b.init;
@@ -205,10 +209,12 @@ run_identity make_identity(const spec& s, const device_info& dev) {
     d.add(s.kernel.max_registers.text()).add(s.kernel.fast_math.text());
     for (const auto& b : s.buffers) {
         d.add(b.name).add(elem_name(b.type)).add(b.count.text()).add(b.memory.text());
-        d.add(std::to_string(static_cast<int>(b.role))).add(std::to_string(static_cast<int>(b.init.kind)));
+        d.add(std::to_string(static_cast<int>(b.role)))
+            .add(std::to_string(static_cast<int>(b.init.kind)));
         d.add(fmt::format("{}/{}/{}/{}", b.init.a, b.init.b, b.init.seed, b.init.path));
     }
-    for (const auto& a : s.args) d.add(a.is_buffer ? a.buffer : a.scalar.text() + ":" + elem_name(a.type));
+    for (const auto& a : s.args)
+        d.add(a.is_buffer ? a.buffer : a.scalar.text() + ":" + elem_name(a.type));
     for (const auto& g : s.launch.grid) d.add(g.text());
     for (const auto& b : s.launch.block) d.add(b.text());
     d.add(s.launch.shared_bytes.text());
@@ -221,7 +227,8 @@ run_identity make_identity(const spec& s, const device_info& dev) {
     if (s.timing.timer != "auto") d.add("timer:" + s.timing.timer);
     id.spec_hash = d.hex();
     std::string problem;
-    for (const auto& p : s.problem) problem += (problem.empty() ? "" : ",") + p.name + "=" + std::to_string(p.value);
+    for (const auto& p : s.problem)
+        problem += (problem.empty() ? "" : ",") + p.name + "=" + std::to_string(p.value);
     id.problem = problem;
     id.device_name = dev.attrs.name;
     id.device_uuid = dev.uuid;

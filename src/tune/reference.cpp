@@ -17,17 +17,17 @@ std::optional<launch_desc> make_reference(const spec& s, const search_space& spa
                                           : make_compile_request(s, ref_cfg, scope, arch);
     const compile_result r = compile(req);
     if (!r.ok) {
-        throw input_error(s.verify.pos, fmt::format("the verify reference ({}) does not compile:\n{}",
-                                                    is_kernel ? s.verify.reference_kernel
-                                                              : ref_cfg.key(s),
-                                                    r.log));
+        throw input_error(
+            s.verify.pos,
+            fmt::format("the verify reference ({}) does not compile:\n{}",
+                        is_kernel ? s.verify.reference_kernel : ref_cfg.key(s), r.log));
     }
     launch_desc d;
     d.cubin = r.cubin;
     d.function = r.lowered_name;
-    const launch_dims dims = is_kernel ? eval_launch(s, s.verify.reference_grid,
-                                                     s.verify.reference_block, scope)
-                                       : eval_launch(s, s.launch.grid, s.launch.block, scope);
+    const launch_dims dims =
+        is_kernel ? eval_launch(s, s.verify.reference_grid, s.verify.reference_block, scope)
+                  : eval_launch(s, s.launch.grid, s.launch.block, scope);
     d.grid = dims.grid;
     d.block = dims.block;
     d.shared_bytes = dims.shared_bytes;

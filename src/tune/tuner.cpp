@@ -23,8 +23,8 @@
 #include "tune/diagnostics.hpp"
 #include "tune/gpu_pool.hpp"
 #include "tune/internal.hpp"
-#include "tune/shard_domain.hpp"
 #include "tune/sessions.hpp"
+#include "tune/shard_domain.hpp"
 #include "worker/worker_session.hpp"
 
 namespace hone {
@@ -54,7 +54,8 @@ constexpr int max_attempts = 2;
 // What the strategy is told of a result: smaller is better; nullopt when the record has no usable
 // objective (a failure, or a run without the metric).
 std::optional<double> objective(const spec& s, const eval_record& r) {
-    return objective_score(r, parse_rank_by(s.metrics.objective.empty() ? "time" : s.metrics.objective));
+    return objective_score(
+        r, parse_rank_by(s.metrics.objective.empty() ? "time" : s.metrics.objective));
 }
 
 std::string first_error_line(const std::string& log) {
@@ -67,12 +68,12 @@ std::string first_error_line(const std::string& log) {
 }
 
 class pipeline {
-public:
+  public:
     pipeline(const spec& s, const tune_options& opt) : s_(s), opt_(opt) {}
 
     tune_result run();
 
-private:
+  private:
     void fill_queue();
     void wait_head();
     void hand_over();
@@ -150,12 +151,13 @@ tune_result pipeline::run() {
 
     time_limit_s_ = opt_.time_limit_s >= 0 ? opt_.time_limit_s : s_.search.time_limit_s;
     make_search();
-    if (out_.resumed == 0)  // nothing to resume: say why older results of the same config do not count
+    if (out_.resumed ==
+        0)  // nothing to resume: say why older results of the same config do not count
         if (const auto previous = store_->previous_run(out_.identity))
             out_.remeasure_reason = describe_change(previous->identity, out_.identity);
     if (opt_.use_cache) {
-        cache_ = std::make_unique<compile_cache>(opt_.cache_dir.empty() ? compile_cache::default_dir()
-                                                                        : opt_.cache_dir);
+        cache_ = std::make_unique<compile_cache>(
+            opt_.cache_dir.empty() ? compile_cache::default_dir() : opt_.cache_dir);
     }
     const int jobs = opt_.jobs > 0 ? opt_.jobs : default_jobs();
     pool_ = std::make_unique<compile_pool>(jobs, cache_.get(), std::max(60.0, s_.timing.timeout_s));
@@ -271,9 +273,10 @@ std::string pipeline::stop_reason() const {
         opt_.only.empty() ? space_->count() : std::optional<uint64_t>(1);
     if (budget_ > 0 && done >= budget_) {
         if (out_.evaluated > 0) return "";
-        return fmt::format("nothing to evaluate: the {} stored results meet the budget of {} "
-                           "(a larger --max-evals goes on from them; --fresh starts over)",
-                           out_.resumed, budget_);
+        return fmt::format(
+            "nothing to evaluate: the {} stored results meet the budget of {} "
+            "(a larger --max-evals goes on from them; --fresh starts over)",
+            out_.resumed, budget_);
     }
     if (count && done >= *count) {
         if (budget_ == 0) return "";
@@ -468,7 +471,8 @@ void pipeline::fill_queue() {
             p.key = p.cfg.key(s_);
             p.pt = std::move(pt);
             const bindings scope = p.cfg.scope(s_, space_->base());
-            p.ticket = pool_->submit(make_compile_request(s_, p.cfg, scope, out_.device.attrs.arch()));
+            p.ticket =
+                pool_->submit(make_compile_request(s_, p.cfg, scope, out_.device.attrs.arch()));
             queue_.push_back(std::move(p));
             ++started_;
         }
@@ -479,8 +483,8 @@ void pipeline::fill_queue() {
 // The strategy (or the one configuration of --only), told what the store holds already; the
 // budget and the progress total.
 void pipeline::make_search() {
-    const double count = space_->count() ? static_cast<double>(*space_->count())
-                                         : space_->estimated_count();
+    const double count =
+        space_->count() ? static_cast<double>(*space_->count()) : space_->estimated_count();
     strategy_setup setup;
     setup.name = resolve_strategy(s_.search.strategy, count);
     setup.seed = s_.search.seed;
@@ -488,10 +492,14 @@ void pipeline::make_search() {
     const bool adaptive = find_strategy(setup.name)->adaptive;
     const int64_t given = opt_.max_evals >= 0 ? opt_.max_evals : s_.search.max_evals.value_or(-1);
     if (given == 0 && adaptive && opt_.only.empty()) {
-        const source_pos at = opt_.max_evals >= 0 ? source_pos{"--max-evals", 0, 0} : s_.search.max_evals_pos;
-        throw input_error(at, fmt::format("strategy {}{} needs a budget: max_evals >= 1{}", setup.name,
-                                          s_.search.strategy.empty() ? fmt::format(" (the default for {:.0f} configurations)", count) : "",
-                                          s_.search.strategy.empty() ? ", or strategy: exhaustive" : ""));
+        const source_pos at =
+            opt_.max_evals >= 0 ? source_pos{"--max-evals", 0, 0} : s_.search.max_evals_pos;
+        throw input_error(
+            at, fmt::format("strategy {}{} needs a budget: max_evals >= 1{}", setup.name,
+                            s_.search.strategy.empty()
+                                ? fmt::format(" (the default for {:.0f} configurations)", count)
+                                : "",
+                            s_.search.strategy.empty() ? ", or strategy: exhaustive" : ""));
     }
     setup.budget = given > 0 ? given : adaptive ? default_budget : 0;
     bool empty_shard = false;
@@ -526,9 +534,10 @@ void pipeline::make_search() {
         if (!only) {
             std::mt19937_64 rng(1);
             const auto example = space_->sample(rng);
-            throw input_error({"--only", 0, 0},
-                              fmt::format("'{}' is not a configuration of the space (keys look like '{}')",
-                                          opt_.only, example ? space_->to_config(*example).key(s_) : ""));
+            throw input_error(
+                {"--only", 0, 0},
+                fmt::format("'{}' is not a configuration of the space (keys look like '{}')",
+                            opt_.only, example ? space_->to_config(*example).key(s_) : ""));
         }
         strategy_ = make_list_strategy(*space_, 1, [p = *only](uint64_t) { return p; });
     } else if (empty_shard) {
@@ -559,7 +568,9 @@ void pipeline::make_search() {
     }
     double left = only ? 1.0 : empty_shard ? 0.0 : shard_ ? shard_->estimated_count() : count;
     left = std::max(0.0, left - static_cast<double>(out_.resumed));
-    if (budget_ > 0) left = std::min(left, static_cast<double>(budget_ - std::min<uint64_t>(budget_, out_.resumed)));
+    if (budget_ > 0)
+        left = std::min(left,
+                        static_cast<double>(budget_ - std::min<uint64_t>(budget_, out_.resumed)));
     state_.total = static_cast<std::size_t>(left);
 }
 
@@ -627,7 +638,8 @@ void pipeline::wait_head() {
 // record is complete already (a compile or launch-size failure).
 bool pipeline::start_eval(const pending& p, const bindings& scope, eval_record& r, job& j) {
     r.key = p.key;
-    for (std::size_t i = 0; i < s_.params.size(); ++i) r.params.emplace_back(s_.params[i].name, p.cfg.values[i]);
+    for (std::size_t i = 0; i < s_.params.size(); ++i)
+        r.params.emplace_back(s_.params[i].name, p.cfg.values[i]);
     const compile_result& cr = *p.result;
     r.compile_ms = cr.compile_ms;
     r.compile_cached = cr.from_cache;

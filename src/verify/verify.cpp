@@ -183,7 +183,8 @@ verify_outcome compare_buffers(elem_type t, const void* got, const void* ref, st
             continue;
         }
         for (std::size_t i = start; i < end; ++i) {
-            if (!element_bad(t, raw_bits(t, got, i), raw_bits(t, ref, i), rtol, atol, out)) continue;
+            if (!element_bad(t, raw_bits(t, got, i), raw_bits(t, ref, i), rtol, atol, out))
+                continue;
             if (out.bad++ == 0) out.first_bad = i;
         }
     }

@@ -12,8 +12,8 @@
 
 #include "common/clock.hpp"
 #include "hone/error.hpp"
-#include "worker/protocol.hpp"
 #include "process/worker_process.hpp"
+#include "worker/protocol.hpp"
 #include "worker/serve_session.hpp"
 
 namespace hone {
@@ -101,7 +101,8 @@ class worker_session final : public gpu_session {
     }
 
     prepare_report prepare(const run_plan& plan) override {
-        if (!pending_.empty()) throw std::logic_error("worker session: prepare with jobs in flight");
+        if (!pending_.empty())
+            throw std::logic_error("worker session: prepare with jobs in flight");
         if (fresh_needed_) start();
         plan_.reset();
         const nlohmann::json reply =
@@ -125,7 +126,8 @@ class worker_session final : public gpu_session {
     }
 
     job_result collect() override {
-        if (pending_.empty()) throw std::logic_error("worker session: collect without a job in flight");
+        if (pending_.empty())
+            throw std::logic_error("worker session: collect without a job in flight");
         ensure_worker();
         const sent_job front = std::move(pending_.front());
         pending_.pop_front();

@@ -10,8 +10,8 @@
 #include <cstdio>
 
 #include "../worker_env.hpp"
-#include "hone/error.hpp"
 #include "driver/gpu.hpp"
+#include "hone/error.hpp"
 
 int main(int argc, char** argv) {
     use_built_worker();

@@ -11,9 +11,9 @@
 
 #include "driver/devices.hpp"
 #include "driver/resources.hpp"
-#include "verify/verify.hpp"
 #include "measure/gpu_compare.hpp"
 #include "measure/helpers.hpp"
+#include "verify/verify.hpp"
 
 using namespace hone;
 
@@ -57,7 +57,7 @@ void check_floats(elem_type t, gpu_compare& cmp, const cu::stream& s) {
         got[10] = F(1);                 // a number against NaN
         got[11] = -inf;                 // the wrong infinity
         got[300] = inf;
-        fill_poison(t, &got[400], 5);   // never written
+        fill_poison(t, &got[400], 5);  // never written
         got[n - 1] = ref[n - 1] + F(1);
     }
     const verify_outcome host = compare_buffers(t, got.data(), ref.data(), n, rtol, atol, "x");
@@ -73,8 +73,12 @@ TEST_CASE("GPU and host verification agree" * doctest::test_suite("in_process"))
     cu::stream s;
     const cu::module helpers(helper_kernels_image());
     gpu_compare cmp(helpers, static_cast<int>(info.attrs.sm_count));
-    SUBCASE("f32") { check_floats<float>(elem_type::f32, cmp, s); }
-    SUBCASE("f64") { check_floats<double>(elem_type::f64, cmp, s); }
+    SUBCASE("f32") {
+        check_floats<float>(elem_type::f32, cmp, s);
+    }
+    SUBCASE("f64") {
+        check_floats<double>(elem_type::f64, cmp, s);
+    }
     SUBCASE("integers, compared as bytes") {
         std::vector<int32_t> ref(100000), got;
         for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = static_cast<int32_t>(i * 7 - 50000);

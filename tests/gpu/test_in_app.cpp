@@ -13,12 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include "compile/compile.hpp"
 #include "driver/cuda_api.hpp"
 #include "gpu_test_util.hpp"
-#include "compile/compile.hpp"
-#include "report/report.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
+#include "report/report.hpp"
 
 using namespace hone;
 

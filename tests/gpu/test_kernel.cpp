@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
+#include "compile/compile.hpp"
 #include "driver/devices.hpp"
 #include "driver/resources.hpp"
 #include "gpu_test_util.hpp"
-#include "compile/compile.hpp"
 #include "hone/kernel.hpp"
 #include "hone/spec.hpp"
 #include "hone/wisdom.hpp"
@@ -308,8 +308,8 @@ TEST_CASE(
     CHECK(r.rc == 0);
     CHECK(r.out.find("all results match the reference") != std::string::npos);
     // The tier column (two spaces before it; HONE_LOG's lines have ": exact").
-    CHECK(count(r.out, "  exact ") == 1);    // vector_add at 1048576
-    CHECK(count(r.out, "  nearest ") == 3);  // vector_add at the other sizes
+    CHECK(count(r.out, "  exact ") == 1);     // vector_add at 1048576
+    CHECK(count(r.out, "  nearest ") == 3);   // vector_add at the other sizes
     CHECK(count(r.out, "  fallback ") == 3);  // SGEMM: no tuned entry
     // HONE_LOG=info: one selection line per (kernel, size), however often it was launched.
     CHECK(count(r.out, "hone: vector_add<{VEC}, {STRIDED}> at N=1000 on") == 1);

@@ -2,7 +2,6 @@
 // measured it, the final word exists and comes from the first GPU, telemetry is read where
 // NVML is present. With one GPU the run is an ordinary one: no final word.
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -83,10 +82,10 @@ TEST_CASE("three sizes on several GPUs: each size a run of its own, every GPU us
     }
     const std::string db = "/tmp/hone_gpu_sizes.db";
     std::remove(db.c_str());
-    const run_result r = shell(fmt::format(
-        "cd {} && {} tune tests/gpu/vector_add_small.yaml --set N=65536,131073,262147 "
-        "--devices {} -o {} --json -q --no-cache",
-        source_dir(), binary("hone", HONE_BINARY), fmt::join(all, ","), db));
+    const run_result r = shell(
+        fmt::format("cd {} && {} tune tests/gpu/vector_add_small.yaml --set N=65536,131073,262147 "
+                    "--devices {} -o {} --json -q --no-cache",
+                    source_dir(), binary("hone", HONE_BINARY), fmt::join(all, ","), db));
     INFO(r.out.substr(0, 2000));
     REQUIRE(r.rc == 0);
     const auto j = nlohmann::json::parse(r.out.substr(r.out.find('[')));

@@ -120,7 +120,8 @@ TEST_CASE("every timed result names its timer; timer: events, cupti and profiler
             CHECK((rec.gpu.timer == "cupti" || rec.gpu.timer == "events"));
             by_cupti += rec.gpu.timer == "cupti";
         }
-        MESSAGE("timer: cupti: ", by_cupti, " of ", c.records.size(), " configurations timed by CUPTI");
+        MESSAGE("timer: cupti: ", by_cupti, " of ", c.records.size(),
+                " configurations timed by CUPTI");
         CHECK(2 * by_cupti > c.records.size());
     } else {
         MESSAGE("CUPTI cannot be loaded here: ", why_not);

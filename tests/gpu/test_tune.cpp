@@ -55,7 +55,8 @@ TEST_CASE("tune a small vector_add space end to end in a worker process") {
 }
 
 // Initialises CUDA in this process (suite "in_process": the tests that use CUDA here).
-TEST_CASE("tune a small vector_add space end to end in-process" * doctest::test_suite("in_process")) {
+TEST_CASE("tune a small vector_add space end to end in-process" *
+          doctest::test_suite("in_process")) {
     check_small_tune(false);
 }
 

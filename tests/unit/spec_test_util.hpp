@@ -14,9 +14,11 @@ namespace spec_test {
 // Inline configs pretend to live in configs/, so "../kernels_src/..." resolves.
 inline const std::string config_path = HONE_SOURCE_DIR "/configs/inline.yaml";
 
-inline std::string yaml(const std::map<std::string, std::string>& replace = {}, const std::string& extra = "") {
+inline std::string yaml(const std::map<std::string, std::string>& replace = {},
+                        const std::string& extra = "") {
     const std::pair<const char*, const char*> lines[] = {
-        {"kernel", R"(kernel: {source: ../kernels_src/vector_add.cu, name: "vector_add<{VEC}, false>"})"},
+        {"kernel",
+         R"(kernel: {source: ../kernels_src/vector_add.cu, name: "vector_add<{VEC}, false>"})"},
         {"problem", "problem: {N: 1024}"},
         {"params", "params: {VEC: [1, 2, 4], BLOCK: [64, 128]}"},
         {"buffers", "buffers: {a: {type: float, count: N}, c: {type: float, count: N, role: out}}"},
@@ -31,7 +33,8 @@ inline std::string yaml(const std::map<std::string, std::string>& replace = {}, 
     return out + extra;
 }
 
-inline hone::spec load(const std::string& text, const std::map<std::string, int64_t>& overrides = {}) {
+inline hone::spec load(const std::string& text,
+                       const std::map<std::string, int64_t>& overrides = {}) {
     return hone::load_spec_text(text, config_path, overrides);
 }
 

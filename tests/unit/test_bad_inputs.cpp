@@ -8,8 +8,8 @@
 #include <fstream>
 #include <limits>
 
-#include "space/space.hpp"
 #include "hone/spec.hpp"
+#include "space/space.hpp"
 
 using namespace hone;
 
@@ -18,12 +18,19 @@ namespace {
 // Attributes of an H100 SXM, as `hone check --arch sm_90` assumes.
 bindings h100_base(const spec& s) {
     bindings b = s.problem_bindings();
-    const std::pair<const char*, int64_t> attrs[] = {
-        {"sm_count", 132}, {"max_threads_per_block", 1024}, {"max_threads_per_sm", 2048},
-        {"max_shared_per_block", 49152}, {"max_shared_per_block_optin", 232448},
-        {"max_shared_per_sm", 233472}, {"regs_per_block", 65536}, {"regs_per_sm", 65536},
-        {"l2_bytes", 52428800}, {"warp_size", 32}, {"cc_major", 9}, {"cc_minor", 0},
-        {"total_mem", 85520809984}};
+    const std::pair<const char*, int64_t> attrs[] = {{"sm_count", 132},
+                                                     {"max_threads_per_block", 1024},
+                                                     {"max_threads_per_sm", 2048},
+                                                     {"max_shared_per_block", 49152},
+                                                     {"max_shared_per_block_optin", 232448},
+                                                     {"max_shared_per_sm", 233472},
+                                                     {"regs_per_block", 65536},
+                                                     {"regs_per_sm", 65536},
+                                                     {"l2_bytes", 52428800},
+                                                     {"warp_size", 32},
+                                                     {"cc_major", 9},
+                                                     {"cc_minor", 0},
+                                                     {"total_mem", 85520809984}};
     for (const auto& [name, v] : attrs) b[name] = v;
     b["arch"] = std::string("sm_90");
     return b;
@@ -59,7 +66,8 @@ std::string header(std::ifstream& in, const std::string& prefix) {
 
 TEST_CASE("every bad input is refused with its message at its position") {
     int files = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(HONE_SOURCE_DIR "/tests/bad_inputs")) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(HONE_SOURCE_DIR "/tests/bad_inputs")) {
         const std::string path = entry.path().string();
         std::ifstream in(path);
         const std::string expect = header(in, "# expect: ");

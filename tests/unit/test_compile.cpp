@@ -6,8 +6,8 @@
 #include <regex>
 
 #include "compile/compile.hpp"
-#include "space/space.hpp"
 #include "hone/spec.hpp"
+#include "space/space.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;

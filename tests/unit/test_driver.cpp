@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "hone/device_attrs.hpp"
 #include "driver/cuda_api.hpp"
 #include "driver/driver.hpp"
 #include "driver/gpu.hpp"
+#include "hone/device_attrs.hpp"
 #include "hone/status.hpp"
 #include "measure/memory_budget.hpp"
 #include "measure/sample_mode.hpp"
@@ -131,7 +131,8 @@ TEST_CASE("sample mode: flush, spin or batch") {
     CHECK(choose_sample_mode(t, 7.0).name() == "batch:29");
 }
 
-TEST_CASE("samples come in rounds: min_samples first, then a quarter more, never past max_samples") {
+TEST_CASE(
+    "samples come in rounds: min_samples first, then a quarter more, never past max_samples") {
     CHECK(next_round(0, 10, 100) == 10);
     CHECK(next_round(4, 10, 100) == 6);  // a round cut short never happens, but resumes right
     CHECK(next_round(10, 10, 100) == 2);
@@ -139,10 +140,10 @@ TEST_CASE("samples come in rounds: min_samples first, then a quarter more, never
     CHECK(next_round(100, 10, 100) == 0);
     CHECK(next_round(150, 10, 1000) == 37);
     CHECK(next_round(990, 10, 1000) == 10);
-    CHECK(next_round(3, 0, 100) == 1);    // a round is at least one sample
-    CHECK(next_round(0, 0, 0) == 1);      // and there is at least one
+    CHECK(next_round(3, 0, 100) == 1);  // a round is at least one sample
+    CHECK(next_round(0, 0, 0) == 1);    // and there is at least one
     CHECK(next_round(1, 0, 0) == 0);
-    CHECK(next_round(0, 20, 5) == 20);    // max below min: min wins, as in the criterion
+    CHECK(next_round(0, 20, 5) == 20);  // max below min: min wins, as in the criterion
     // Summing the rounds reaches max_samples exactly, in few rounds.
     std::size_t n = 0, rounds = 0;
     std::vector<std::size_t> ends;
@@ -152,8 +153,8 @@ TEST_CASE("samples come in rounds: min_samples first, then a quarter more, never
         ends.push_back(n);
     }
     CHECK(n == 200);
-    CHECK(ends == std::vector<std::size_t>{10, 12, 15, 18, 22, 27, 33, 41, 51, 63, 78, 97, 121,
-                                           151, 188, 200});
+    CHECK(ends == std::vector<std::size_t>{10, 12, 15, 18, 22, 27, 33, 41, 51, 63, 78, 97, 121, 151,
+                                           188, 200});
 }
 
 TEST_CASE("without a driver, GPU entry points fail with a clear env_error") {

@@ -12,11 +12,18 @@ namespace {
 // Expressions in these tests start at line 3, column 10 of "t.yaml".
 const source_pos at{"t.yaml", 3, 10};
 
-const bindings scope = {{"N", int64_t{1000}}, {"BLOCK", int64_t{256}}, {"HALF", 0.5},
-                        {"FLAG", true}, {"MEM", std::string("managed")}, {"ZERO", int64_t{0}},
-                        {"BIG", INT64_MAX}, {"SMALL", INT64_MIN}};
+const bindings scope = {{"N", int64_t{1000}},
+                        {"BLOCK", int64_t{256}},
+                        {"HALF", 0.5},
+                        {"FLAG", true},
+                        {"MEM", std::string("managed")},
+                        {"ZERO", int64_t{0}},
+                        {"BIG", INT64_MAX},
+                        {"SMALL", INT64_MIN}};
 
-value eval(const char* text) { return expression::parse(text, at).eval(scope); }
+value eval(const char* text) {
+    return expression::parse(text, at).eval(scope);
+}
 
 // The message and column of the error that parsing or evaluating `text` raises.
 std::pair<std::string, int> failure(const char* text) {
@@ -108,9 +115,12 @@ TEST_CASE("typed accessors") {
     CHECK(e("FLAG").eval_int(scope) == 1);
     CHECK(e("HALF * 4").eval_real(scope) == 2.0);
     CHECK(e("N").eval_bool(scope));
-    CHECK_THROWS_WITH_AS(e("HALF").eval_int(scope), doctest::Contains("expected an integer"), input_error);
-    CHECK_THROWS_WITH_AS(e("MEM").eval_real(scope), doctest::Contains("expected a number"), input_error);
-    CHECK_THROWS_WITH_AS(e("HALF").eval_bool(scope), doctest::Contains("expected a boolean"), input_error);
+    CHECK_THROWS_WITH_AS(e("HALF").eval_int(scope), doctest::Contains("expected an integer"),
+                         input_error);
+    CHECK_THROWS_WITH_AS(e("MEM").eval_real(scope), doctest::Contains("expected a number"),
+                         input_error);
+    CHECK_THROWS_WITH_AS(e("HALF").eval_bool(scope), doctest::Contains("expected a boolean"),
+                         input_error);
     CHECK(expression().eval_int(scope) == 0);
 }
 
@@ -149,7 +159,8 @@ TEST_CASE("parse errors point at the exact column") {
     check_failure("1 2", "unexpected '2' after the expression", 2);
     check_failure("N # 2", "unexpected character '#'", 2);
     check_failure("\"abc", "unterminated string", 0);
-    check_failure("99999999999999999999", "integer literal 99999999999999999999 is out of range", 0);
+    check_failure("99999999999999999999", "integer literal 99999999999999999999 is out of range",
+                  0);
     check_failure("1e999", "real literal 1e999 is out of range", 0);
     check_failure("12ab", "malformed number '12a'", 0);
     check_failure("1e+", "expected digits after 'e'", 0);
@@ -162,10 +173,12 @@ TEST_CASE("parse errors point at the exact column") {
 
 TEST_CASE("nesting is limited") {
     const std::string parens = std::string(300, '(') + "1" + std::string(300, ')');
-    CHECK_THROWS_WITH_AS(expression::parse(parens, at), doctest::Contains("nested too deeply"), input_error);
+    CHECK_THROWS_WITH_AS(expression::parse(parens, at), doctest::Contains("nested too deeply"),
+                         input_error);
     std::string chain = "1";
     for (int i = 0; i < 300; ++i) chain += "+1";
-    CHECK_THROWS_WITH_AS(expression::parse(chain, at), doctest::Contains("nested too deeply"), input_error);
+    CHECK_THROWS_WITH_AS(expression::parse(chain, at), doctest::Contains("nested too deeply"),
+                         input_error);
     std::string ok = "1";
     for (int i = 0; i < 150; ++i) ok += "+1";
     CHECK(expression::parse(ok, at).eval_int({}) == 151);
@@ -179,8 +192,8 @@ TEST_CASE("names, positions and text round trip") {
     bindings with_sm = scope;
     with_sm["sm_count"] = int64_t{132};
     CHECK(expression::parse(e.text(), at).eval(with_sm) == e.eval(with_sm));
-    for (const value& v : {value(int64_t{-5}), value(INT64_MIN), value(2.0), value(0.1), value(true),
-                           value(std::string("long \"long\""))}) {
+    for (const value& v : {value(int64_t{-5}), value(INT64_MIN), value(2.0), value(0.1),
+                           value(true), value(std::string("long \"long\""))}) {
         const expression c = expression::constant(v);
         CHECK(c.eval({}) == v);
         CHECK(expression::parse(c.text(), at).eval({}) == v);

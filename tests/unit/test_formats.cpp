@@ -617,7 +617,8 @@ TEST_CASE("store: an imported run is stored whole, in order, apart from measured
         select_runs(read_stored_runs(db), "zzzz", db);
         FAIL("no error");
     } catch (const input_error& e) {
-        CHECK(std::string(e.what()).find("no run of " + db + " is numbered 'zzzz' or has an id starting with it") !=
+        CHECK(std::string(e.what()).find("no run of " + db +
+                                         " is numbered 'zzzz' or has an id starting with it") !=
               std::string::npos);
         CHECK(std::string(e.what()).find("imported: kernel_tuner cache (small.json)") !=
               std::string::npos);

@@ -106,11 +106,14 @@ TEST_CASE("hone selection-quality: markdown and JSON; errors") {
     CHECK(r.output.find("no held-out size") != std::string::npos);
     CHECK(hone_cli(fmt::format("selection-quality {}", t.file("va.yaml"))).rc == 2);
     // A wisdom file works too (each size's best few only); a damaged one is bad input.
-    CHECK(hone_cli(fmt::format("export {} --wisdom {}", t.file("ladder.db"), t.file("w.json"))).rc == 0);
+    CHECK(
+        hone_cli(fmt::format("export {} --wisdom {}", t.file("ladder.db"), t.file("w.json"))).rc ==
+        0);
     r = hone_cli(fmt::format("selection-quality {} {}", t.file("va.yaml"), t.file("w.json")));
     CHECK(r.rc == 0);
     CHECK(r.output.find("3 held-out of 6 tuned sizes") != std::string::npos);
-    t.write("bad.json", "{\n  \"format\": \"hone-wisdom\",\n  \"version\": 1,\n  \"entries\": [}\n");
+    t.write("bad.json",
+            "{\n  \"format\": \"hone-wisdom\",\n  \"version\": 1,\n  \"entries\": [}\n");
     r = hone_cli(fmt::format("selection-quality {} {}", t.file("va.yaml"), t.file("bad.json")));
     CHECK(r.rc == 2);
     CHECK(r.output.find("bad.json:4:15: not valid JSON") != std::string::npos);

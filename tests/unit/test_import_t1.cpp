@@ -7,8 +7,8 @@
 
 #include "formats/python_list.hpp"
 #include "formats/t1_import.hpp"
-#include "space/space.hpp"
 #include "hone/spec.hpp"
+#include "space/space.hpp"
 #include "temp_dir.hpp"
 
 using namespace hone;

@@ -13,14 +13,14 @@
 #include "common/input_limits.hpp"
 #include "formats/json_file.hpp"
 #include "formats/kt_cache.hpp"
+#include "formats/recorded_space.hpp"
 #include "formats/t1_import.hpp"
 #include "formats/t4.hpp"
 #include "hone/error.hpp"
-#include "space/space.hpp"
 #include "hone/spec.hpp"
 #include "hone/store.hpp"
 #include "hone/wisdom.hpp"
-#include "formats/recorded_space.hpp"
+#include "space/space.hpp"
 #include "temp_dir.hpp"
 
 using namespace hone;

@@ -24,8 +24,8 @@
 #include "hone/tuner.hpp"
 #include "measure/stats.hpp"
 #include "report/final_word.hpp"
-#include "tune/sessions.hpp"
 #include "temp_dir.hpp"
+#include "tune/sessions.hpp"
 
 using namespace hone;
 

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "hone/device_attrs.hpp"
-#include "measure/stats.hpp"
 #include "hone/spec.hpp"
 #include "hone/store.hpp"
 #include "hone/tuner.hpp"
+#include "measure/stats.hpp"
 #include "search/strategy.hpp"
 #include "temp_dir.hpp"
 #include "tune/internal.hpp"
@@ -247,12 +247,15 @@ TEST_CASE("a stop abandons the jobs in flight, stores what finished, and resumes
     CHECK(f.gpu->submitted.size() == 6);  // the abandoned ones again, and one more
 }
 
-TEST_CASE("an adaptive strategy: proposals fill the queue, outcomes steer it, the budget and resume hold") {
+TEST_CASE(
+    "an adaptive strategy: proposals fill the queue, outcomes steer it, the budget and resume "
+    "hold") {
     fixture f;
     f.dir.write("scale.cu", kernel_source);
     // 4 x 3 = 12 configurations, FAIL=1 failing to compile: information for the strategy.
-    f.dir.write("scale.yaml", config_with("[0, 1, 2]", "search: {strategy: genetic, max_evals: 7, "
-                                                       "seed: 3, population: 4}\n"));
+    f.dir.write("scale.yaml", config_with("[0, 1, 2]",
+                                          "search: {strategy: genetic, max_evals: 7, "
+                                          "seed: 3, population: 4}\n"));
     const spec s = load_spec(f.dir.file("scale.yaml"));
     std::vector<std::string> stored;
     std::vector<std::size_t> totals;
@@ -302,12 +305,14 @@ TEST_CASE("a run resumed with a larger budget goes on to it, or says why not") {
     f.dir.write("scale.yaml",
                 "kernel: {source: scale.cu, name: scale}\n"
                 "problem: {N: 4096}\n"
-                "params: {X: [1, 2, 3, 4], FAIL: [0], Y: [" + ys + "]}\n"
-                "buffers: {x: {type: float, count: N, role: inout}}\n"
-                "args: [x, {value: N, type: int64}]\n"
-                "launch: {grid: [\"ceil_div(N, 256)\"], block: [256]}\n"
-                "verify: {reference: {X: 1, FAIL: 0, Y: 0}}\n"
-                "search: {strategy: random, max_evals: 250, seed: 1}\n");
+                "params: {X: [1, 2, 3, 4], FAIL: [0], Y: [" +
+                    ys +
+                    "]}\n"
+                    "buffers: {x: {type: float, count: N, role: inout}}\n"
+                    "args: [x, {value: N, type: int64}]\n"
+                    "launch: {grid: [\"ceil_div(N, 256)\"], block: [256]}\n"
+                    "verify: {reference: {X: 1, FAIL: 0, Y: 0}}\n"
+                    "search: {strategy: random, max_evals: 250, seed: 1}\n");
     const spec s = load_spec(f.dir.file("scale.yaml"));
     // What a first run of 250 stores, without its 250 compiles: the configurations random
     // search draws first with seed 1, which the resumed run's generator draws again, in order.

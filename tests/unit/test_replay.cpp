@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "formats/recorded_space.hpp"
 #include "hone/error.hpp"
 #include "hone/store.hpp"
-#include "formats/recorded_space.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -98,9 +98,10 @@ TEST_CASE("replay of a Kernel Tuner cache: exact evaluations to each level") {
     CHECK(!cut.evals_to[2]);
 
     // 1.0 / 1.1 = 0.909: 90% at the second evaluation, 95% only at the fourth.
-    dir.write("slower.json", cache(rec(1, "4.0") + "," + rec(2, "1.1") + "," + rec(3, "2.0") +
-                                   "," + rec(4, "1.0")));
-    const replay_seed t = replay_once(load_recorded_space(dir.file("slower.json")), exhaustive(10), 1);
+    dir.write("slower.json", cache(rec(1, "4.0") + "," + rec(2, "1.1") + "," + rec(3, "2.0") + "," +
+                                   rec(4, "1.0")));
+    const replay_seed t =
+        replay_once(load_recorded_space(dir.file("slower.json")), exhaustive(10), 1);
     CHECK(t.evals_to[0] == 2u);
     CHECK(t.evals_to[1] == 4u);
 }
@@ -200,8 +201,8 @@ TEST_CASE("hone replay --json: one object with the summary and a seeds array") {
 
     // A failed first evaluation: null before any success.
     dir.write("fail_first.json", cache(rec(1, "\"RuntimeFailedConfig\"") + "," + rec(2, "2.0")));
-    const auto f = run_cli(dir, "replay " + dir.file("fail_first.json") +
-                                    " --strategy exhaustive --seeds 1 --json");
+    const auto f = run_cli(
+        dir, "replay " + dir.file("fail_first.json") + " --strategy exhaustive --seeds 1 --json");
     REQUIRE(f.rc == 0);
     const auto jf = nlohmann::json::parse(f.out);
     CHECK(jf["seeds"][0]["best_so_far"] == nlohmann::json::parse("[null, 2.0]"));
@@ -215,7 +216,8 @@ TEST_CASE("hone replay --json: one object with the summary and a seeds array") {
     CHECK(nlohmann::json::parse(whole.out)["summary"]["within_95_at"] ==
           nlohmann::json::parse(R"({"100": 1.0, "200": 1.0, "500": 1.0, "1000": 1.0})"));
 
-    const auto text = run_cli(dir, "replay " + dir.file("four.json") + " --strategy genetic --seeds 3");
+    const auto text =
+        run_cli(dir, "replay " + dir.file("four.json") + " --strategy genetic --seeds 3");
     CHECK(text.rc == 0);
     CHECK(text.out.find("seeds within 95%") != std::string::npos);
     // The optimum by parameter names, in µs as `hone show` prints times (the cache holds ms).
@@ -247,8 +249,8 @@ TEST_CASE("hone replay refuses bad input with exit code 2 and says why") {
     dir.write("four.json", four);
     const std::string ok = dir.file("four.json");
     dir.write("damaged.json", four.substr(0, four.size() / 2));
-    dir.write("all_failed.json", cache(rec(1, "\"CompilationFailedConfig\"") + "," +
-                                       rec(2, "\"InvalidConfig\"")));
+    dir.write("all_failed.json",
+              cache(rec(1, "\"CompilationFailedConfig\"") + "," + rec(2, "\"InvalidConfig\"")));
     dir.write("garbage.bin", "\x01\x02 not json");
     dir.write("foreign.json", R"({"results": []})");
     dir.write("bad.db", std::string("SQLite format 3\0", 16) + std::string(200, 'x'));

@@ -270,7 +270,8 @@ TEST_CASE("progress line: counts, best, ETA and pipeline; the key shrinks to fit
     p.measuring = 0;  // the GPU side idle: compiling is what it waits for
     p.compiled_ahead = 0;
     p.best_median_us.reset();
-    CHECK(progress_line(p) == "[123/576]  21% | 3 failed | ETA 0:42 | compiled ahead 0, compiling 2");
+    CHECK(progress_line(p) ==
+          "[123/576]  21% | 3 failed | ETA 0:42 | compiled ahead 0, compiling 2");
 
     progress_info start;
     start.done = 0;

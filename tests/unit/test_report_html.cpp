@@ -8,9 +8,9 @@
 #include <cmath>
 #include <numeric>
 
-#include "report/html_report.hpp"
 #include "measure/stats.hpp"
 #include "report/analysis.hpp"
+#include "report/html_report.hpp"
 #include "report/plots.hpp"
 #include "report/svg.hpp"
 

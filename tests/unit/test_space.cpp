@@ -14,10 +14,11 @@ using spec_test::yaml;
 namespace {
 
 spec three_by_two(const std::string& constraints) {
-    return load(yaml({{"kernel", "kernel: {source: ../kernels_src/vector_add.cu, name: vector_add}"},
-                      {"params", "params: {A: [1, 2, 3], B: [x, \"y,z\"]}"},
-                      {"launch", "launch: {grid: [A], block: 32}"}},
-                     constraints));
+    return load(
+        yaml({{"kernel", "kernel: {source: ../kernels_src/vector_add.cu, name: vector_add}"},
+              {"params", "params: {A: [1, 2, 3], B: [x, \"y,z\"]}"},
+              {"launch", "launch: {grid: [A], block: 32}"}},
+             constraints));
 }
 
 std::vector<std::string> keys(const spec& s, const search_space& space) {
@@ -29,11 +30,13 @@ std::vector<std::string> keys(const spec& s, const search_space& space) {
 
 }  // namespace
 
-TEST_CASE("the product runs in parameter order, the last parameter fastest, filtered by constraints") {
+TEST_CASE(
+    "the product runs in parameter order, the last parameter fastest, filtered by constraints") {
     const spec s = three_by_two("constraints: [\"A != 2 || B == 'x'\", \"A <= sm_count\"]\n");
     const search_space space(s, {{"sm_count", int64_t{3}}});
     CHECK(space.total() == 6);
-    CHECK(keys(s, space) == std::vector<std::string>{"A=1,B=x", "A=1,B=\"y,z\"", "A=2,B=x", "A=3,B=x", "A=3,B=\"y,z\""});
+    CHECK(keys(s, space) == std::vector<std::string>{"A=1,B=x", "A=1,B=\"y,z\"", "A=2,B=x",
+                                                     "A=3,B=x", "A=3,B=\"y,z\""});
     const search_space tighter(s, {{"sm_count", int64_t{1}}});
     CHECK(tighter.total() == 6);
     CHECK(tighter.count() == 2u);
@@ -91,9 +94,10 @@ TEST_CASE("vector_add.yaml: 576 configurations, cut by the device's block sm_cou
 }
 
 TEST_CASE("no parameters: one configuration") {
-    const spec s = load(yaml({{"kernel", "kernel: {source: ../kernels_src/vector_add.cu, name: vector_add}"},
-                              {"params", ""},
-                              {"launch", "launch: {grid: [1], block: 32}"}}));
+    const spec s =
+        load(yaml({{"kernel", "kernel: {source: ../kernels_src/vector_add.cu, name: vector_add}"},
+                   {"params", ""},
+                   {"launch", "launch: {grid: [1], block: 32}"}}));
     const search_space space(s, {});
     CHECK(space.total() == 1);
     REQUIRE(space.count() == 1u);
@@ -120,8 +124,11 @@ TEST_CASE("make_config fills missing parameters with their first value") {
     const spec s = three_by_two("");
     const search_space space(s, {});
     const source_pos pos{"x.yaml", 9, 3};
-    CHECK(space.make_config({{"B", std::string("y,z")}}, pos).values == std::vector<value>{int64_t{1}, std::string("y,z")});
+    CHECK(space.make_config({{"B", std::string("y,z")}}, pos).values ==
+          std::vector<value>{int64_t{1}, std::string("y,z")});
     CHECK(space.make_config({}, pos).values == std::vector<value>{int64_t{1}, std::string("x")});
-    CHECK_THROWS_WITH_AS(space.make_config({{"C", int64_t{1}}}, pos), "x.yaml:9:3: no parameter named 'C'", input_error);
-    CHECK_THROWS_WITH_AS(space.make_config({{"A", int64_t{7}}}, pos), "x.yaml:9:3: 7 is not a value of parameter 'A'", input_error);
+    CHECK_THROWS_WITH_AS(space.make_config({{"C", int64_t{1}}}, pos),
+                         "x.yaml:9:3: no parameter named 'C'", input_error);
+    CHECK_THROWS_WITH_AS(space.make_config({{"A", int64_t{7}}}, pos),
+                         "x.yaml:9:3: 7 is not a value of parameter 'A'", input_error);
 }

@@ -77,28 +77,33 @@ TEST_CASE("problem sizes may be expressions over earlier ones, and overrides app
     const std::string text = yaml({{"problem", "problem: {N: 1024, M: \"N * 2\", K: 3}"}});
     CHECK(load(text).problem_bindings().at("M") == value(int64_t{2048}));
     const spec s = load(text, {{"N", 10}, {"K", 5}});
-    CHECK(s.problem_bindings() == bindings{{"N", int64_t{10}}, {"M", int64_t{20}}, {"K", int64_t{5}}});
+    CHECK(s.problem_bindings() ==
+          bindings{{"N", int64_t{10}}, {"M", int64_t{20}}, {"K", int64_t{5}}});
 }
 
 TEST_CASE("parameter generators expand inclusively") {
-    const spec s = load(yaml({{"params", "params: {VEC: [1, 2, 4], BLOCK: [64], R: {range: [1, 10, 4]}, "
-                                         "D: {range: [3, 1, -1]}, P: {pow2: [3, 64]}, W: {warps: [1, 100]}, "
-                                         "V: {values: [0.5, true, x, \"7\"]}}"}}));
+    const spec s = load(yaml({{"params",
+                               "params: {VEC: [1, 2, 4], BLOCK: [64], R: {range: [1, 10, 4]}, "
+                               "D: {range: [3, 1, -1]}, P: {pow2: [3, 64]}, W: {warps: [1, 100]}, "
+                               "V: {values: [0.5, true, x, \"7\"]}}"}}));
     const auto values = [&](const char* name) { return s.find_param(name)->values; };
     CHECK(values("R") == std::vector<value>{int64_t{1}, int64_t{5}, int64_t{9}});
     CHECK(values("D") == std::vector<value>{int64_t{3}, int64_t{2}, int64_t{1}});
-    CHECK(values("P") == std::vector<value>{int64_t{4}, int64_t{8}, int64_t{16}, int64_t{32}, int64_t{64}});
+    CHECK(values("P") ==
+          std::vector<value>{int64_t{4}, int64_t{8}, int64_t{16}, int64_t{32}, int64_t{64}});
     CHECK(values("W") == std::vector<value>{int64_t{32}, int64_t{64}, int64_t{96}});
     CHECK(values("V") == std::vector<value>{0.5, true, std::string("x"), std::string("7")});
 }
 
 TEST_CASE("buffers: memory, init forms and counts over device attributes") {
-    const std::string text = yaml({{"params", "params: {VEC: [1], BLOCK: [64], MEM: [device, managed]}"},
-                                   {"buffers", "buffers:\n"
-                                               "  a: {type: double, count: sm_count * 4, memory: MEM, init: {constant: 2.5}}\n"
-                                               "  b: {type: int, count: N, memory: managed, init: {sequence: {start: 1}}}\n"
-                                               "  c: {type: f16, count: N, role: inout, init: {random: uniform, low: 2, high: 3}}\n"
-                                               "  d: {type: u8, count: 7, init: {zeros: true}}"}});
+    const std::string text =
+        yaml({{"params", "params: {VEC: [1], BLOCK: [64], MEM: [device, managed]}"},
+              {"buffers",
+               "buffers:\n"
+               "  a: {type: double, count: sm_count * 4, memory: MEM, init: {constant: 2.5}}\n"
+               "  b: {type: int, count: N, memory: managed, init: {sequence: {start: 1}}}\n"
+               "  c: {type: f16, count: N, role: inout, init: {random: uniform, low: 2, high: 3}}\n"
+               "  d: {type: u8, count: 7, init: {zeros: true}}"}});
     const spec s = load(text);
     CHECK(s.buffers[0].type == elem_type::f64);
     CHECK(s.buffers[0].count.names() == std::vector<std::string>{"sm_count"});
@@ -116,7 +121,8 @@ TEST_CASE("buffers: memory, init forms and counts over device attributes") {
 }
 
 TEST_CASE("verify with a reference kernel launches like the tuned kernel by default") {
-    const spec s = load(yaml({}, "verify: {reference: {kernel: \"vector_add<1, false>\", block: [32]}, rtol: 0.1}\n"));
+    const spec s = load(yaml(
+        {}, "verify: {reference: {kernel: \"vector_add<1, false>\", block: [32]}, rtol: 0.1}\n"));
     CHECK(s.verify.ref == reference_kind::kernel);
     CHECK(s.verify.reference_kernel == "vector_add<1, false>");
     CHECK(s.verify.reference_grid[0].text() == "ceil_div(N, BLOCK)");
@@ -125,13 +131,16 @@ TEST_CASE("verify with a reference kernel launches like the tuned kernel by defa
 }
 
 TEST_CASE("settings: launch, metrics, timing, search, output, kernel options") {
-    const spec s = load(yaml({{"kernel", "kernel: {source: ../kernels_src/vector_add.cu, name: vector_add, "
-                                         "include_dirs: [../kernels_src], max_registers: 64, fast_math: VEC == 4}"},
-                              {"launch", "launch: {grid: [N, 2, 1], block: [BLOCK, 1], shared_bytes: BLOCK * 4}"}},
-                             "metrics: {bytes: N * 8, flops: N, objective: gflops}\n"
-                             "timing: {rel_precision: 0.05, min_samples: 3, max_samples: 5, warmup_ms: 0, l2_flush: false, sample_mode: batch, timeout_s: 2}\n"
-                             "search: {strategy: random, max_evals: 10, time_limit_s: 60, seed: 42}\n"
-                             "output: /tmp/out.db\n"));
+    const spec s = load(
+        yaml({{"kernel",
+               "kernel: {source: ../kernels_src/vector_add.cu, name: vector_add, "
+               "include_dirs: [../kernels_src], max_registers: 64, fast_math: VEC == 4}"},
+              {"launch", "launch: {grid: [N, 2, 1], block: [BLOCK, 1], shared_bytes: BLOCK * 4}"}},
+             "metrics: {bytes: N * 8, flops: N, objective: gflops}\n"
+             "timing: {rel_precision: 0.05, min_samples: 3, max_samples: 5, warmup_ms: 0, "
+             "l2_flush: false, sample_mode: batch, timeout_s: 2}\n"
+             "search: {strategy: random, max_evals: 10, time_limit_s: 60, seed: 42}\n"
+             "output: /tmp/out.db\n"));
     CHECK(!s.kernel.is_template);
     CHECK(s.kernel.include_dirs == std::vector<std::string>{HONE_SOURCE_DIR "/kernels_src"});
     CHECK(s.kernel.fast_math.text() == "VEC == 4");
@@ -157,7 +166,7 @@ TEST_CASE("settings: launch, metrics, timing, search, output, kernel options") {
 
 TEST_CASE("device attribute names") {
     const auto& names = device_attribute_names();
-    for (const char* n : {"sm_count", "max_threads_per_block", "max_shared_per_block_optin", "warp_size",
-                          "cc_major", "total_mem", "l2_bytes"})
+    for (const char* n : {"sm_count", "max_threads_per_block", "max_shared_per_block_optin",
+                          "warp_size", "cc_major", "total_mem", "l2_bytes"})
         CHECK(std::find(names.begin(), names.end(), n) != names.end());
 }

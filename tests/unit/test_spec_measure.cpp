@@ -94,6 +94,7 @@ TEST_CASE("timing: timer and warmup") {
     CHECK(s.timing.warmup == "fixed");
     CHECK(s.timing.warmup_ms == 2.0);
     CHECK(load(yaml({}, "timing: {timer: cupti}\n")).timing.timer == "cupti");
-    check_error(yaml({}, "timing: {timer: ncu}\n"), 7, 17, "expected one of: auto, profiler, cupti, events");
+    check_error(yaml({}, "timing: {timer: ncu}\n"), 7, 17,
+                "expected one of: auto, profiler, cupti, events");
     check_error(yaml({}, "timing: {warmup: long}\n"), 7, 18, "expected one of: adaptive, fixed");
 }

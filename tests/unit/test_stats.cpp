@@ -62,8 +62,8 @@ TEST_CASE("summarize's intervals match their formulas at every size, first call 
             CHECK(s.ci_low == static_cast<double>(lo));  // v holds 0..n-1
             CHECK(s.ci_high == static_cast<double>(hi));
             if (n >= 2)
-                CHECK(s.mean_ci_half == doctest::Approx(student_t_quantile(n - 1, 0.95) *
-                                                        s.stddev / std::sqrt(double(n))));
+                CHECK(s.mean_ci_half == doctest::Approx(student_t_quantile(n - 1, 0.95) * s.stddev /
+                                                        std::sqrt(double(n))));
         }
     }
 }

@@ -241,16 +241,13 @@ TEST_CASE("store: a schema 1 database is upgraded in place, its rows kept") {
         s.put(s.begin_run(identity()), full_record(0));
     }
     // Back to schema 1's layout: the columns schemas 2 and 3 added are dropped.
-    for (const char* sql : {"ALTER TABLE results DROP COLUMN device",
-                            "ALTER TABLE results DROP COLUMN device_uuid",
-                            "ALTER TABLE results DROP COLUMN telemetry",
-                            "ALTER TABLE runs DROP COLUMN final_word",
-                            "ALTER TABLE results DROP COLUMN timer",
-                            "ALTER TABLE results DROP COLUMN steps",
-                            "ALTER TABLE results DROP COLUMN metrics",
-                            "ALTER TABLE runs DROP COLUMN objective",
-                            "ALTER TABLE runs DROP COLUMN origin", "PRAGMA user_version = 1",
-                            "UPDATE meta SET value = '1' WHERE key = 'schema'"}) {
+    for (const char* sql :
+         {"ALTER TABLE results DROP COLUMN device", "ALTER TABLE results DROP COLUMN device_uuid",
+          "ALTER TABLE results DROP COLUMN telemetry", "ALTER TABLE runs DROP COLUMN final_word",
+          "ALTER TABLE results DROP COLUMN timer", "ALTER TABLE results DROP COLUMN steps",
+          "ALTER TABLE results DROP COLUMN metrics", "ALTER TABLE runs DROP COLUMN objective",
+          "ALTER TABLE runs DROP COLUMN origin", "PRAGMA user_version = 1",
+          "UPDATE meta SET value = '1' WHERE key = 'schema'"}) {
         raw_scalar(path, sql);
     }
     results_store s(path);
@@ -267,18 +264,18 @@ TEST_CASE("store: a schema 1 database is upgraded in place, its rows kept") {
     CHECK(s.runs()[0].origin.empty());
 }
 
-TEST_CASE("store: a schema 2 database is upgraded in place: no device, no telemetry, no final word") {
+TEST_CASE(
+    "store: a schema 2 database is upgraded in place: no device, no telemetry, no final word") {
     temp_dir dir;
     const std::string path = dir.file("r.db");
     {
         results_store s(path);
         s.put(s.begin_run(identity()), full_record(0));
     }
-    for (const char* sql : {"ALTER TABLE results DROP COLUMN device",
-                            "ALTER TABLE results DROP COLUMN device_uuid",
-                            "ALTER TABLE results DROP COLUMN telemetry",
-                            "ALTER TABLE runs DROP COLUMN final_word", "PRAGMA user_version = 2",
-                            "UPDATE meta SET value = '2' WHERE key = 'schema'"}) {
+    for (const char* sql :
+         {"ALTER TABLE results DROP COLUMN device", "ALTER TABLE results DROP COLUMN device_uuid",
+          "ALTER TABLE results DROP COLUMN telemetry", "ALTER TABLE runs DROP COLUMN final_word",
+          "PRAGMA user_version = 2", "UPDATE meta SET value = '2' WHERE key = 'schema'"}) {
         raw_scalar(path, sql);
     }
     results_store s(path);
@@ -439,7 +436,7 @@ TEST_CASE("store: where filters on parameters and column aliases") {
     auto count = [&](const std::string& where) {
         return s.query({identity().id(), where, 0, false}).size();
     };
-    CHECK(count("BLOCK>=128") == 5);  // 128..256
+    CHECK(count("BLOCK>=128") == 5);                   // 128..256
     CHECK(count("BLOCK==128") == count("BLOCK=128"));  // the expressions' ==
     CHECK(count("BLOCK==128") == 1);
     CHECK(count("BLOCK >= 128 , BLOCK<256") == 4);
@@ -611,7 +608,7 @@ TEST_CASE("store: another schema version is refused and left unchanged") {
     raw_scalar(path, "PRAGMA user_version = 4");
     const std::string before = read_bytes(path);
     CHECK(open_error(path) == path +
-                                   " was written by hone schema 4; this hone reads schema 3: "
+                                  " was written by hone schema 4; this hone reads schema 3: "
                                   "use another --output or move the file");
     CHECK(read_bytes(path) == before);
 }

@@ -8,8 +8,8 @@
 #include <memory>
 #include <thread>
 
-#include "report/report.hpp"
 #include "hone/store.hpp"
+#include "report/report.hpp"
 #include "temp_dir.hpp"
 
 using namespace hone;

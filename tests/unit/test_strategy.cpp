@@ -10,10 +10,10 @@
 #include <map>
 #include <set>
 
-#include "space/space.hpp"
 #include "hone/spec.hpp"
 #include "search/domain.hpp"
 #include "search/strategy.hpp"
+#include "space/space.hpp"
 #include "spec_test_util.hpp"
 
 using namespace hone;

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "hone/error.hpp"
-#include "verify/verify.hpp"
 #include "measure/inputs.hpp"
 #include "verify/float16.hpp"
+#include "verify/verify.hpp"
 
 using namespace hone;
 

@@ -249,9 +249,11 @@ TEST_CASE("hone export --wisdom: writes, merges, and refuses what it must not ov
         CHECK(r.output.find("no such results database") != std::string::npos);
         r = hone_cli(fmt::format("export {}", t.file("r.db")));
         CHECK(r.rc == 2);
-        CHECK(r.output.find("choose what to write: --format t4, kt-cache or csv, or --wisdom FILE") !=
-              std::string::npos);
-        CHECK(hone_cli(fmt::format("export {} --wisdom {} --format csv", t.file("r.db"), w)).rc == 2);
+        CHECK(
+            r.output.find("choose what to write: --format t4, kt-cache or csv, or --wisdom FILE") !=
+            std::string::npos);
+        CHECK(hone_cli(fmt::format("export {} --wisdom {} --format csv", t.file("r.db"), w)).rc ==
+              2);
         CHECK(hone_cli(fmt::format("export {} --wisdom {} --top -1", t.file("r.db"), w)).rc == 2);
         CHECK(hone_cli(fmt::format("export {} --wisdom {} --bogus", t.file("r.db"), w)).rc == 2);
     }

@@ -7,11 +7,11 @@
 #include <cstdio>
 
 #include "hone/error.hpp"
-#include "worker/protocol.hpp"
 #include "process/worker_process.hpp"
-#include "worker/worker_session.hpp"
 #include "test_workers.hpp"
+#include "worker/protocol.hpp"
 #include "worker/serve_session.hpp"
+#include "worker/worker_session.hpp"
 
 using namespace hone;
 using nlohmann::json;
@@ -277,7 +277,8 @@ TEST_CASE("worker session kills a hung job and replays prepare in a fresh worker
     CHECK(after.message.ends_with("prepares=1 buffers=2"));
 }
 
-TEST_CASE("submit and collect: two jobs in flight, results in order, a hung one killed at collect") {
+TEST_CASE(
+    "submit and collect: two jobs in flight, results in order, a hung one killed at collect") {
     auto s = fake_worker();
     s->prepare(two_buffer_plan());
     CHECK(s->max_in_flight() == 2);

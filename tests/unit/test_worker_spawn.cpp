@@ -18,11 +18,11 @@
 #include <thread>
 
 #include "compile/compile_pool.hpp"
-#include "hone/error.hpp"
 #include "driver/gpu.hpp"
-#include "worker/protocol.hpp"
+#include "hone/error.hpp"
 #include "process/worker_process.hpp"
 #include "temp_dir.hpp"
+#include "worker/protocol.hpp"
 
 namespace fs = std::filesystem;
 using namespace hone;

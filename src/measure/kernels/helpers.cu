@@ -15,7 +15,8 @@ __device__ void count_bad(const Bits* got, const Bits* ref, unsigned long long n
                           double atol, unsigned long long* bad) {
     unsigned long long mine = 0;
     const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-    for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (unsigned long long i =
+             static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
          i < n; i += stride) {
         const Bits gb = got[i], rb = ref[i];
         if (gb == rb) continue;
@@ -51,7 +52,8 @@ extern "C" __global__ void hone_compare_int(const unsigned char* got, const unsi
                                             unsigned long long* bad) {
     unsigned long long mine = 0;
     const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-    for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (unsigned long long i =
+             static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
          i < n; i += stride) {
         bool differs = false;
         for (unsigned b = 0; b < elem; ++b) differs |= got[i * elem + b] != ref[i * elem + b];
@@ -87,7 +89,8 @@ extern "C" __global__ void hone_flush_l2(const uint4* buf, unsigned long long n,
                                          unsigned* sink) {
     unsigned acc = 0;
     const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-    for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (unsigned long long i =
+             static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
          i < n; i += stride) {
         const uint4 v = __ldcg(buf + i);
         acc ^= v.x ^ v.y ^ v.z ^ v.w;
