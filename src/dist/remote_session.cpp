@@ -175,6 +175,28 @@ std::string host_name() {
     return buf;
 }
 
+// Requests from rank 0 for a server's own thread: pushed by the thread that receives them.
+struct request_queue {
+    std::mutex m;
+    std::condition_variable cv;
+    std::deque<json> items;
+    bool stop = false;
+    void push(json request) {
+        {
+            std::lock_guard lock(m);
+            items.push_back(std::move(request));
+        }
+        cv.notify_all();
+    }
+    void close() {
+        {
+            std::lock_guard lock(m);
+            stop = true;
+        }
+        cv.notify_all();
+    }
+};
+
 // One local session served to rank 0: its requests in order, on a thread of its own, so that
 // the host's GPUs measure at once. Up to the session's max_in_flight jobs are handed over
 // before the oldest result is collected.
@@ -183,20 +205,10 @@ class slot_server {
     slot_server(mpi_link& link, int slot, std::shared_ptr<gpu_session> s)
         : link_(link), slot_(slot), s_(std::move(s)), t_([this] { loop(); }) {}
     ~slot_server() {
-        {
-            std::lock_guard lock(m_);
-            stop_ = true;
-        }
-        cv_.notify_all();
+        q_.close();
         t_.join();
     }
-    void push(json request) {
-        {
-            std::lock_guard lock(m_);
-            queue_.push_back(std::move(request));
-        }
-        cv_.notify_all();
-    }
+    void push(json request) { q_.push(std::move(request)); }
 
   private:
     void reply(json j) {
@@ -215,19 +227,19 @@ class slot_server {
         for (;;) {
             json next;
             {
-                std::unique_lock lock(m_);
-                cv_.wait(lock, [&] { return stop_ || !queue_.empty() || in_flight_ > 0; });
-                if (queue_.empty() && in_flight_ == 0) return;  // stop_
-                const bool job_ready = !queue_.empty() &&
-                                       queue_.front().value("type", "") == "job" &&
+                std::unique_lock lock(q_.m);
+                q_.cv.wait(lock, [&] { return q_.stop || !q_.items.empty() || in_flight_ > 0; });
+                if (q_.items.empty() && in_flight_ == 0) return;  // closed
+                const bool job_ready = !q_.items.empty() &&
+                                       q_.items.front().value("type", "") == "job" &&
                                        in_flight_ < s_->max_in_flight();
                 if (!job_ready && in_flight_ > 0) {
                     lock.unlock();
                     collect_one();
                     continue;
                 }
-                next = std::move(queue_.front());
-                queue_.pop_front();
+                next = std::move(q_.items.front());
+                q_.items.pop_front();
             }
             try {
                 if (next.value("type", "") == "prepare") {
@@ -246,11 +258,8 @@ class slot_server {
     mpi_link& link_;
     int slot_;
     std::shared_ptr<gpu_session> s_;
-    std::mutex m_;
-    std::condition_variable cv_;
-    std::deque<json> queue_;
+    request_queue q_;
     std::size_t in_flight_ = 0;  // touched by the thread alone
-    bool stop_ = false;
     std::thread t_;
 };
 
@@ -263,20 +272,10 @@ class compile_server {
           cache_(cache_dir.empty() ? compile_cache::default_dir() : cache_dir),
           t_([this] { loop(); }) {}
     ~compile_server() {
-        {
-            std::lock_guard lock(m_);
-            stop_ = true;
-        }
-        cv_.notify_all();
+        q_.close();
         t_.join();
     }
-    void push(json request) {
-        {
-            std::lock_guard lock(m_);
-            queue_.push_back(std::move(request));
-        }
-        cv_.notify_all();
-    }
+    void push(json request) { q_.push(std::move(request)); }
 
   private:
     void loop() {
@@ -285,10 +284,11 @@ class compile_server {
         for (;;) {
             std::deque<json> got;
             {
-                std::unique_lock lock(m_);
-                if (pool.in_flight() == 0) cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-                if (stop_ && queue_.empty() && pool.in_flight() == 0) return;
-                got.swap(queue_);
+                std::unique_lock lock(q_.m);
+                if (pool.in_flight() == 0)
+                    q_.cv.wait(lock, [&] { return q_.stop || !q_.items.empty(); });
+                if (q_.stop && q_.items.empty() && pool.in_flight() == 0) return;
+                got.swap(q_.items);
             }
             for (auto& m : got) {
                 try {
@@ -320,10 +320,7 @@ class compile_server {
 
     mpi_link& link_;
     compile_cache cache_;
-    std::mutex m_;
-    std::condition_variable cv_;
-    std::deque<json> queue_;
-    bool stop_ = false;
+    request_queue q_;
     std::thread t_;
 };
 

@@ -1,10 +1,14 @@
 #pragma once
 #include <sys/wait.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <string>
+
+#include "hone/status.hpp"
 
 // The repository root: $HONE_SOURCE_DIR when set (the tests run from a copy of the tree on the
 // GPU machine), else the folder the tests were built from.
@@ -34,4 +38,23 @@ inline run_result shell(const std::string& cmd) {
 // A binary of this build, or the one on PATH (the GPU machine carries them in .carry/).
 inline std::string binary(const char* name, const char* built) {
     return std::filesystem::exists(built) ? built : name;
+}
+
+// MODE of kernels_src/faults.cu -> the status it ends with, as tests/gpu/faults_all.yaml and
+// configs/faults.yaml document.
+inline const std::map<int64_t, hone::status>& fault_statuses() {
+    using hone::status;
+    static const std::map<int64_t, status> m = {{0, status::ok},
+                                                {1, status::runtime_fault},
+                                                {2, status::runtime_fault},
+                                                {3, status::runtime_fault},
+                                                {4, status::timeout},
+                                                {5, status::runtime_fault},
+                                                {6, status::wrong_result},
+                                                {7, status::wrong_result},
+                                                {8, status::wrong_result},
+                                                {9, status::device_limits},
+                                                {10, status::device_limits},
+                                                {99, status::compile_error}};
+    return m;
 }

@@ -29,18 +29,7 @@ tune_result check_statuses(spec& s, const std::string& timer) {
     REQUIRE(r.records.size() == 14);
     MESSAGE("timer: ", diag.time.prepare.timer);
 
-    const std::map<int64_t, status> expected = {{0, status::ok},
-                                                {1, status::runtime_fault},
-                                                {2, status::runtime_fault},
-                                                {3, status::runtime_fault},
-                                                {4, status::timeout},
-                                                {5, status::runtime_fault},
-                                                {6, status::wrong_result},
-                                                {7, status::wrong_result},
-                                                {8, status::wrong_result},
-                                                {9, status::device_limits},
-                                                {10, status::device_limits},
-                                                {99, status::compile_error}};
+    const std::map<int64_t, status>& expected = fault_statuses();
     for (const auto& rec : r.records) {
         const int64_t mode = std::get<int64_t>(rec.params.at(0).second);
         CAPTURE(rec.key);

@@ -152,19 +152,7 @@ struct application {
     }
 };
 
-// MODE -> expected status, as tests/gpu/faults_all.yaml and configs/faults.yaml document.
-const std::map<int64_t, status> expected = {{0, status::ok},
-                                            {1, status::runtime_fault},
-                                            {2, status::runtime_fault},
-                                            {3, status::runtime_fault},
-                                            {4, status::timeout},
-                                            {5, status::runtime_fault},
-                                            {6, status::wrong_result},
-                                            {7, status::wrong_result},
-                                            {8, status::wrong_result},
-                                            {9, status::device_limits},
-                                            {10, status::device_limits},
-                                            {99, status::compile_error}};
+const std::map<int64_t, status>& expected = fault_statuses();
 
 // shared_gpu: another tuner measures on the same GPU at the same time. Its hanging kernel
 // (MODE=4) holds the GPU, time-sliced, until its deadline kills it, and may push a faulting or
