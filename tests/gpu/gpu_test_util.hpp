@@ -1,6 +1,4 @@
 #pragma once
-#include <sys/wait.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "../run_command.hpp"
 #include "hone/status.hpp"
 
 // The repository root: $HONE_SOURCE_DIR when set (the tests run from a copy of the tree on the
@@ -24,15 +23,8 @@ struct run_result {
 
 // Runs a shell command, stdout and stderr together; rc -1 when it did not exit.
 inline run_result shell(const std::string& cmd) {
-    run_result r;
-    FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int st = pclose(p);
-    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
+    const command_result c = run_command(cmd + " 2>&1");
+    return {c.rc, c.output};
 }
 
 // A binary of this build, or the one on PATH (the GPU machine carries them in .carry/).

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "../run_command.hpp"
 #include "compile/compile.hpp"
 #include "hone/device_attrs.hpp"
 #include "hone/spec.hpp"
@@ -133,18 +134,10 @@ struct run_result {
     std::string output;  // stdout and stderr
 };
 
-// Runs the hone binary with `args` (a shell-quoted string).
+// Runs the hone binary with `args` (a shell-quoted string), stderr with stdout.
 inline run_result hone_cli(const std::string& args) {
-    run_result r;
-    const std::string cmd = fmt::format("{} {} 2>&1", HONE_BINARY, args);
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-    const int st = pclose(p);
-    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
+    const command_result c = run_command(fmt::format("{} {} 2>&1", HONE_BINARY, args));
+    return {c.rc, c.output};
 }
 
 }  // namespace rt_test

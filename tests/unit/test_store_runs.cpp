@@ -8,6 +8,7 @@
 #include <memory>
 #include <thread>
 
+#include "../run_command.hpp"
 #include "hone/store.hpp"
 #include "report/report.hpp"
 #include "temp_dir.hpp"
@@ -52,13 +53,7 @@ void tick() {
 }
 
 std::string run_hone(const std::string& args) {
-    std::string out;
-    std::unique_ptr<FILE, int (*)(FILE*)> p(
-        popen((std::string(HONE_BINARY) + " " + args + " 2>&1").c_str(), "r"), pclose);
-    REQUIRE(p);
-    std::array<char, 4096> buf{};
-    while (fgets(buf.data(), buf.size(), p.get())) out += buf.data();
-    return out;
+    return run_command(std::string(HONE_BINARY) + " " + args + " 2>&1").output;
 }
 
 }  // namespace
