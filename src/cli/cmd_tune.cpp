@@ -337,12 +337,9 @@ int run_tune(tune_args a) {
         }
         for (std::size_t i = 0; i < sizes.size(); ++i) {
             if (!a.json && (sizes.size() > 1 || groups.size() > 1)) {
-                std::string what;
-                for (const auto& [k, v] : sizes[i])
-                    what += fmt::format("{}{}={}", what.empty() ? "" : ",", k, v);
                 fmt::print(
                     "== run {}/{}: {}{}\n", g * sizes.size() + i + 1, groups.size() * sizes.size(),
-                    what.empty() ? "the config's sizes" : what,
+                    sizes_text(sizes[i]),
                     groups.size() > 1 ? fmt::format(" on GPU {}", fmt::join(groups[g], ",")) : "");
             }
             nlohmann::ordered_json j;
