@@ -19,6 +19,7 @@
 #include "dist/mpi_link.hpp"
 #include "dist/remote_session.hpp"
 #include "driver/cuda_api.hpp"
+#include "driver/nvml.hpp"
 #include "hone/final_word.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
@@ -139,7 +140,8 @@ void say(const std::string& line) {
 // The GPUs of the run, in groups of one model each: --devices, else search.devices, else
 // --device. Ordinals are checked against the driver's list (no context is made); mixed models
 // are refused unless --per-model asks for one run per model.
-std::vector<std::vector<int>> device_groups(const tune_args& a, const spec& s) {
+std::vector<std::vector<int>> device_groups(
+    const tune_args& a, const spec& s, std::shared_future<std::vector<device_info>> described) {
     std::optional<std::vector<int>> chosen;  // nullopt: all
     std::string where = "--devices";
     if (a.devices_given) {
@@ -155,7 +157,7 @@ std::vector<std::vector<int>> device_groups(const tune_args& a, const spec& s) {
         throw input_error({where, 0, 0},
                           "--in-process measures on one GPU: name one, or leave "
                           "--in-process out");
-    const std::vector<device_info> all = describe_devices();
+    const std::vector<device_info>& all = described.get();
     if (all.empty()) throw env_error("no GPU found");
     std::vector<int> ordinals;
     if (chosen) {
@@ -197,6 +199,58 @@ std::vector<std::vector<int>> device_groups(const tune_args& a, const spec& s) {
                                       list));
     }
     return groups;
+}
+
+// The GPUs device_groups will name, where that is known without CUDA in this process: the
+// list given, or every GPU NVML counts (when CUDA_VISIBLE_DEVICES does not renumber them);
+// empty when unknown or for one GPU, which is started as ever.
+std::vector<int> likely_devices(const tune_args& a, const spec& s) {
+    if (a.in_process) return {};
+    std::optional<std::vector<int>> named;  // nullopt: all
+    if (a.devices_given) {
+        try {
+            named = parse_devices(a.devices);
+        } catch (const std::exception&) {
+            return {};  // device_groups says what is wrong
+        }
+    } else if (a.device_given || (!s.search.all_devices && s.search.devices.empty())) {
+        return {};
+    } else if (!s.search.all_devices) {
+        named = s.search.devices;
+    }
+    if (named) return *named;
+    std::vector<int> out;
+    if (!std::getenv("CUDA_VISIBLE_DEVICES"))
+        for (int i = 0; i < nvml::device_count(); ++i) out.push_back(i);
+    return out;
+}
+
+// The sessions of `devices`, in their order: those started early, the others (or those whose
+// early start failed) started now, a GPU that does not start left out with the reason.
+session_list take_sessions(const std::vector<int>& devices,
+                           std::map<int, std::shared_ptr<gpu_session>>& early, bool isolated) {
+    std::vector<int> rest;
+    for (int d : devices)
+        if (!early.count(d) || !early[d]) rest.push_back(d);
+    std::map<int, std::shared_ptr<gpu_session>> now;
+    if (!rest.empty()) {
+        std::vector<std::shared_ptr<gpu_session>> opened;
+        try {
+            opened = open_gpu_sessions(rest, isolated, say);
+        } catch (const std::exception& e) {
+            if (rest.size() == devices.size()) throw;  // none started: the reason is the error
+            say(fmt::format("GPU {} left out of the run: it did not start: {}",
+                            fmt::join(rest, ","), e.what()));
+        }
+        for (auto& s : opened) now[s->device().ordinal] = std::move(s);
+    }
+    session_list out;
+    for (int d : devices) {
+        auto& from = early.count(d) && early[d] ? early : now;
+        if (auto it = from.find(d); it != from.end() && it->second)
+            out.push_back(std::move(it->second));
+    }
+    return out;
 }
 
 int run_mpi(tune_args a);
@@ -316,18 +370,33 @@ int run_tune(tune_args a) {
     // Every size is checked before any GPU is started.
     std::vector<spec> specs;
     for (const auto& size : sizes) specs.push_back(load_spec(a.config, size));
-    const auto groups = device_groups(a, first);
+    // This process's CUDA start (reading the GPUs' models, ~1 s on a 4-GPU host) overlaps the
+    // start of the GPU workers of the GPUs the run will likely use.
+    std::shared_future<std::vector<device_info>> described;
+    std::map<int, std::shared_ptr<gpu_session>> early;
+    if (const auto likely = likely_devices(a, first); !likely.empty()) {
+        described = std::async(std::launch::async, describe_devices).share();
+        std::vector<std::exception_ptr> errors;
+        auto started = make_worker_sessions(likely, errors);
+        for (std::size_t i = 0; i < likely.size(); ++i)
+            if (started[i]) early[likely[i]] = std::move(started[i]);
+    } else {
+        described = std::async(std::launch::deferred, describe_devices).share();
+    }
+    const auto groups = device_groups(a, first, described);
     const bool several_gpus = groups.size() > 1 || groups.front().size() > 1 || a.devices_given;
     if (sizes.size() == 1 && !several_gpus) {  // one GPU, one run: as hone always tuned
         tune_args one = a;
         one.device = groups.front().front();
-        return tune_spec(one, first, sizes.front(), nullptr);
+        return tune_spec(
+            one, first, sizes.front(), nullptr,
+            early.empty() ? session_list{} : take_sessions(groups.front(), early, !a.in_process));
     }
     int rc = 0;
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (std::size_t g = 0; g < groups.size() && rc != 130; ++g) {
         if (a.in_process) cu::prefer_one_work_queue();  // before this process's context
-        const session_list sessions = open_gpu_sessions(groups[g], !a.in_process, say);
+        const session_list sessions = take_sessions(groups[g], early, !a.in_process);
         if (sizes.size() > 1 && sessions.size() > 1) {
             std::vector<nlohmann::ordered_json> js;
             const int one = tune_sizes_in_parallel(a, specs, sizes, sessions, js);
@@ -535,20 +604,28 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
 // An MPI run: rank 0 tunes as ever, measuring on its own GPUs and every other rank's; the other
 // ranks serve their GPUs to it. The ranks on one host share its GPUs out by local rank.
 int run_mpi(tune_args a) {
-    // The driver's start (~1 s, longer with several processes starting at once) overlaps MPI's.
+    // The GPUs are counted by NVML where it numbers them as CUDA does (no CUDA_VISIBLE_DEVICES):
+    // the rank's GPU workers then start at once, without waiting for this process's CUDA start
+    // (~1 s, longer with several processes starting at once). Otherwise that start overlaps
+    // MPI's.
+    const int counted =
+        std::getenv("CUDA_VISIBLE_DEVICES") || a.in_process ? 0 : nvml::device_count();
     std::shared_future<std::vector<device_info>> devices =
-        std::async(std::launch::async, [] { return list_devices(); }).share();
+        std::async(counted > 0 ? std::launch::deferred : std::launch::async, [] {
+            return list_devices();
+        }).share();
     const auto link = mpi_link::open(a.mpi ? "--mpi" : "started by an MPI launcher");
     auto local = [&] {
         std::vector<int> all;
-        for (const auto& d : devices.get()) all.push_back(d.ordinal);
+        if (counted > 0)
+            for (int i = 0; i < counted; ++i) all.push_back(i);
+        else
+            for (const auto& d : devices.get()) all.push_back(d.ordinal);
         // Fewer GPUs than ranks on the host: the launcher gave each rank its own.
         const bool own = static_cast<int>(all.size()) < link->local_size();
-        std::vector<std::shared_ptr<gpu_session>> out;
-        for (int o : own ? all : local_share(all, link->local_rank(), link->local_size()))
-            out.push_back(a.in_process ? std::shared_ptr<gpu_session>(make_in_process_session(o))
-                                       : std::shared_ptr<gpu_session>(make_worker_session(o)));
-        return out;
+        const std::vector<int> mine =
+            own ? all : local_share(all, link->local_rank(), link->local_size());
+        return mine.empty() ? session_list{} : open_gpu_sessions(mine, !a.in_process, say);
     };
     if (link->rank() != 0) {
         serve_rank(*link, local);

@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -112,5 +113,9 @@ std::unique_ptr<gpu_session> make_in_process_session(int ordinal);
 // A supervised worker process runs the in-process session; watchdog, restart and replay of
 // prepare() are handled here (see docs/worker-protocol.md).
 std::unique_ptr<gpu_session> make_worker_session(int ordinal);
+// Workers for several GPUs, started at once (CUDA's start, ~1 s on a 4-GPU host, overlaps):
+// out[i] for ordinals[i], or nullptr with errors[i] why it did not start.
+std::vector<std::unique_ptr<gpu_session>> make_worker_sessions(
+    const std::vector<int>& ordinals, std::vector<std::exception_ptr>& errors);
 
 }  // namespace hone

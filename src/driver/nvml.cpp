@@ -20,6 +20,7 @@ struct api {
     nvml_return (*clock_info)(nvml_device, int, unsigned*) = nullptr;
     nvml_return (*temperature)(nvml_device, int, unsigned*) = nullptr;
     nvml_return (*power_usage)(nvml_device, unsigned*) = nullptr;  // milliwatts
+    nvml_return (*count)(unsigned*) = nullptr;
     bool ok = false;
 };
 
@@ -39,6 +40,7 @@ const api& loaded() {
         bind(lib, "nvmlDeviceGetClockInfo", x.clock_info);
         bind(lib, "nvmlDeviceGetTemperature", x.temperature);
         bind(lib, "nvmlDeviceGetPowerUsage", x.power_usage);
+        bind(lib, "nvmlDeviceGetCount_v2", x.count);
         x.ok = x.init && x.handle_by_uuid && x.init() == 0;
         return x;
     }();
@@ -46,6 +48,13 @@ const api& loaded() {
 }
 
 }  // namespace
+
+int device_count() {
+    const api& a = loaded();
+    unsigned n = 0;
+    if (!a.ok || !a.count || a.count(&n) != 0) return 0;
+    return static_cast<int>(n);
+}
 
 gpu_telemetry read(const std::string& uuid) {
     gpu_telemetry t;

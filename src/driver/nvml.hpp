@@ -11,4 +11,8 @@ namespace hone::nvml {
 // absent, the GPU not found, a query not supported). Thread-safe; never throws.
 gpu_telemetry read(const std::string& uuid);
 
+// How many GPUs NVML sees (all of the machine's: CUDA_VISIBLE_DEVICES does not apply); 0 when
+// NVML is absent or fails. Cheaper than CUDA's start, which it does not need.
+int device_count();
+
 }  // namespace hone::nvml

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 
@@ -11,6 +14,10 @@
 
 namespace hone {
 namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 constexpr const char* metric = "gpu__time_duration.sum";
 constexpr std::size_t min_ranges = 256;  // counter data for 256 ranges of one metric: ~40 KiB
@@ -54,6 +61,10 @@ struct profiler_timer::state {
     std::vector<uint8_t> config, data;
     std::size_t capacity = 0;  // ranges the counter data holds
     bool started = false;
+    // Host time in each step of a round, for HONE_TIMER_STATS (printed on stderr at the end):
+    // the profiler's cost a round is what sets its rounds' length.
+    double begin_s = 0, stop_s = 0, decode_s = 0, evaluate_s = 0;
+    std::size_t rounds = 0, ranges_read = 0;
 
     void size_data(std::size_t ranges) {
         auto ds = HONE_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
@@ -70,6 +81,13 @@ struct profiler_timer::state {
     }
 
     ~state() {
+        if (std::getenv("HONE_TIMER_STATS") && rounds)
+            std::fprintf(stderr,
+                         "hone: profiler timer: %zu rounds, %zu ranges; per round: begin %.1f us, "
+                         "stop %.1f us, decode %.1f us, evaluate %.1f us (%.2f us a range)\n",
+                         rounds, ranges_read, 1e6 * begin_s / rounds, 1e6 * stop_s / rounds,
+                         1e6 * decode_s / rounds, 1e6 * evaluate_s / rounds,
+                         ranges_read ? 1e6 * evaluate_s / ranges_read : 0.0);
         if (range) {
             auto d = HONE_PARAMS(CUpti_RangeProfiler_Disable_Params);
             d.pRangeProfilerObject = range;
@@ -162,6 +180,7 @@ bool profiler_timer::begin(std::size_t ranges, std::string& why) {
     state& s = *s_;
     const cu::cupti_functions& f = *s.f;
     const cu::profiler_functions& p = *s.p;
+    const auto t0 = std::chrono::steady_clock::now();
     try {
         if (s.started) {  // a round that threw before its finish()
             s.started = false;
@@ -194,6 +213,8 @@ bool profiler_timer::begin(std::size_t ranges, std::string& why) {
         st.pRangeProfilerObject = s.range;
         check(f, p.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
         s.started = true;
+        s.begin_s += since(t0);
+        ++s.rounds;
         return true;
     } catch (const failure& e) {
         why = e.what();
@@ -208,9 +229,12 @@ std::optional<std::vector<uint64_t>> profiler_timer::finish(std::string& why) {
     if (!s.started) throw std::logic_error("profiler_timer::finish without begin");
     s.started = false;
     try {
+        auto t0 = std::chrono::steady_clock::now();
         auto sp = HONE_PARAMS(CUpti_RangeProfiler_Stop_Params);
         sp.pRangeProfilerObject = s.range;
         check(f, p.cuptiRangeProfilerStop(&sp), "cuptiRangeProfilerStop");
+        s.stop_s += since(t0);
+        t0 = std::chrono::steady_clock::now();
         auto dd = HONE_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
         dd.pRangeProfilerObject = s.range;
         check(f, p.cuptiRangeProfilerDecodeData(&dd), "cuptiRangeProfilerDecodeData");
@@ -223,6 +247,8 @@ std::optional<std::vector<uint64_t>> profiler_timer::finish(std::string& why) {
         info.counterDataImageSize = s.data.size();
         check(f, p.cuptiRangeProfilerGetCounterDataInfo(&info),
               "cuptiRangeProfilerGetCounterDataInfo");
+        s.decode_s += since(t0);
+        t0 = std::chrono::steady_clock::now();
         std::vector<uint64_t> out;
         const char* names[] = {metric};
         for (std::size_t i = 0; i < info.numTotalRanges; ++i) {
@@ -243,6 +269,8 @@ std::optional<std::vector<uint64_t>> profiler_timer::finish(std::string& why) {
             }
             out.push_back(static_cast<uint64_t>(std::llround(ns)));
         }
+        s.evaluate_s += since(t0);
+        s.ranges_read += out.size();
         return out;
     } catch (const failure& e) {
         why = e.what();

@@ -752,18 +752,21 @@ std::vector<std::shared_ptr<gpu_session>> open_gpu_sessions(
     }
     std::vector<std::shared_ptr<gpu_session>> out(devices.size());
     std::vector<std::exception_ptr> errors(devices.size());
-    auto open = [&](std::size_t i) {
-        try {
-            out[i] = isolated ? std::shared_ptr<gpu_session>(make_worker_session(devices[i]))
-                              : std::shared_ptr<gpu_session>(make_in_process_session(devices[i]));
-        } catch (...) {
-            errors[i] = std::current_exception();
+    if (isolated) {
+        // Spawned in the calling thread: a worker dies with the thread that started it
+        // (PR_SET_PDEATHSIG), so a worker started from a short-lived thread would be killed
+        // when that thread ends. Their CUDA starts overlap.
+        auto begun = make_worker_sessions(devices, errors);
+        for (std::size_t i = 0; i < devices.size(); ++i) out[i] = std::move(begun[i]);
+    } else {
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            try {
+                out[i] = make_in_process_session(devices[i]);
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
         }
-    };
-    // One after another, in the calling thread: a worker dies with the thread that started it
-    // (PR_SET_PDEATHSIG), so a worker started from a short-lived thread would be killed when
-    // that thread ends.
-    for (std::size_t i = 0; i < devices.size(); ++i) open(i);
+    }
     std::vector<std::shared_ptr<gpu_session>> started;
     std::exception_ptr first;
     for (std::size_t i = 0; i < devices.size(); ++i) {

@@ -92,7 +92,18 @@ constexpr uint64_t max_held_output = 16u << 20;
 
 class worker_session final : public gpu_session {
   public:
-    explicit worker_session(worker_command cmd) : cmd_(std::move(cmd)) { start(); }
+    // With `started` false the worker is spawned and sent its hello, and finish_start() waits
+    // for the answer: several GPUs' workers then start CUDA at once.
+    explicit worker_session(worker_command cmd, bool started = true) : cmd_(std::move(cmd)) {
+        begin_start();
+        if (started) finish_start();
+    }
+
+    void finish_start() {
+        const nlohmann::json reply = await(start_timeout_s, "start");
+        device_ = reply.at("device").get<device_info>();
+        fresh_needed_ = false;
+    }
 
     const device_info& device() const override { return device_; }
     bool isolated() const override { return true; }
@@ -175,12 +186,14 @@ class worker_session final : public gpu_session {
         steady_clock::time_point sent;
     };
 
-    void start() {
+    void begin_start() {
         proc_ = std::make_unique<worker_process>(cmd_);
-        const nlohmann::json reply = request(
-            {{"type", "hello"}, {"version", worker_protocol_version}}, start_timeout_s, "start");
-        device_ = reply.at("device").get<device_info>();
-        fresh_needed_ = false;
+        proc_->send({{"type", "hello"}, {"version", worker_protocol_version}});
+    }
+
+    void start() {
+        begin_start();
+        finish_start();
     }
 
     // After a lost worker: a fresh one, prepared as the old one was, given the jobs it lost.
@@ -208,6 +221,11 @@ class worker_session final : public gpu_session {
     // One exchange that must succeed; any failure leaves the worker to be replaced.
     nlohmann::json request(const nlohmann::json& msg, double timeout_s, const char* what) {
         proc_->send(msg);
+        return await(timeout_s, what);
+    }
+
+    // The answer to the request sent last, which must come.
+    nlohmann::json await(double timeout_s, const char* what) {
         worker_reply reply = proc_->receive(timeout_s);
         if (const auto* answer = std::get_if<nlohmann::json>(&reply)) {
             if (answer->value("type", "") != "error") return *answer;
@@ -247,6 +265,31 @@ std::unique_ptr<gpu_session> make_supervised_session(worker_command cmd) {
 std::unique_ptr<gpu_session> make_worker_session(int ordinal) {
     return make_supervised_session(
         worker_role_command("gpu", {"--device", std::to_string(ordinal)}));
+}
+
+std::vector<std::unique_ptr<gpu_session>> make_worker_sessions(
+    const std::vector<int>& ordinals, std::vector<std::exception_ptr>& errors) {
+    std::vector<std::unique_ptr<worker_session>> begun(ordinals.size());
+    errors.assign(ordinals.size(), nullptr);
+    for (std::size_t i = 0; i < ordinals.size(); ++i) {
+        try {
+            begun[i] = std::make_unique<worker_session>(
+                worker_role_command("gpu", {"--device", std::to_string(ordinals[i])}), false);
+        } catch (...) {
+            errors[i] = std::current_exception();
+        }
+    }
+    std::vector<std::unique_ptr<gpu_session>> out(ordinals.size());
+    for (std::size_t i = 0; i < ordinals.size(); ++i) {
+        if (!begun[i]) continue;
+        try {
+            begun[i]->finish_start();
+            out[i] = std::move(begun[i]);
+        } catch (...) {
+            errors[i] = std::current_exception();
+        }
+    }
+    return out;
 }
 
 }  // namespace hone

@@ -298,6 +298,27 @@ TEST_CASE("the compile pool and the GPU worker start from a process with threads
         INFO(msg);
         CHECK((msg.starts_with("no CUDA driver found") || msg.starts_with("no CUDA device found")));
     }
+
+    // Several started at once: each GPU's session, or its own error, in the order asked.
+    std::vector<std::exception_ptr> errors;
+    const auto sessions = make_worker_sessions({0, 0}, errors);
+    REQUIRE(sessions.size() == 2);
+    REQUIRE(errors.size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        CHECK((sessions[i] == nullptr) == (errors[i] != nullptr));
+        if (sessions[i]) {
+            CHECK(sessions[i]->device().ordinal == 0);
+            continue;
+        }
+        try {
+            std::rethrow_exception(errors[i]);
+        } catch (const env_error& e) {
+            const std::string msg = e.what();
+            INFO(msg);
+            CHECK((msg.starts_with("no CUDA driver found") ||
+                   msg.starts_with("no CUDA device found")));
+        }
+    }
 }
 
 TEST_CASE("a worker dies with its supervisor") {
