@@ -69,6 +69,20 @@ def _host_bytes(x):
     return _host_array(x).tobytes()
 
 
+def _work_root(arguments):
+    """Where a call's temporary folder goes: /dev/shm (memory) when it has room for twice the
+    arrays, which the GPU worker reads back from their files; else the system's default."""
+    import shutil
+    arrays = sum(int(getattr(a, "nbytes", 0) or 0) for a in arguments if _is_array(a))
+    need = 2 * arrays + (64 << 20)
+    try:
+        if os.access("/dev/shm", os.W_OK) and shutil.disk_usage("/dev/shm").free > need:
+            return "/dev/shm"
+    except OSError:
+        pass
+    return None
+
+
 def _check_answer(path, config, arguments, answer, atol, verify, device, cache_dir):
     """The answer (or the verify function) against the best configuration's outputs: one
     launch through hone.Kernel on CuPy copies of the arguments. hone verified every
@@ -721,7 +735,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         except Exception:  # noqa: BLE001 (no HOME: hone.tune says so if it needs the cache)
             cache_root = tempfile.gettempdir()
     source_dir = os.path.join(os.fspath(cache_root), "compat-sources")
-    with tempfile.TemporaryDirectory(prefix="hone-compat-") as workdir:
+    root = _work_root(arguments)
+    with tempfile.TemporaryDirectory(prefix="hone-compat-", dir=root) as workdir:
         config = build_config(kernel_name, kernel_source, problem_size, arguments, tune_params,
                               grid_div_x, grid_div_y, grid_div_z, restrictions, iterations,
                               block_size_names, strategy, strategy_options, compiler_options,

@@ -40,7 +40,8 @@ def phases(time, kept=None, python=None):
                                                   g("verify_s")),
              ("GPU: warm-up", g("warmup_s")), ("GPU: samples", g("samples_s"))]
     tuner += steps
-    tuner.append(("GPU: hand-over, results stored meanwhile", g("gpu_s") - sum(s for _, s in steps)))
+    tuner.append(("GPU: hand-over, results stored meanwhile",
+                  g("gpu_s") - sum(s for _, s in steps)))
     tuner.append(("other (strategy, store, progress)",
                   g("wall_s") - g("setup_s") - g("compile_wait_s") - g("gpu_s")))
     if "python_s" in t:
@@ -68,7 +69,8 @@ def report(title, result, python=None, extra=""):
         lines.append(f"  {name:<{width}}  {s:7.3f} s")
     lines.append(
         f"  compiled {getattr(result, 'compiled', 0)}, from the compile cache "
-        f"{getattr(result, 'cache_hits', 0)}; compile CPU {float(time.get('compile_cpu_s') or 0):.3f} s;"
+        f"{getattr(result, 'cache_hits', 0)}; "
+        f"compile CPU {float(time.get('compile_cpu_s') or 0):.3f} s;"
         f" compile workers started {kept.get('compile_workers_started', '-')}; "
         f"evaluated {getattr(result, 'evaluated', 0)}; samples timed by {time.get('timer') or '-'}")
     return "\n".join(lines)
