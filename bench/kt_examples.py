@@ -149,7 +149,7 @@ def child(engine, script, result_path, dry_run, runs=1):
         env = out[1] if isinstance(out, tuple) and len(out) > 1 else {}
         if isinstance(env, dict):  # hone.compat's account of the call (hone.trace)
             for k in ("hone_phases", "hone_compiled", "hone_cache_hits", "hone_kept",
-                      "hone_evaluated"):
+                      "hone_evaluated", "hone_gpu_busy_s"):
                 if k in env:
                     call[k] = env[k]
         save()
@@ -449,6 +449,9 @@ def breakdown(summary, floor_s=0.0005):
                                                   for v in vals) + " |")
         out.append("| **tune_kernel call** | " +
                    " | ".join(f"**{c.get('wall_s', 0):.3f}**" for _, c in cols) + " |")
+        out.append("| of the GPU work: the kernels' own time (warm-up, samples) | " + " | ".join(
+            "" if c.get("hone_gpu_busy_s") is None else f"{c['hone_gpu_busy_s']:.3f}"
+            for _, c in cols) + " |")
         out.append("| compiled / from cache | " + " | ".join(
             f"{c.get('hone_compiled', '?')} / {c.get('hone_cache_hits', '?')}"
             for _, c in cols) + " |")

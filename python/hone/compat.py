@@ -813,6 +813,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     env["hone_compiled"] = r.compiled
     env["hone_cache_hits"] = r.cache_hits
     env["hone_kept"] = dict(r.kept)
+    env["hone_gpu_busy_s"] = r.time.get("gpu_busy_s")  # the kernels' own time, warm-up included
     env["hone_phases"] = trace.phases(r.time, r.kept, phases)
     trace.emit(f"tune_kernel {kernel_name}", r, phases)
     if not quiet and best is not None:
