@@ -22,8 +22,8 @@ def phases(time, kept=None, python=None):
     g = lambda k: float(t.get(k) or 0.0)  # noqa: E731
     tuner = []
     if kept.get("used") or g("kept_start_s"):
-        what = "reused" if kept.get("gpu_reused") else "started"
-        tuner.append((f"GPU worker {what} (process, CUDA context; kept between calls)",
+        # One name whether started or reused, so that calls line up (report() says which).
+        tuner.append(("kept GPU worker: process and CUDA context started (0 when reused)",
                       g("kept_start_s")))
     tuner.append(("GPU session start in the tuner", g("session_start_s")))
     setup_rest = g("setup_s") - g("session_start_s") - g("reference_compile_s") - g("prepare_s")
@@ -62,6 +62,9 @@ def report(title, result, python=None, extra=""):
     kept = getattr(result, "kept", {}) or {}
     rows = phases(time, kept, python)
     total = sum(s for _, s in rows)
+    if kept.get("used"):
+        worker = "GPU worker reused" if kept.get("gpu_reused") else "GPU worker started"
+        extra = worker + (f"; {extra}" if extra else "")
     lines = [f"hone trace: {title}: {total:.3f} s"
              + (f" ({extra})" if extra else "")]
     width = max(len(n) for n, _ in rows)

@@ -150,7 +150,7 @@ def test_trace_phases_add_up_to_the_call():
                                      ("compat: after", 0.05)])
     names = [n for n, _ in rows]
     assert names[0] == "compat: before" and names[-1] == "compat: after"
-    assert any("reused" in n for n in names)
+    assert any(n.startswith("kept GPU worker") for n in names)
     # The tuner's phases add up to hone.tune's call (python_s), the compat ones around them.
     assert sum(s for _, s in rows) == pytest.approx(1.2 + 0.25 + 0.05)
     assert dict(rows)["GPU: samples"] == pytest.approx(0.15)
@@ -171,6 +171,9 @@ def test_hone_trace_prints_only_when_set(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("hone trace: tune_kernel vector_add: 1.200 s")
     assert "GPU: samples" in err and "compiled 3, from the compile cache 5" in err
+    R.kept = {"used": True, "gpu_reused": True}
+    trace.emit("again", R())
+    assert capsys.readouterr().err.startswith("hone trace: again: 1.200 s (GPU worker reused)")
 
 
 # ---- on a GPU ---------------------------------------------------------------------------
