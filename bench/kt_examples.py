@@ -72,6 +72,10 @@ PLAN = [
 
 PROBE_S = 8  # how long a Kernel Tuner run that is not compared may go on
 
+# The per-configuration times (ms) Kernel Tuner 1.4 puts in each result, and hone.compat too.
+KT_SPLIT = ("compile_time", "verification_time", "benchmark_time", "strategy_time",
+            "framework_time")
+
 
 # ---- the child: one script under one engine ----------------------------------------------
 
@@ -146,6 +150,15 @@ def child(engine, script, result_path, dry_run, runs=1):
         results = out[0] if isinstance(out, tuple) else out
         call["best"], call["valid"] = _best(results, names)
         call["results"] = len(results)
+        # Kernel Tuner's own account of each configuration (ms), summed over the call.
+        split = {}
+        for res in results if isinstance(results, list) else []:
+            for k in KT_SPLIT:
+                v = res.get(k) if isinstance(res, dict) else None
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    split[k] = split.get(k, 0.0) + v / 1000.0
+        if split:
+            call["split_s"] = split
         env = out[1] if isinstance(out, tuple) and len(out) > 1 else {}
         if isinstance(env, dict):  # hone.compat's account of the call (hone.trace)
             for k in ("hone_phases", "hone_compiled", "hone_cache_hits", "hone_kept",
@@ -419,8 +432,19 @@ def make_table(summary, dry_run=False):
 
 def breakdown(summary, floor_s=0.0005):
     """Where hone's tune_kernel calls spent their time (hone.trace's phases), one table an
-    example: a row a phase, a column a call of each run."""
-    out = ["", "## Where hone's time went (HONE_TRACE phases, seconds)", ""]
+    example: a row a phase, a column a call of each run; and Kernel Tuner's own account."""
+    out = ["", "## Where Kernel Tuner's time went (its results' per-configuration times, "
+           "summed, seconds)", "",
+           "| example | call | " + " | ".join(KT_SPLIT) + " | tune_kernel call |",
+           "|---|---|" + "---|" * (len(KT_SPLIT) + 1)]
+    for e in summary:
+        for i, run in enumerate((e.get("kt") or {}).get("runs") or []):
+            for j, c in enumerate(run.get("calls", [])):
+                if c.get("split_s"):
+                    out.append(f"| {e['example']} | run {i + 1} call {j + 1} | " + " | ".join(
+                        f"{c['split_s'].get(k, 0):.3f}" for k in KT_SPLIT) +
+                        f" | {c.get('wall_s', 0):.3f} |")
+    out += ["", "## Where hone's time went (HONE_TRACE phases, seconds)", ""]
     for e in summary:
         hn = e.get("hone")
         if not hn:
