@@ -5,14 +5,17 @@ kernel_tuner and replaces its tune_kernel (hone mode) before running the script,
 everything else the script imports from kernel_tuner stays Kernel Tuner's. In both modes the
 replacement times each tune_kernel call and keeps its best configuration.
 
-  kt_examples.py all --examples DIR --out DIR [--budget S] [--only NAME ...] [--dry-run]
-  kt_examples.py child --engine kt|hone --script FILE --result JSON [--dry-run]
+  kt_examples.py all --examples DIR --out DIR [--budget S] [--runs N] [--only NAME ...]
+                    [--dry-run]
+  kt_examples.py child --engine kt|hone --script FILE --result JSON [--runs N] [--dry-run]
   kt_examples.py table --out DIR
 
 `all` runs the plan below within a wall-time budget (the device call's limit) and writes
-DIR/kt_examples.md, DIR/results.json and one log per run. --dry-run (no GPU needed) runs the
-hone side only, with hone.tune replaced by a check of the config hone.compat writes: it catches
-arguments that compat cannot map before a device call.
+DIR/kt_examples.md, DIR/results.json and one log per run. A compared script runs --runs times
+(default 2) in one interpreter: run 1 cold (empty compile caches, a fresh process), run 2 warm;
+the table gives each run's figures and, below it, where hone's calls spent their time.
+--dry-run (no GPU needed) runs the hone side only, with hone.tune replaced by a check of the
+config hone.compat writes: it catches arguments that compat cannot map before a device call.
 """
 import argparse
 import json
@@ -69,6 +72,10 @@ PLAN = [
 
 PROBE_S = 8  # how long a Kernel Tuner run that is not compared may go on
 
+# The per-configuration times (ms) Kernel Tuner 1.4 puts in each result, and hone.compat too.
+KT_SPLIT = ("compile_time", "verification_time", "benchmark_time", "strategy_time",
+            "framework_time")
+
 
 # ---- the child: one script under one engine ----------------------------------------------
 
@@ -98,9 +105,9 @@ def _dry_tune(path, **options):
         "arch": "sm_90"})
 
 
-def child(engine, script, result_path, dry_run):
+def child(engine, script, result_path, dry_run, runs=1):
     state = {"engine": engine, "script": os.path.basename(script), "calls": [],
-             "status": "running"}
+             "status": "running", "runs": []}
 
     def save():
         with open(result_path, "w") as f:
@@ -143,6 +150,21 @@ def child(engine, script, result_path, dry_run):
         results = out[0] if isinstance(out, tuple) else out
         call["best"], call["valid"] = _best(results, names)
         call["results"] = len(results)
+        # Kernel Tuner's own account of each configuration (ms), summed over the call.
+        split = {}
+        for res in results if isinstance(results, list) else []:
+            for k in KT_SPLIT:
+                v = res.get(k) if isinstance(res, dict) else None
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    split[k] = split.get(k, 0.0) + v / 1000.0
+        if split:
+            call["split_s"] = split
+        env = out[1] if isinstance(out, tuple) and len(out) > 1 else {}
+        if isinstance(env, dict):  # hone.compat's account of the call (hone.trace)
+            for k in ("hone_phases", "hone_compiled", "hone_cache_hits", "hone_kept",
+                      "hone_evaluated", "hone_gpu_busy_s"):
+                if k in env:
+                    call[k] = env[k]
         save()
         return out
 
@@ -151,20 +173,37 @@ def child(engine, script, result_path, dry_run):
     os.chdir(os.path.dirname(os.path.abspath(script)))
     sys.argv = [script]
     sys.path.insert(0, os.getcwd())
-    t0 = time.perf_counter()
-    try:
-        runpy.run_path(script, run_name="__main__")
-        state["status"] = "ok"
-    except SystemExit as e:
-        state["status"] = "ok" if e.code in (None, 0) else f"exit {e.code}"
-    except BaseException as e:  # noqa: BLE001 (recorded)
-        state["status"] = "error"
-        state["error"] = f"{type(e).__name__}: {e}"
-        state["traceback"] = traceback.format_exc()[-3000:]
-    state["script_s"] = time.perf_counter() - t0
-    save()
-    print(f"[{engine}] {state['script']}: {state['status']} {state.get('error', '')}",
-          file=sys.stderr)
+    # Run 1 in this fresh process (cold caches: the harness gives each example empty ones);
+    # run 2 and later run the script again in the same interpreter: each tuner's warm state
+    # (Kernel Tuner's CUDA context and CuPy's kernel caches; hone's kept workers and compile
+    # cache) is what a second run in a notebook or a script that tunes twice finds.
+    for i in range(runs):
+        run = {"calls": [], "status": "running"}
+        state["runs"].append(run)
+        state["calls"] = run["calls"]
+        t0 = time.perf_counter()
+        try:
+            runpy.run_path(script, run_name="__main__")
+            run["status"] = "ok"
+        except SystemExit as e:
+            run["status"] = "ok" if e.code in (None, 0) else f"exit {e.code}"
+        except BaseException as e:  # noqa: BLE001 (recorded)
+            run["status"] = "error"
+            run["error"] = f"{type(e).__name__}: {e}"
+            run["traceback"] = traceback.format_exc()[-3000:]
+        run["script_s"] = time.perf_counter() - t0
+        if i == 0:  # the first run is the example's result; later ones only add timings
+            state["calls"] = run["calls"]
+            for k in ("status", "error", "traceback", "script_s"):
+                if k in run:
+                    state[k] = run[k]
+        else:
+            state["calls"] = state["runs"][0]["calls"]
+        save()
+        print(f"[{engine}] {state['script']} run {i + 1}: {run['status']} "
+              f"{run.get('error', '')}", file=sys.stderr)
+        if run["status"] != "ok":
+            break
 
 
 def _space(tp):
@@ -179,7 +218,7 @@ def _space(tp):
 
 # ---- the driver -------------------------------------------------------------------------
 
-def run_one(engine, name, examples, out, timeout, dry_run, env):
+def run_one(engine, name, examples, out, timeout, dry_run, env, runs=1):
     work = os.path.join(out, "work", engine)
     if not os.path.isdir(work):
         shutil.copytree(examples, work)
@@ -187,7 +226,13 @@ def run_one(engine, name, examples, out, timeout, dry_run, env):
     result = os.path.join(out, f"{name}.{engine}.json")
     log = os.path.join(out, "logs", f"{name}.{engine}.log")
     cmd = [sys.executable, os.path.abspath(__file__), "child", "--engine", engine, "--script",
-           script, "--result", result] + (["--dry-run"] if dry_run else [])
+           script, "--result", result, "--runs", str(runs)] + (["--dry-run"] if dry_run else [])
+    # Each example starts from empty compile caches, for both tuners: hone's, and CuPy's (Kernel
+    # Tuner's cupy backend compiles through it; so does hone.compat's answer check).
+    env = dict(env)
+    for var, kind in (("HONE_CACHE_DIR", "hone"), ("CUPY_CACHE_DIR", "cupy")):
+        env[var] = os.path.join(out, "work", "caches", f"{name}.{engine}.{kind}")
+        os.makedirs(env[var], exist_ok=True)
     t0 = time.perf_counter()
     with open(log, "w") as f:
         p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env,
@@ -258,7 +303,8 @@ def run_all(args):
                     entry["skipped"] = "the harness's time budget ran out"
                 continue
             entry[engine] = run_one(engine, name, examples, out, limit,
-                                    args.dry_run and engine == "hone", env)
+                                    args.dry_run and engine == "hone", env,
+                                    args.runs if mode == "both" and not args.dry_run else 1)
             save()
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(summary, f, indent=1, default=str)
@@ -268,8 +314,13 @@ def run_all(args):
     print(table)
 
 
-def _tune_s(r):
-    return sum(c.get("wall_s", 0) for c in r.get("calls", []))
+def _tune_s(r, run=0):
+    """The wall time of run `run`'s tune_kernel calls, summed (None: that run did not finish)."""
+    runs = r.get("runs") or [{"calls": r.get("calls", []), "status": r.get("status")}]
+    if run >= len(runs) or not runs[run]["calls"] or \
+            any("error" in c or "wall_s" not in c for c in runs[run]["calls"]):
+        return None
+    return sum(c["wall_s"] for c in runs[run]["calls"])
 
 
 def _ran(r):
@@ -311,58 +362,128 @@ def _best_text(r):
     return "<br>".join(parts)
 
 
+def _secs(v):
+    return "" if v is None else f"{v:.2f}"
+
+
 def make_table(summary, dry_run=False):
-    lines = ["| example | runs under hone | reason (if not) | KT tune s (script s) | "
-             "hone tune s (script s) | speed-up | best KT | best hone |",
-             "|---|---|---|---|---|---|---|---|"]
+    runs = max([len((e.get(k) or {}).get("runs") or [1]) for e in summary for k in ("kt", "hone")]
+               + [1])
+    head = ["example", "runs under hone", "reason (if not)"]
+    for i in range(runs):
+        head += [f"KT run {i + 1} s", f"hone run {i + 1} s", f"speed-up run {i + 1}"]
+    head += ["best KT", "best hone"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for e in summary:
         kt, hn = e.get("kt"), e.get("hone")
         if e.get("skipped") or e["mode"] == "none":
-            lines.append(f"| {e['example']} | not run | {e.get('skipped') or e['note']} "
-                         "| | | | | |")
+            cells = [e["example"], "not run", e.get("skipped") or e["note"]]
+            lines.append("| " + " | ".join(cells + [""] * (len(head) - 3)) + " |")
             continue
         compared = e["mode"] == "both"
         dry_ok = dry_run and hn and hn.get("calls") and \
             all("error" not in c for c in hn["calls"])
         ok = _ran(hn)
-        runs = "config accepted (dry run)" if dry_ok else "yes" if ok else "no"
-        reason = _after(hn) if ok or dry_ok else _reason(hn)
-        kt_text = hn_text = speed = ""
-        if kt:
-            if _ran(kt):
-                kt_text = f"{_tune_s(kt):.1f} ({kt.get('script_s', 0):.1f})"
-            elif kt.get("status") == "timeout":
+        cells = [e["example"], "config accepted (dry run)" if dry_ok else "yes" if ok else "no",
+                 _after(hn) if ok or dry_ok else _reason(hn)]
+        if e["note"]:
+            cells[2] = (cells[2] + "; " if cells[2] else "") + e["note"]
+        for i in range(runs):
+            kt_s = _tune_s(kt, i) if kt and _ran(kt) else None
+            hn_s = _tune_s(hn, i) if ok and not dry_run else None
+            if kt_s is not None:
+                kt_text = _secs(kt_s)
+            elif i == 0 and kt and kt.get("status") == "timeout":
                 kt_text = f"> {kt['timeout_s']:.0f} (stopped)" if compared else \
                     f"runs; stopped at {kt['timeout_s']:.0f} s, not compared"
-            else:
+            elif i == 0 and kt and not _ran(kt):
                 kt_text = "fails: " + _reason(kt)
-        if ok and not dry_run:
-            hn_text = f"{_tune_s(hn):.1f} ({hn.get('script_s', 0):.1f})"
-            if compared and kt and _ran(kt):
-                speed = f"{_tune_s(kt) / max(_tune_s(hn), 1e-9):.1f}x"
-            elif compared and kt and kt.get("status") == "timeout":
-                speed = f"> {kt['timeout_s'] / max(_tune_s(hn), 1e-9):.1f}x"
-        if e["note"]:
-            reason = (reason + "; " if reason else "") + e["note"]
-        cells = [e["example"], runs, reason, kt_text, hn_text, speed,
-                 _best_text(kt) if kt else "", _best_text(hn)]
+            else:
+                kt_text = ""
+            speed = ""
+            if compared and hn_s:
+                if kt_s is not None:
+                    speed = f"{kt_s / max(hn_s, 1e-9):.1f}x"
+                elif i == 0 and kt and kt.get("status") == "timeout":
+                    speed = f"> {kt['timeout_s'] / max(hn_s, 1e-9):.1f}x"
+            cells += [kt_text, _secs(hn_s), speed]
+        cells += [_best_text(kt) if kt else "", _best_text(hn)]
         lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ")
                                        for c in cells) + " |")
     notes = [
         "",
         "KT: Kernel Tuner 1.4.0 running the script unchanged; hone: the same script with "
         "kernel_tuner.tune_kernel replaced by hone.compat.tune_kernel before it runs. "
-        "tune s: the wall time of the script's tune_kernel calls, summed; script s: the whole "
-        "script (data set-up included). Speed-up: KT tune s / hone tune s. Best: the fastest "
-        "configuration of each call and its time (ms; Kernel Tuner's mean of its iterations, "
-        "hone's mean of its samples).",
+        "run N s: the wall time of the script's tune_kernel calls in its N-th run, summed. "
+        "Run 1: a fresh interpreter with empty compile caches (hone's, and CuPy's, which Kernel "
+        "Tuner's cupy backend compiles through); run 2: the script again in the same "
+        "interpreter (Kernel Tuner: its CUDA context and CuPy's caches warm; hone: its kept GPU "
+        "worker and compile workers, and its compile cache). Speed-up: KT s / hone s of the "
+        "same run. Best: the fastest configuration of each call of run 1 and its time (ms; "
+        "Kernel Tuner's mean of its iterations, hone's mean of its samples).",
     ]
     backends = sorted({e["kt"]["kt_default_backend"] for e in summary
                        if e.get("kt") and e["kt"].get("kt_default_backend")})
     if backends:
         notes.append("Kernel Tuner's default CUDA backend (lang CUDA or none given): " +
                      ", ".join(backends) + ".")
-    return "\n".join(lines + notes) + "\n"
+    return "\n".join(lines + notes) + "\n" + breakdown(summary)
+
+
+def breakdown(summary, floor_s=0.0005):
+    """Where hone's tune_kernel calls spent their time (hone.trace's phases), one table an
+    example: a row a phase, a column a call of each run; and Kernel Tuner's own account."""
+    out = ["", "## Where Kernel Tuner's time went (its results' per-configuration times, "
+           "summed, seconds)", "",
+           "| example | call | " + " | ".join(KT_SPLIT) + " | tune_kernel call |",
+           "|---|---|" + "---|" * (len(KT_SPLIT) + 1)]
+    for e in summary:
+        for i, run in enumerate((e.get("kt") or {}).get("runs") or []):
+            for j, c in enumerate(run.get("calls", [])):
+                if c.get("split_s"):
+                    out.append(f"| {e['example']} | run {i + 1} call {j + 1} | " + " | ".join(
+                        f"{c['split_s'].get(k, 0):.3f}" for k in KT_SPLIT) +
+                        f" | {c.get('wall_s', 0):.3f} |")
+    out += ["", "## Where hone's time went (HONE_TRACE phases, seconds)", ""]
+    for e in summary:
+        hn = e.get("hone")
+        if not hn:
+            continue
+        cols = []
+        for i, run in enumerate(hn.get("runs") or []):
+            for j, c in enumerate(run.get("calls", [])):
+                if c.get("hone_phases"):
+                    cols.append((f"run {i + 1} call {j + 1}", c))
+        if not cols:
+            continue
+        names = []
+        for _, c in cols:
+            for name, _ in c["hone_phases"]:
+                if name not in names:
+                    names.append(name)
+        out.append(f"### {e['example']}")
+        out.append("")
+        out.append("| phase | " + " | ".join(h for h, _ in cols) + " |")
+        out.append("|---|" + "---|" * len(cols))
+        for name in names:
+            vals = [dict((n, v) for n, v in c["hone_phases"]).get(name) for _, c in cols]
+            if all(v is None or abs(v) < floor_s for v in vals):
+                continue
+            out.append(f"| {name} | " + " | ".join("" if v is None else f"{v:.3f}"
+                                                  for v in vals) + " |")
+        out.append("| **tune_kernel call** | " +
+                   " | ".join(f"**{c.get('wall_s', 0):.3f}**" for _, c in cols) + " |")
+        out.append("| of the GPU work: the kernels' own time (warm-up, samples) | " + " | ".join(
+            "" if c.get("hone_gpu_busy_s") is None else f"{c['hone_gpu_busy_s']:.3f}"
+            for _, c in cols) + " |")
+        out.append("| compiled / from cache | " + " | ".join(
+            f"{c.get('hone_compiled', '?')} / {c.get('hone_cache_hits', '?')}"
+            for _, c in cols) + " |")
+        out.append("| GPU worker | " + " | ".join(
+            ("reused" if c.get("hone_kept", {}).get("gpu_reused") else "started")
+            if c.get("hone_kept", {}).get("used") else "per call" for _, c in cols) + " |")
+        out.append("")
+    return "\n".join(out) + "\n"
 
 
 def main():
@@ -375,16 +496,19 @@ def main():
     a.add_argument("--kt-limit", type=float, default=100)
     a.add_argument("--only", nargs="*")
     a.add_argument("--dry-run", action="store_true")
+    a.add_argument("--runs", type=int, default=2,
+                   help="runs of each compared script in one interpreter (run 1: cold)")
     c = sub.add_parser("child")
     c.add_argument("--engine", choices=["kt", "hone"], required=True)
     c.add_argument("--script", required=True)
     c.add_argument("--result", required=True)
     c.add_argument("--dry-run", action="store_true")
+    c.add_argument("--runs", type=int, default=1)
     t = sub.add_parser("table")
     t.add_argument("--out", required=True)
     args = ap.parse_args()
     if args.cmd == "child":
-        child(args.engine, args.script, args.result, args.dry_run)
+        child(args.engine, args.script, args.result, args.dry_run, args.runs)
     elif args.cmd == "all":
         run_all(args)
     else:

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Kernel Tuner 1.4.0's CUDA examples (its repository's examples/cuda), each run with Kernel Tuner
 # and again with tune_kernel switched to hone.compat's, in one GPU call; the table goes to
-# $OUT/kt_examples/kt_examples.md with one log per run (bench/kt_examples.py says how).
+# $OUT/kt_examples/kt_examples.md with one log per run (bench/kt_examples.py says how). Each
+# compared script runs twice in one interpreter (--runs 2): run 1 from empty compile caches
+# (hone's and CuPy's, one pair an example), run 2 warm. Below the table, where each of hone's
+# calls spent its time (hone.trace's phases; HONE_TRACE=1 also prints them into the logs).
 #
 # Here (network: PyPI), once, into .carry/kt (ignored, carried):
 #   bench/kt_examples.sh prepare KT_SOURCE
@@ -12,7 +15,7 @@
 #     scikit-learn and pymoo, for strategies these examples do not use, are left out).
 #   scripts/build_python_device.sh PY312_INCLUDE   (the hone package, .carry/python)
 # On the GPU machine, with .carry carried:
-#   bash bench/kt_examples.sh [--budget S] [--only NAME...]   (default budget 320 s)
+#   bash bench/kt_examples.sh [--budget S] [--runs N] [--only NAME...]   (default 320 s, 2 runs)
 # Without a GPU, a dry run checks every example's tune_kernel call against hone.compat:
 #   bash bench/kt_examples.sh --dry-run
 set -uo pipefail
@@ -60,8 +63,10 @@ pkg=${HONE_PY_PACKAGE:-$PWD/.carry/python}
 }
 [ -d "$pkg/hone" ] && export PYTHONPATH=$pkg${PYTHONPATH:+:$PYTHONPATH}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-# A cold compile cache: Kernel Tuner compiles every configuration too.
+# bench/kt_examples.py gives each example's runs their own empty compile caches (hone's and
+# CuPy's); this one is for anything else that compiles.
 export HONE_CACHE_DIR=$(mktemp -d /tmp/hone-kt-cache.XXXXXX)
+export HONE_TRACE=1
 # Kernel Tuner over the machine's numpy, scipy, pandas, CuPy and torch; nothing is downloaded.
 # The wheels are unpacked onto PYTHONPATH (a wheel is a zip of its installed files): no venv or
 # pip needed, which a distribution's Python may lack or refuse.

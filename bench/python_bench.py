@@ -4,7 +4,8 @@ launch: host time per call of hone.Kernel(...)(a, b, c, sizes=...) on torch tens
 raw launch of the same configuration of the same kernel through CuPy's RawKernel, 10^4 calls
 each, after a warm-up; the kernel is small (N=4096) so that the GPU keeps up with the host.
 tune: wall time of hone.tune against the CLI (`hone tune`) on the same config, both with a warm
-compile cache, alternating.
+compile cache, alternating: hone.tune with its own workers per call (keep_session=False, as
+the CLI), and with the workers it keeps between calls.
 """
 import argparse
 import json
@@ -100,20 +101,33 @@ def bench_tune(cli, config, sizes, max_evals, reps):
            "-o", db_cli]
     # Warm the compile cache for both.
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    out = {"cli_s": [], "python_s": []}
+    # Python: each call with its own workers, as the CLI (like for like); then with the workers
+    # hone.tune keeps between calls (after one call that starts them).
+    out = {"cli_s": [], "python_s": [], "python_kept_s": []}
+    hone.tune(config, sizes=sizes, max_evals=max_evals, fresh=True, output=db_py)
     for _ in range(reps):
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         out["cli_s"].append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        r = hone.tune(config, sizes=sizes, max_evals=max_evals, fresh=True, output=db_py)
+        r = hone.tune(config, sizes=sizes, max_evals=max_evals, fresh=True, output=db_py,
+                      keep_session=False)
         out["python_s"].append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        kept = hone.tune(config, sizes=sizes, max_evals=max_evals, fresh=True, output=db_py)
+        out["python_kept_s"].append(time.perf_counter() - t0)
+        assert kept.kept["gpu_reused"], kept.kept
     cli_best, py_best = min(out["cli_s"]), min(out["python_s"])
+    kept_best = min(out["python_kept_s"])
     print(f"tune {config.name} {sizes}, {max_evals} evaluations, {reps} runs each, warm cache:")
     print(f"  CLI    min {cli_best:.2f} s  runs {', '.join(f'{x:.2f}' for x in out['cli_s'])}")
     print(f"  Python min {py_best:.2f} s  runs {', '.join(f'{x:.2f}' for x in out['python_s'])}"
           f"  ({(py_best / cli_best - 1) * 100:+.1f}% against the CLI); best {r.best.key}")
+    print(f"  Python, kept workers, min {kept_best:.2f} s  runs "
+          f"{', '.join(f'{x:.2f}' for x in out['python_kept_s'])}"
+          f"  ({(kept_best / cli_best - 1) * 100:+.1f}% against the CLI)")
     out["ratio"] = py_best / cli_best
+    out["kept_ratio"] = kept_best / cli_best
     return out
 
 

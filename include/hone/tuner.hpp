@@ -24,6 +24,7 @@ namespace hone {
 // src/compile/remote_compiler.hpp): libhone's interfaces, named here only.
 class gpu_session;
 class remote_compiler;
+class compile_pool;
 struct tune_diagnostics;
 
 struct pipeline_state {
@@ -66,6 +67,11 @@ struct tune_options {
     // Compilers beyond this process's pool (other MPI ranks' pools): they take what the local
     // compile workers cannot take at once.
     std::vector<std::shared_ptr<remote_compiler>> compilers;
+    // Use this compile pool (libhone's own interface, src/compile/compile_pool.hpp) instead of
+    // starting one: a process that tunes again keeps its compile workers (the Python package
+    // does). The pool's own jobs and cache then stand for `jobs`, `cache_dir` and `use_cache`,
+    // and `compilers` are not added to it. The run leaves it empty (compile_pool::abandon).
+    std::shared_ptr<compile_pool> pool;
     // One line for the user: a GPU dropped from the run, a GPU that failed to start.
     std::function<void(const std::string&)> on_message;
     // Where the run's time went, filled in when set: hone's own summary and benchmarks

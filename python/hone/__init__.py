@@ -1,11 +1,15 @@
 """hone from Python: tune CUDA kernels (``hone.tune``) and launch the tuned kernels on PyTorch,
 CuPy, JAX or Numba arrays without copies (``hone.Kernel``). See docs/python.md."""
+import atexit
+import contextlib
 import os
 import sys
+import time
 
 from .errors import EnvError, InputError
 from .results import Record, TuneResult
 from . import _hone
+from . import trace as _tracing
 
 _hone._set_error_types(InputError, EnvError)
 
@@ -27,7 +31,36 @@ current stream, on the arrays' device; it never synchronises.
 (on the current GPU, or on a nominal device of ``arch`` such as "sm_90", no GPU needed)."""
 
 __version__ = _hone.version()
-__all__ = ["tune", "Kernel", "TuneResult", "Record", "InputError", "EnvError", "load_config"]
+__all__ = ["tune", "Kernel", "TuneResult", "Record", "InputError", "EnvError", "load_config",
+           "close", "session", "session_info"]
+
+
+def close():
+    """Ends the GPU worker and compile workers that hone.tune keeps between calls (their CUDA
+    context and the last call's buffers with them); the next call starts new ones. Called at
+    interpreter exit; calling it again does nothing."""
+    _hone.close_sessions()
+
+
+atexit.register(close)
+
+
+@contextlib.contextmanager
+def session():
+    """``with hone.session(): ...``: the calls inside share the kept workers, which end when the
+    block does (hone.close)."""
+    try:
+        yield
+    finally:
+        close()
+
+
+def session_info():
+    """The workers hone.tune keeps: ``gpu_workers`` (the ordinals of the kept GPU workers),
+    ``compile_pool`` (whether compile workers are kept), and how many were started and reused
+    in this process (``gpu_workers_started``, ``gpu_workers_reused``,
+    ``compile_pools_started``, ``compile_pools_reused``, ``compile_workers_started``)."""
+    return _hone.session_info()
 
 
 def load_config(config, sizes=None):
@@ -67,7 +100,7 @@ def _print_progress(state):
 def tune(config, sizes=None, *, device=0, output=None, fresh=False, retry_failed=False,
          jobs=0, cache_dir=None, no_cache=False, only=None, max_evals=None, time_limit=None,
          l2_flush=None, timer=None, in_process=False, progress=None, on_result=None,
-         _text=None):
+         keep_session=True, _text=None, _trace=True):
     """Tunes a search config on a GPU, as ``hone tune`` does, and returns a TuneResult.
 
     ``sizes`` overrides problem sizes (``--set``). The options are the CLI's: ``device``,
@@ -76,7 +109,9 @@ def tune(config, sizes=None, *, device=0, output=None, fresh=False, retry_failed
     (seconds), ``l2_flush`` (True/False), ``timer`` (auto, profiler, cupti, events),
     ``in_process``. ``progress``: a callable taking a dict (done, total, failures, best,
     elapsed_s, eta_s, ...) after each configuration, or True to print a progress line.
-    ``on_result``: a callable taking each new record as a dict.
+    ``on_result``: a callable taking each new record as a dict. ``keep_session`` (default
+    True): the GPU worker and the compile workers stay up for the next call on the main thread
+    (hone.close ends them); False: this call starts and ends its own.
 
     Ctrl-C (KeyboardInterrupt) or an exception in a callback stops the run cleanly: what was
     measured is stored, and running the same call again resumes. Errors: InputError (the config,
@@ -93,6 +128,10 @@ def tune(config, sizes=None, *, device=0, output=None, fresh=False, retry_failed
     if on_result is not None:
         user_result = on_result
         on_result = lambda d: user_result(Record(**d))  # noqa: E731
+    if not isinstance(keep_session, bool):
+        raise InputError(f"keep_session: expected True or False, not "
+                         f"{type(keep_session).__name__}")
+    t0 = time.perf_counter()
     d = _hone.tune(
         os.fspath(config), _text, _sizes(sizes), _int("device", device), bool(in_process),
         bool(fresh), bool(retry_failed), _int("jobs", jobs),
@@ -100,8 +139,12 @@ def tune(config, sizes=None, *, device=0, output=None, fresh=False, retry_failed
         "" if output is None else os.fspath(output), "" if only is None else str(only),
         -1 if max_evals is None else _int("max_evals", max_evals),
         -1.0 if time_limit is None else float(time_limit), l2_flush or "", timer or "",
-        progress, on_result)
-    return TuneResult(d)
+        keep_session, progress, on_result)
+    r = TuneResult(d)
+    r.time["python_s"] = time.perf_counter() - t0
+    if _trace:
+        _tracing.emit(f"hone.tune {os.fspath(config)}", r)
+    return r
 
 
 def _int(name, v):

@@ -69,6 +69,20 @@ def _host_bytes(x):
     return _host_array(x).tobytes()
 
 
+def _work_root(arguments):
+    """Where a call's temporary folder goes: /dev/shm (memory) when it has room for twice the
+    arrays, which the GPU worker reads back from their files; else the system's default."""
+    import shutil
+    arrays = sum(int(getattr(a, "nbytes", 0) or 0) for a in arguments if _is_array(a))
+    need = 2 * arrays + (64 << 20)
+    try:
+        if os.access("/dev/shm", os.W_OK) and shutil.disk_usage("/dev/shm").free > need:
+            return "/dev/shm"
+    except OSError:
+        pass
+    return None
+
+
 def _check_answer(path, config, arguments, answer, atol, verify, device, cache_dir):
     """The answer (or the verify function) against the best configuration's outputs: one
     launch through hone.Kernel on CuPy copies of the arguments. hone verified every
@@ -263,7 +277,29 @@ def _restrictions(restrictions, tune_params):
     return out
 
 
-def _source(kernel_source, workdir):
+def _write_source(folder, name, text, content_addressed):
+    """Writes a generated source. Content-addressed (folder/<digest of the text>/name, written
+    once): its path is the same for the same text in every call and process, so that the
+    compile cache, whose key covers the source's path, finds its binaries again."""
+    if content_addressed:
+        import hashlib
+        folder = os.path.join(folder, hashlib.sha256(text.encode()).hexdigest()[:24])
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return path
+        os.makedirs(folder, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+        return path
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def _source(kernel_source, workdir, source_dir=None):
     if isinstance(kernel_source, (list, tuple)):
         if not kernel_source:
             _unsupported("kernel_source", "an empty list")
@@ -286,9 +322,7 @@ def _source(kernel_source, workdir):
         _unsupported("kernel_source", f"expected source text or a file, not {type(main).__name__}")
     if "\n" not in main and main.endswith((".cu", ".cuh", ".h", ".hpp")):
         _unsupported("kernel_source", f"no file {main!r}")
-    path = os.path.join(workdir, "kernel.cu")
-    with open(path, "w") as f:
-        f.write(main)
+    path = _write_source(source_dir or workdir, "kernel.cu", main, source_dir is not None)
     return path, [os.getcwd()] + include_dirs
 
 
@@ -296,7 +330,7 @@ _CONSTANT_TYPES = {"float32": float, "float64": float, "int8": int, "int16": int
                    "int64": int, "uint8": int, "uint16": int, "uint32": int, "uint64": int}
 
 
-def _rewrite_source(source_path, cmem_args, params, workdir):
+def _rewrite_source(source_path, cmem_args, params, workdir, source_dir=None):
     """The source as Kernel Tuner compiles it, where that differs from the file with -D macros:
     cmem_args become initialisers, and a loop_unroll_factor parameter's pragma is left out
     where its value is 0. Returns the path of a rewritten copy, or the file's own path."""
@@ -313,10 +347,7 @@ def _rewrite_source(source_path, cmem_args, params, workdir):
         # choice); the macro guards it instead, so one source serves every value.
         text = re.sub(r"^([ \t]*)#pragma[ \t]+unroll[ \t]+" + re.escape(name) + r"\b(.*)$",
                       lambda m: f"#if {name} != 0\n{m.group(0)}\n#endif", text, flags=re.M)
-    out = os.path.join(workdir, "kernel_kt.cu")
-    with open(out, "w") as f:
-        f.write(text)
-    return out
+    return _write_source(source_dir or workdir, "kernel_kt.cu", text, source_dir is not None)
 
 
 def _with_constants(text, cmem_args):
@@ -419,9 +450,11 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
                  grid_div_x=None, grid_div_y=None, grid_div_z=None, restrictions=None,
                  iterations=7, block_size_names=None, strategy=None, strategy_options=None,
                  compiler_options=None, defines=None, workdir=None, answer=None, atol=1e-6,
-                 cmem_args=None):
+                 cmem_args=None, rel_precision=None, source_dir=None):
     """The hone search config (a dict, written as JSON, which is YAML) for Kernel Tuner's
-    arguments; array arguments are written into `workdir` as the buffers' init files."""
+    arguments; array arguments are written into `workdir` as the buffers' init files, and the
+    sources compat writes (a source given as text, a rewritten copy) into `workdir`, or with
+    `source_dir` into content-addressed folders under it (stable paths: compile cache hits)."""
     if not isinstance(kernel_name, str) or not kernel_name:
         _unsupported("kernel_name", "expected the kernel's name")
     if not isinstance(tune_params, dict) or not tune_params:
@@ -515,11 +548,16 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
             path = os.path.join(workdir, f"{name}.bin")
             host = _host_array(a)
             # An empty array (a kernel never reads it) is one zero element: hone's buffers
-            # are never empty.
+            # are never empty. An array whose every bit is 0 (an output made with zeros_like)
+            # is hone's zeros init: nothing to write, read back and upload.
             count = max(1, int(host.size))
-            with open(path, "wb") as f:
-                f.write(host.tobytes() if host.size else bytes(host.dtype.itemsize))
-            buffers[name] = {"type": t, "count": count, "role": "inout", "init": {"file": path}}
+            if host.size == 0 or not host.reshape(-1).view("uint8").any():
+                init = "zeros"
+            else:
+                with open(path, "wb") as f:
+                    host.tofile(f)  # no copy of the array
+                init = {"file": path}
+            buffers[name] = {"type": t, "count": count, "role": "inout", "init": init}
             args.append(name)
         elif hasattr(a, "dtype") and hasattr(a, "item"):  # a numpy scalar
             v = a.item()
@@ -557,8 +595,13 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
 
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
         _unsupported("iterations", "expected a positive int")
-    source_path, include_dirs = _source(kernel_source, workdir)
-    source_path = _rewrite_source(source_path, cmem_args, params, workdir)
+    if rel_precision is not None and (isinstance(rel_precision, bool) or
+                                      not isinstance(rel_precision, (int, float)) or
+                                      not 0 < rel_precision < 1):
+        _unsupported("rel_precision", "expected a fraction between 0 and 1, such as 0.01 (or "
+                                      "None: exactly `iterations` samples)")
+    source_path, include_dirs = _source(kernel_source, workdir, source_dir)
+    source_path = _rewrite_source(source_path, cmem_args, params, workdir, source_dir)
     config = OrderedDict()
     config["kernel"] = {"source": source_path, "name": kernel_name, "options": options,
                         "include_dirs": include_dirs}
@@ -574,9 +617,14 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
     verify = _verify_section(answer, atol, arguments, buffers, params, restrictions, names)
     if verify:
         config["verify"] = verify
-    # hone times each configuration until its median is known to 1%, with at least
-    # `iterations` samples (Kernel Tuner takes exactly that many).
-    config["timing"] = {"min_samples": iterations, "max_samples": max(200, iterations)}
+    # Kernel Tuner times each configuration `iterations` times and reports their mean: so does
+    # hone here. With rel_precision, hone samples until the median's 95% interval is within it
+    # (at least `iterations` samples, at most 200 or one second).
+    if rel_precision is None:
+        config["timing"] = {"min_samples": iterations, "max_samples": iterations}
+    else:
+        config["timing"] = {"min_samples": iterations, "max_samples": max(200, iterations),
+                            "rel_precision": float(rel_precision)}
     config["search"] = search
     config["output"] = os.path.join(workdir, "results.db")
     return config
@@ -644,9 +692,11 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                 block_size_names=None, quiet=False, strategy=None, strategy_options=None,
                 cache=None, metrics=None, simulation_mode=None, parallel=None, observers=None,
                 objective=None, objective_higher_is_better=None, objectives=None, seed=None,
-                **hone_options):
-    """Kernel Tuner's tune_kernel on hone. Extra keyword arguments go to hone.tune (jobs,
-    cache_dir, timer, ...)."""
+                rel_precision=None, **hone_options):
+    """Kernel Tuner's tune_kernel on hone. ``rel_precision`` (hone's, not Kernel Tuner's):
+    sample each configuration until its median is known to this fraction, rather than exactly
+    ``iterations`` times. Extra keyword arguments go to hone.tune (jobs, cache_dir, timer,
+    keep_session, ...)."""
     from . import tune
 
     if verify is not None and not callable(verify):
@@ -675,24 +725,46 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         _unsupported("objective", f"{objective!r} is neither 'time' nor one of the metrics")
     higher = bool(objective_higher_is_better) if objective != "time" else False
 
+    from . import _hone
+    from . import trace
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="hone-compat-") as workdir:
+    phases = []  # the Python side's, for HONE_TRACE (hone.trace)
+    # Generated sources live beside the compile cache, under stable paths (_write_source).
+    cache_root = hone_options.get("cache_dir")
+    if not cache_root:
+        try:
+            cache_root = _hone.default_cache_dir()
+        except Exception:  # noqa: BLE001 (no HOME: hone.tune says so if it needs the cache)
+            cache_root = tempfile.gettempdir()
+    source_dir = os.path.join(os.fspath(cache_root), "compat-sources")
+    root = _work_root(arguments)
+    with tempfile.TemporaryDirectory(prefix="hone-compat-", dir=root) as workdir:
         config = build_config(kernel_name, kernel_source, problem_size, arguments, tune_params,
                               grid_div_x, grid_div_y, grid_div_z, restrictions, iterations,
                               block_size_names, strategy, strategy_options, compiler_options,
-                              defines, workdir, None if verify else answer, atol, cmem_args)
+                              defines, workdir, None if verify else answer, atol, cmem_args,
+                              rel_precision, source_dir)
         if cache is not None:
             c = os.fspath(cache)
             config["output"] = os.path.abspath(c if c.endswith(".db") else c + ".db")
         path = os.path.join(workdir, f"{kernel_name.split('<')[0]}.yaml")
         with open(path, "w") as f:
             json.dump(config, f, indent=2)
-        r = tune(path, device=device, **hone_options)
+        phases.append(("compat: config, sources and arrays written", time.perf_counter() - start))
+        phases.append(("tune", None))
+        t = time.perf_counter()
+        r = tune(path, device=device, _trace=False, **hone_options)
+        phases.append(("compat: hone.tune's Python wrapper",
+                       time.perf_counter() - t - r.time.get("python_s", 0.0)))
         answer_note = None
+        t = time.perf_counter()
         if config.get("verify") or verify is not None:
             answer_note = _check_answer(path, config, arguments, answer, atol, verify, device,
                                         hone_options.get("cache_dir"))
-    elapsed = time.perf_counter() - start
+        phases.append(("compat: answer check (hone.Kernel on CuPy)", time.perf_counter() - t))
+        t = time.perf_counter()
+    phases.append(("compat: temporary folder removed", time.perf_counter() - t))
+    t = time.perf_counter()
 
     results = []
     names = list(config["params"])
@@ -720,6 +792,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     best = None
     if timed:
         best = (max if higher else min)(timed, key=lambda d: d[objective])
+    phases.append(("compat: results as Kernel Tuner's", time.perf_counter() - t))
+    elapsed = time.perf_counter() - start
     env = OrderedDict()
     env["device_name"] = r.device
     env["compute_capability"] = r.arch.replace("sm_", "")
@@ -738,6 +812,12 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     env["hone_answer"] = answer_note
     env["hone_evaluated"] = r.evaluated
     env["hone_resumed"] = r.resumed
+    env["hone_compiled"] = r.compiled
+    env["hone_cache_hits"] = r.cache_hits
+    env["hone_kept"] = dict(r.kept)
+    env["hone_gpu_busy_s"] = r.time.get("gpu_busy_s")  # the kernels' own time, warm-up included
+    env["hone_phases"] = trace.phases(r.time, r.kept, phases)
+    trace.emit(f"tune_kernel {kernel_name}", r, phases)
     if not quiet and best is not None:
         shown = ", ".join(f"{n}={best[n]}" for n in names)
         print(f"best performing configuration:\n{shown}, {objective}={best[objective]}",

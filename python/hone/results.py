@@ -59,6 +59,8 @@ class TuneResult:
         self.interrupted = d["interrupted"]
         self.remeasure_reason = d["remeasure_reason"]
         self.time = d["time"]
+        # Whether the call used the workers hone keeps between calls (hone.session_info).
+        self.kept = d.get("kept", {})
         self.device = d["device"]
         self.device_ordinal = d["device_ordinal"]
         self.arch = d["arch"]

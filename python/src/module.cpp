@@ -4,8 +4,10 @@
 #include <nanobind/stl/string.h>
 
 #include "bindings.hpp"
+#include "compile/compile_cache.hpp"
 #include "hone/elem_type.hpp"
 #include "hone/spec.hpp"
+#include "session.hpp"
 
 namespace hone::py {
 namespace {
@@ -115,6 +117,8 @@ NB_MODULE(_hone, m) {
           "Loads and checks a search config; returns what it declares.");
     m.def("load_config_text", &py::load_config_text, nb::arg("text"), nb::arg("path"));
     m.def("version", [] { return hone::tool_version(); });
+    m.def("default_cache_dir", [] { return hone::compile_cache::default_dir(); });
     py::bind_tune(m);
+    py::bind_session(m);
     py::bind_kernel(m);
 }

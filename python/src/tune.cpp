@@ -5,12 +5,15 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <csignal>
 #include <optional>
 
 #include "bindings.hpp"
+#include "common/clock.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
+#include "session.hpp"
 #include "tune/diagnostics.hpp"
 
 namespace hone::py {
@@ -65,6 +68,19 @@ nb::dict time_to_py(const time_split& t) {
     d["gpu_busy_s"] = t.gpu_busy_s;
     d["store_s"] = t.store_s;
     d["timer"] = t.prepare.timer;
+    d["inputs_s"] = t.prepare.inputs_s;
+    d["upload_s"] = t.prepare.upload_s;
+    d["reference_run_s"] = t.prepare.reference_s;
+    d["timer_s"] = t.prepare.timer_s;
+    d["clock_s"] = t.prepare.clock_s;
+    d["clock_mhz"] = t.prepare.clock_mhz;
+    d["worker_s"] = t.worker_s;
+    d["load_s"] = t.gpu_steps.load_s;
+    d["verify_s"] = t.gpu_steps.verify_s;
+    d["warmup_s"] = t.gpu_steps.warmup_s;
+    d["samples_s"] = t.gpu_steps.samples_s;
+    d["waits"] = t.gpu_steps.waits;
+    d["gpu_span_s"] = t.gpu_span_s;
     return d;
 }
 
@@ -99,7 +115,7 @@ nb::dict run_tune(const std::string& config, std::optional<std::string> text,
                   bool fresh, bool retry_failed, int jobs, const std::string& cache_dir,
                   bool no_cache, const std::string& output, const std::string& only,
                   int64_t max_evals, double time_limit, const std::string& l2_flush,
-                  const std::string& timer, nb::object progress, nb::object on_result) {
+                  const std::string& timer, bool keep, nb::object progress, nb::object on_result) {
     if (device < 0) throw_input("device: a GPU ordinal (0 or more), not " + std::to_string(device));
     if (jobs < 0) throw_input("jobs: 0 (one per core) or more, not " + std::to_string(jobs));
     if (max_evals < -1) throw_input("max_evals: 0 (no limit) or more");
@@ -157,14 +173,25 @@ nb::dict run_tune(const std::string& config, std::optional<std::string> text,
     }
     std::optional<tune_result> r;
     std::exception_ptr failure;
+    kept_lease lease;  // dropped unless the run ends well: a failed run's workers may be stuck
+    const auto t0 = steady_clock::now();
     {
         nb::gil_scoped_release release;
         try {
+            // Kept workers serve the main thread only: a worker dies with the thread that
+            // started it, and another thread's call may run while the main thread's does.
+            if (keep && !in_process && main) {
+                lend(lease, device, jobs, cache_dir, !no_cache, std::max(60.0, s.timing.timeout_s));
+                opt.session = lease.gpu;
+                opt.pool = lease.pool;
+            }
             r = tune(s, opt);
+            lease.give_back();
         } catch (...) {
             failure = std::current_exception();
         }
     }
+    const double call_s = seconds_since(t0);
     bool signalled = false;
     if (main) {
         sigaction(SIGINT, &old, nullptr);
@@ -204,7 +231,17 @@ nb::dict run_tune(const std::string& config, std::optional<std::string> text,
     d["cache_hits"] = r->cache_hits;
     d["interrupted"] = r->interrupted;
     d["remeasure_reason"] = r->remeasure_reason;
-    d["time"] = time_to_py(diag.time);
+    nb::dict time = time_to_py(diag.time);
+    time["call_s"] = call_s;  // lend and tune, as this call waited for them
+    time["kept_start_s"] = lease.start_s;
+    d["time"] = time;
+    nb::dict kept;
+    kept["used"] = bool(lease.gpu) || bool(lease.pool);
+    kept["gpu_reused"] = lease.gpu_reused;
+    kept["pool_reused"] = lease.pool_reused;
+    kept["compile_workers_started"] =
+        lease.pool ? lease.pool->counts().workers_started - lease.workers_before : 0;
+    d["kept"] = kept;
     d["device"] = r->device.attrs.name;
     d["device_ordinal"] = r->device.ordinal;
     d["arch"] = r->device.attrs.arch();
@@ -218,7 +255,8 @@ void bind_tune(nb::module_& m) {
           nb::arg("device"), nb::arg("in_process"), nb::arg("fresh"), nb::arg("retry_failed"),
           nb::arg("jobs"), nb::arg("cache_dir"), nb::arg("no_cache"), nb::arg("output"),
           nb::arg("only"), nb::arg("max_evals"), nb::arg("time_limit"), nb::arg("l2_flush"),
-          nb::arg("timer"), nb::arg("progress").none(), nb::arg("on_result").none());
+          nb::arg("timer"), nb::arg("keep"), nb::arg("progress").none(),
+          nb::arg("on_result").none());
 }
 
 }  // namespace hone::py

@@ -279,7 +279,20 @@ def test_an_empty_array_is_a_one_element_buffer(tmp_path):
     args[1] = np.zeros(0, dtype=np.float32)
     cfg, path, _, _ = build(tmp_path, arguments=args)
     assert cfg["buffers"]["arg1"]["count"] == 1
-    assert np.fromfile(cfg["buffers"]["arg1"]["init"]["file"], dtype=np.float32).tolist() == [0]
+    assert cfg["buffers"]["arg1"]["init"] == "zeros"
+    hone.load_config(path)
+
+
+def test_an_all_zero_array_is_zeros_without_a_file(tmp_path):
+    args, a, b = vector_add_args()
+    cfg, path, _, _ = build(tmp_path, arguments=args)
+    assert cfg["buffers"]["arg0"]["init"] == "zeros"  # c = zeros_like(b)
+    assert not (tmp_path / "arg0.bin").exists()
+    # Negative zero is not all zero bits: its file keeps it.
+    args[0] = np.full(10000, -0.0, dtype=np.float32)
+    cfg, path, _, _ = build(tmp_path, arguments=args)
+    data = np.fromfile(cfg["buffers"]["arg0"]["init"]["file"], dtype=np.float32)
+    assert np.signbit(data).all()
     hone.load_config(path)
 
 

@@ -127,6 +127,7 @@ struct compile_pool::impl {
             if (!w.busy) return &w;
         }
         if (static_cast<int>(workers.size()) >= jobs) return nullptr;
+        ++counts.workers_started;
         return &workers.emplace_back(start_worker());
     }
 
@@ -340,6 +341,16 @@ std::optional<std::pair<uint64_t, compile_result>> compile_pool::wait(double tim
         if (p_->ready.empty() && timeout_s >= 0 && seconds_until(deadline) <= 0)
             return std::nullopt;
     }
+}
+
+void compile_pool::abandon() {
+    p_->queue.clear();
+    p_->ready.clear();
+    for (auto& w : p_->workers)
+        if (w.busy) w.busy->tickets.clear();
+    for (auto& r : p_->remotes)
+        for (auto& [id, t] : r.busy) t.tickets.clear();
+    p_->in_flight = 0;
 }
 
 std::size_t compile_pool::in_flight() const {

@@ -22,6 +22,8 @@ struct compile_pool_counts {
     uint64_t workers_lost = 0;  // workers that died or were killed at the hard deadline
     uint64_t remote = 0;        // compiles run by remote compilers (add_remote)
     uint64_t remotes_lost = 0;  // remote compilers that failed (their requests compiled here)
+    uint64_t workers_started =
+        0;  // worker processes spawned (a pool kept across runs: all of them)
 };
 
 class compile_pool {
@@ -43,6 +45,10 @@ class compile_pool {
     // nothing is in flight.
     std::optional<std::pair<uint64_t, compile_result>> wait(double timeout_s);
     std::size_t in_flight() const;  // submitted, not yet returned by wait()
+    // Forgets every submission not yet returned by wait(), so that a pool kept for another run
+    // (tune_options::pool) starts that run empty: queued compiles are dropped, and those under
+    // way finish into the cache without a ticket. The workers stay.
+    void abandon();
     int jobs() const;  // compiles at once: the workers and the remote compilers' capacity
     const compile_pool_counts& counts() const;
 

@@ -70,6 +70,12 @@ std::string first_error_line(const std::string& log) {
 class pipeline {
   public:
     pipeline(const spec& s, const tune_options& opt) : s_(s), opt_(opt) {}
+    // A pool kept for other runs is left with nothing of this one in flight, whatever ended it.
+    ~pipeline() {
+        if (pool_ && opt_.pool) pool_->abandon();
+    }
+    pipeline(const pipeline&) = delete;
+    pipeline& operator=(const pipeline&) = delete;
 
     tune_result run();
 
@@ -104,7 +110,7 @@ class pipeline {
     std::unique_ptr<strategy> strategy_;   // may search shard_
     std::string strategy_name_;            // as resolved
     std::unique_ptr<compile_cache> cache_;
-    std::unique_ptr<compile_pool> pool_;
+    std::shared_ptr<compile_pool> pool_;
     std::unique_ptr<results_store> store_;
     int64_t run_id_ = 0;
     std::deque<pending> queue_;
@@ -155,13 +161,18 @@ tune_result pipeline::run() {
         0)  // nothing to resume: say why older results of the same config do not count
         if (const auto previous = store_->previous_run(out_.identity))
             out_.remeasure_reason = describe_change(previous->identity, out_.identity);
-    if (opt_.use_cache) {
-        cache_ = std::make_unique<compile_cache>(
-            opt_.cache_dir.empty() ? compile_cache::default_dir() : opt_.cache_dir);
+    if (opt_.pool) {
+        pool_ = opt_.pool;
+    } else {
+        if (opt_.use_cache) {
+            cache_ = std::make_unique<compile_cache>(
+                opt_.cache_dir.empty() ? compile_cache::default_dir() : opt_.cache_dir);
+        }
+        const int jobs = opt_.jobs > 0 ? opt_.jobs : default_jobs();
+        pool_ =
+            std::make_shared<compile_pool>(jobs, cache_.get(), std::max(60.0, s_.timing.timeout_s));
+        for (const auto& c : opt_.compilers) pool_->add_remote(c);
     }
-    const int jobs = opt_.jobs > 0 ? opt_.jobs : default_jobs();
-    pool_ = std::make_unique<compile_pool>(jobs, cache_.get(), std::max(60.0, s_.timing.timeout_s));
-    for (const auto& c : opt_.compilers) pool_->add_remote(c);
 
     const std::string arch = out_.device.attrs.arch();
     const bool final_word_due =
@@ -171,12 +182,16 @@ tune_result pipeline::run() {
         // Through the pool, like every compile: NVRTC never runs in this process, which may be
         // an application's (NVRTC may initialise the driver in its process).
         auto t = steady_clock::now();
+        // The first configurations are handed to the pool behind the reference, so that they
+        // compile beside it rather than after it.
         plan.reference = make_reference(s_, *space_, arch, [&](const compile_request& req) {
             const uint64_t ticket = pool_->submit(req);
+            fill_queue();
             for (;;) {
                 auto got = pool_->wait(-1);
                 if (!got) throw std::logic_error("compile pool lost the reference compile");
                 if (got->first == ticket) return std::move(got->second);
+                assign(std::move(*got));
             }
         });
         time_.reference_compile_s = seconds_since(t);

@@ -126,6 +126,35 @@ TEST_CASE("compile_pool times out a compile past its deadline") {
     CHECK_FALSE(results[t].ok);
 }
 
+TEST_CASE("compile_pool::abandon leaves a kept pool empty, its workers and the cache filled") {
+    temp_dir dir;
+    compile_cache cache(dir.path.string());
+    compile_pool pool(1, &cache, 60.0);
+    pool.submit(kernel_request(11));  // under way in the one worker
+    pool.submit(kernel_request(12));  // queued behind it
+    // A run ends with both in flight: the next run must see neither.
+    REQUIRE(pool.wait(0) == std::nullopt);
+    pool.abandon();
+    CHECK(pool.in_flight() == 0);
+    CHECK_FALSE(pool.wait(0));
+    // The next run's compile: the worker started for the first one serves it, after finishing
+    // the abandoned compile, whose result reaches the cache and no ticket.
+    const uint64_t next = pool.submit(kernel_request(13));
+    const auto results = wait_all(pool);
+    REQUIRE(results.size() == 1);
+    CHECK(results.begin()->first == next);
+    CHECK(results.begin()->second.ok);
+    CHECK(pool.counts().workers_started == 1);
+    CHECK(cache.get(kernel_request(11).cache_key()));
+    CHECK_FALSE(cache.get(kernel_request(12).cache_key()));  // dropped before it started
+    // Submitting the dropped one again compiles it.
+    const uint64_t again = pool.submit(kernel_request(12));
+    const auto later = wait_all(pool);
+    REQUIRE(later.size() == 1);
+    CHECK(later.begin()->first == again);
+    CHECK(later.begin()->second.ok);
+}
+
 TEST_CASE("default_jobs is the number of online cores") {
     CHECK(default_jobs() == static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
 }

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "compile/compile_cache.hpp"
+#include "compile/compile_pool.hpp"
 #include "hone/device_attrs.hpp"
 #include "hone/spec.hpp"
 #include "hone/store.hpp"
@@ -373,4 +375,38 @@ TEST_CASE("--only evaluates one configuration, whatever the strategy") {
     f.opt.only = "X=5,FAIL=0";
     CHECK_THROWS_WITH_AS(tune(s, f.opt), doctest::Contains("is not a configuration of the space"),
                          input_error);
+}
+
+TEST_CASE("a compile pool kept across runs serves each of them, a cut-short run leaving it empty") {
+    fixture f;
+    f.dir.write("scale.yaml", config_with("[0, 1]", ""));
+    const spec s = load_spec(f.dir.file("scale.yaml"));
+    compile_cache cache(f.opt.cache_dir);
+    f.opt.pool = std::make_shared<compile_pool>(2, &cache, 60.0);
+    // A budget of 1 of 8 configurations: the run ends with the rest of its window handed to
+    // the pool, compiling or queued.
+    tune_options first = f.opt;
+    first.max_evals = 1;
+    first.output = f.dir.file("first.db");
+    const tune_result a = tune(s, first);
+    CHECK(a.evaluated == 1);
+    CHECK(f.opt.pool->in_flight() == 0);
+    const uint64_t started = f.opt.pool->counts().workers_started;
+    CHECK(started >= 1);
+    CHECK(started <= 2);
+    // The next run on the same pool and session: every configuration once, nothing of the
+    // first run's window answered in its place.
+    const tune_result b = tune(s, f.opt);
+    CHECK(b.evaluated == 8);
+    CHECK(f.gpu->prepared == 2);
+    std::vector<std::string> keys;
+    for (const auto& r : b.records) keys.push_back(r.key);
+    std::sort(keys.begin(), keys.end());
+    CHECK(std::unique(keys.begin(), keys.end()) == keys.end());
+    std::size_t timed = 0, failed = 0;
+    for (const auto& r : b.records) (has_timing(r.st) ? timed : failed) += 1;
+    CHECK(timed == 4);
+    CHECK(failed == 4);  // FAIL=1 does not compile
+    CHECK(f.opt.pool->in_flight() == 0);
+    CHECK(f.opt.pool->counts().workers_started <= 2);  // the pool's own, never more than jobs
 }
