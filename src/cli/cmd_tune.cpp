@@ -614,17 +614,34 @@ int run_mpi(tune_args a) {
         std::async(counted > 0 ? std::launch::deferred : std::launch::async, [] {
             return list_devices();
         }).share();
-    const auto link = mpi_link::open(a.mpi ? "--mpi" : "started by an MPI launcher");
-    auto local = [&] {
+    auto share = [&](int local_rank, int local_size) {
         std::vector<int> all;
         if (counted > 0)
             for (int i = 0; i < counted; ++i) all.push_back(i);
         else
             for (const auto& d : devices.get()) all.push_back(d.ordinal);
         // Fewer GPUs than ranks on the host: the launcher gave each rank its own.
-        const bool own = static_cast<int>(all.size()) < link->local_size();
-        const std::vector<int> mine =
-            own ? all : local_share(all, link->local_rank(), link->local_size());
+        const bool own = static_cast<int>(all.size()) < local_size;
+        return own ? all : local_share(all, local_rank, local_size);
+    };
+    // Where the launcher says where this rank stands on its host, its GPU workers start before
+    // MPI does (MPI's start and CUDA's overlap); a dry run measures nothing.
+    const auto early_place = launcher_local_rank();
+    session_list early;
+    if (early_place && counted > 0 && !a.dry_run) {
+        try {
+            const auto mine = share(early_place->first, early_place->second);
+            if (!mine.empty()) early = open_gpu_sessions(mine, !a.in_process, say);
+        } catch (const std::exception&) {
+            early.clear();  // local() tries again, where a failure is handled as ever
+        }
+    }
+    const auto link = mpi_link::open(a.mpi ? "--mpi" : "started by an MPI launcher");
+    auto local = [&] {
+        if (early_place && early_place->first == link->local_rank() &&
+            early_place->second == link->local_size() && !early.empty())
+            return std::exchange(early, {});
+        const std::vector<int> mine = share(link->local_rank(), link->local_size());
         return mine.empty() ? session_list{} : open_gpu_sessions(mine, !a.in_process, say);
     };
     if (link->rank() != 0) {

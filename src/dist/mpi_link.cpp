@@ -53,6 +53,20 @@ int launcher_world_size() {
     return 0;
 }
 
+std::optional<std::pair<int, int>> launcher_local_rank() {
+    const std::pair<const char*, const char*> names[] = {
+        {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+        {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"}};  // OpenMPI; MPICH's Hydra
+    for (const auto& [rank, size] : names) {
+        const char* r = env(rank);
+        const char* n = env(size);
+        if (!r || !n) continue;
+        const int ri = std::atoi(r), ni = std::atoi(n);
+        if (ni >= 1 && ri >= 0 && ri < ni) return std::pair{ri, ni};
+    }
+    return std::nullopt;
+}
+
 std::vector<std::string> mpi_plugin_candidates() {
     if (const char* given = env("HONE_MPI_PLUGIN")) return {given};
     std::vector<std::string> out;

@@ -16,6 +16,9 @@ namespace hone {
 // it sets; and the number of ranks it started (0 when it does not say).
 bool launched_by_mpi();
 int launcher_world_size();
+// This rank's place among the ranks on its host (local rank, local size), as the launcher's
+// environment gives it before MPI starts; nullopt where it does not.
+std::optional<std::pair<int, int>> launcher_local_rank();
 
 // Where libhone_mpi.so is looked for: $HONE_MPI_PLUGIN when set, else beside the hone
 // executable, in ../lib and ../lib/hone from it, then the library path.

@@ -36,6 +36,24 @@ TEST_CASE("MPI: a launch is detected by the launcher's variables") {
     ::unsetenv("PMIX_RANK");
 }
 
+TEST_CASE("MPI: a rank's place on its host from the launcher's variables, before MPI starts") {
+    const char* all[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
+                         "MPI_LOCALRANKID", "MPI_LOCALNRANKS"};
+    for (const char* v : all) ::unsetenv(v);
+    CHECK_FALSE(launcher_local_rank());
+    ::setenv("OMPI_COMM_WORLD_LOCAL_RANK", "2", 1);
+    CHECK_FALSE(launcher_local_rank());  // a rank without the host's count is no place
+    ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4", 1);
+    CHECK(launcher_local_rank() == std::pair{2, 4});
+    ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+    CHECK_FALSE(launcher_local_rank());  // rank 2 of 2: not believed
+    for (const char* v : all) ::unsetenv(v);
+    ::setenv("MPI_LOCALRANKID", "0", 1);
+    ::setenv("MPI_LOCALNRANKS", "1", 1);
+    CHECK(launcher_local_rank() == std::pair{0, 1});
+    for (const char* v : all) ::unsetenv(v);
+}
+
 namespace {
 
 int run(const std::string& command, const temp_dir& d, std::string& out) {
