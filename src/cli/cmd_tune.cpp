@@ -358,7 +358,21 @@ int run_tune(tune_args a) {
         c.use_cache = !a.no_cache;
         c.cache_dir = a.cache_dir;
         c.compilers = a.compilers;
-        return run_check(c);
+        // A size list: each size compiled as its run would (sizes may reach the kernel as
+        // defines), one check a size.
+        const auto lists = parse_set_lists(a.sets);
+        std::map<std::string, int64_t> firsts;
+        for (const auto& [name, values] : lists) firsts[name] = values.front();
+        const auto sizes = size_runs(lists, load_spec(a.config, firsts).problem_lists);
+        if (sizes.size() <= 1) return run_check(c);
+        int rc = 0;
+        for (const auto& size : sizes) {
+            c.sets.clear();
+            for (const auto& [name, v] : size) c.sets.push_back(fmt::format("{}={}", name, v));
+            if (!a.json && !a.quiet) fmt::print("== {}\n", sizes_text(size));
+            rc = std::max(rc, run_check(c));
+        }
+        return rc;
     }
     // Sizes given as lists (--set N=1,2,3 or a list in the config's problem section): one run
     // per combination, into one database, on the same GPU sessions.

@@ -75,6 +75,15 @@ TEST_CASE(
     const cli_result fixed = run_cli(dir, "check " + dir.file("fixed.yaml") + " --arch sm_90");
     CHECK(fixed.rc == 0);
     CHECK(fixed.out.find("3 ok, 0 failed") != std::string::npos);
+
+    // A dry run of a size list compiles each size, as its run would.
+    const cli_result sizes = run_cli(
+        dir, "tune " + dir.file("fixed.yaml") + " --dry-run --set N=4096,8192 --arch sm_90");
+    INFO(sizes.err);
+    CHECK(sizes.rc == 0);
+    CHECK(occurrences(sizes.out, "3 ok, 0 failed") == 2);
+    CHECK(sizes.out.find("== N=4096\n") < sizes.out.find("== N=8192\n"));
+    CHECK(sizes.out.find("== N=8192\n") != std::string::npos);
 }
 
 TEST_CASE(
