@@ -6,7 +6,8 @@
 # sgemm_large_subset (~75 s on one H200): MPI pays ~1-2 s to launch and open the ranks' GPUs,
 # which a run of a few seconds could not show apart from the scaling. About 4.5 minutes on a
 # 4-GPU host.
-#   bench/dist.sh OUT_DIR            (CONFIG=..., SETS="--set N=...", GPUS=4 to override)
+#   bench/dist.sh OUT_DIR            (CONFIG=..., SETS="--set N=...", GPUS=4 to override;
+#                                     DIST_STEPS="one mpi devices shards", the default, or fewer)
 set -uo pipefail
 out=${1:?usage: bench/dist.sh OUT_DIR}
 mkdir -p "$out"
@@ -31,17 +32,22 @@ row() { rows+=("| $1 | $2 | $3 | $4 |"); }
 "$hone" tune "$config" "${sets[@]}" --dry-run --quiet >/dev/null 2>"$out/dist_warm.err" ||
   { echo "dist: warming the compile cache failed:"; tail -5 "$out/dist_warm.err"; exit 1; }
 
-t=$(date +%s%N)
-"$hone" tune "$config" "${sets[@]}" --device 0 --quiet -o "$work/one.db" >"$out/dist_one.txt" 2>&1
-one_rc=$?; one_ms=$(ms "$t")
-row "one process, GPU 0" 1 "$one_ms" "rc $one_rc"
+steps=" ${DIST_STEPS:-one mpi devices shards} "
+if [[ $steps == *" one "* ]]; then
+  t=$(date +%s%N)
+  "$hone" tune "$config" "${sets[@]}" --device 0 --quiet -o "$work/one.db" >"$out/dist_one.txt" 2>&1
+  one_rc=$?; one_ms=$(ms "$t")
+  row "one process, GPU 0" 1 "$one_ms" "rc $one_rc"
+fi
 
 # MPI: one rank per GPU (each takes its share of the host's GPUs by local rank), then one rank.
 plugin=""
 for p in "$B/libhone_mpi.so" "$B/prefix/lib/libhone_mpi.so" "$(dirname "$(readlink -f "$hone")")/../lib/libhone_mpi.so"; do
   [ -f "$p" ] && plugin=$p && break
 done
-if [ -z "$mpirun" ]; then
+if [[ $steps != *" mpi "* ]]; then
+  :
+elif [ -z "$mpirun" ]; then
   row "MPI" - - "skipped: no mpirun"
 elif [ -z "$plugin" ]; then
   row "MPI" - - "skipped: hone was built without libhone_mpi.so"
@@ -77,7 +83,9 @@ PY
 fi
 
 # The single-process run over every GPU, where this hone has it (--devices).
-if "$hone" tune --help 2>/dev/null | grep -q -- '--devices'; then
+if [[ $steps != *" devices "* ]]; then
+  :
+elif "$hone" tune --help 2>/dev/null | grep -q -- '--devices'; then
   t=$(date +%s%N)
   "$hone" tune "$config" "${sets[@]}" --devices all --quiet -o "$work/devices.db" >"$out/dist_devices.txt" 2>&1
   rc=$?; row "one process, --devices all" "$gpus" "$(ms "$t")" "rc $rc"
@@ -86,6 +94,7 @@ else
 fi
 
 # Two shards at once on GPUs 0 and 1, merged.
+if [[ $steps == *" shards "* ]]; then
 t=$(date +%s%N)
 "$hone" tune "$config" "${sets[@]}" --device 0 --shard 0/2 --quiet -o "$work/s0.db" >"$out/dist_s0.txt" 2>&1 &
 p0=$!
@@ -95,6 +104,7 @@ wait $p0; r0=$?; wait $p1; r1=$?
 "$hone" merge "$work/s0.db" "$work/s1.db" -o "$work/merged.db" >"$out/dist_merge.txt" 2>&1
 rm=$?
 row "2 shards on GPUs 0, 1, merged" 2 "$(ms "$t")" "rc $r0/$r1, merge rc $rm"
+fi
 
 echo
 echo "| run | GPUs | wall ms | exit |"
@@ -111,7 +121,7 @@ def load(name):
     db = sqlite3.connect(path)
     return {k: (s, m, lo, hi) for k, s, m, lo, hi in
             db.execute("SELECT key, status, median, ci_low, ci_high FROM results")}
-one = load("one.db")
+one = load("one.db") or load("mpi1.db")  # without the one-process run, MPI's one rank
 def compare(name, label):
     other = load(name)
     if other is None or one is None:
