@@ -136,6 +136,17 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "evaluations after which the credit of an improvement has halved"},
           {"lead", 4, 0.01, 100, false,
            "gp_climb's weight before any credit, against one for sweep and for genetic"}}},
+        {"gp_sweep",
+         "gp_climb alone until the best stops improving (for patience times the evaluations it "
+         "took to reach it), then sweep's neighbourhoods of the fastest configurations take a "
+         "share of the proposals until gp_climb improves the best again",
+         true,
+         {{"patience", 1, 0.01, 100, false,
+           "stagnant: no improvement of the best for this many times the evaluations spent when "
+           "it last improved"},
+          {"patience_min", 50, 1, 1e6, true, "evaluations without improvement, at least"},
+          {"share", 0.5, 0, 1, false,
+           "share of the proposals the sweep takes while gp_climb is stagnant"}}},
     };
     return all;
 }
@@ -204,6 +215,7 @@ std::unique_ptr<strategy> make_strategy(const strategy_setup& s, const search_do
     if (r.name == "gp_climb") return make_gp_climb(r, d);
     if (r.name == "sweep") return make_sweep(r, d);
     if (r.name == "bandit") return make_bandit(r, d);
+    if (r.name == "gp_sweep") return make_gp_sweep(r, d);
     return make_bayes_opt(r, d);
 }
 
