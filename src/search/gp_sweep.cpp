@@ -49,6 +49,9 @@ class gp_sweep final : public strategy {
         if (!sweeping_) {
             // gp_climb alone (the sweep is told of its points, never proposes them).
             for (auto& p : climb_->propose(n)) add(p, false, out);
+            // Out of budget or space: the sweep, told every point, finds so too (and is done).
+            if (climb_->done())
+                for (auto& p : sweep_->propose(n)) add(p, true, out);
             return out;
         }
         // Slots by deficit: the sweep takes the next one while its count is below its share of
