@@ -138,7 +138,8 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "gp_climb's weight before any credit, against one for sweep and for genetic"}}},
         {"gp_sweep",
          "gp_climb alone until the best stops improving (for patience times the evaluations it "
-         "took to reach it), then sweep's neighbourhoods of the fastest configurations take a "
+         "took to reach it, from sweep_from evaluations on), then sweep's neighbourhoods of the "
+         "fastest configurations take a "
          "share of the proposals until gp_climb improves the best again",
          true,
          {{"patience", 1, 0.01, 100, false,
@@ -146,7 +147,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "it last improved"},
           {"patience_min", 50, 1, 1e6, true, "evaluations without improvement, at least"},
           {"share", 0.5, 0, 1, false,
-           "share of the proposals the sweep takes while gp_climb is stagnant"}}},
+           "share of the proposals the sweep takes while gp_climb is stagnant"},
+          {"sweep_from", 300, 0, 1e6, true,
+           "evaluations before which gp_climb has every proposal (300: gp_climb's model_until, "
+           "from which only its descents go on)"}}},
     };
     return all;
 }

@@ -1,17 +1,22 @@
-// gp_climb until it stagnates, then neighbourhood sweeps beside it. Until the best has gone
-// without improving for `patience` times the evaluations it took to get there (and at least
-// `patience_min`), every proposal is gp_climb's, the same as gp_climb alone with the same seed:
-// where the model and its descents keep finding faster configurations (SGEMM's large space,
-// whose 500 evaluations improve to the end) nothing changes. Once stagnant, `share` of the
-// proposals go to `sweep` (every neighbour of the fastest configurations seen, one centre after
-// another), the rest to gp_climb, until a proposal of gp_climb's improves the best again. A
-// stagnation measured relative to the evaluations spent is the same test on any budget and any
-// space: a search that took 50 evaluations to its best and then 50 more without a gain is
-// stuck, one that took 400 has earned 400 more. The sweep is what the descents lack where the
-// optimum stands alone on a plateau of nearly as fast configurations (pnpoly on a TITAN RTX:
-// the descents stop at the plateau's first local optimum; the optimum is a one-parameter change
-// from a dozen of the plateau's fastest): it never stops at a local optimum, and each centre
-// costs one neighbourhood, so a guaranteed share reaches the plateau's best points in turn.
+// gp_climb until it stagnates, then neighbourhood sweeps beside it. Until gp_climb's model has
+// stopped proposing (`sweep_from`, gp_climb's model_until: from there on its only moves are
+// descents and their two-change escapes) and the best has gone without improving for
+// `patience` times the evaluations it took to get there (and at least `patience_min`), every
+// proposal is gp_climb's, the same as gp_climb alone with the same seed: where the model and its
+// descents keep finding faster configurations (SGEMM's large space improves to its 500th
+// evaluation) or find the optimum within the model's phase, nothing changes. Once stagnant,
+// `share` of the proposals go to `sweep` (every neighbour of the fastest configurations seen,
+// one centre after another), the rest to gp_climb, until a proposal of gp_climb's improves the
+// best again. A stagnation measured relative to the evaluations spent is the same test on any
+// budget and any space: a search that took 300 evaluations to its best and then 300 more
+// without a gain is stuck, one that took 600 has earned 600 more. Sweeping earlier, while the
+// model still proposes, slows gp_climb by the share wherever it would have recovered alone
+// (convolution W6600: a best found after 150-200 evaluations, after a stagnation). The sweep is
+// what the descents lack where the optimum stands alone on a plateau of nearly as fast
+// configurations (pnpoly on a TITAN RTX: the descents stop at the plateau's first local
+// optimum; the optimum is a one-parameter change from a dozen of the plateau's fastest): it
+// never stops at a local optimum, and each centre costs one neighbourhood, so a guaranteed share
+// reaches the plateau's best points in turn.
 #include <algorithm>
 #include <cmath>
 
@@ -33,6 +38,7 @@ class gp_sweep final : public strategy {
         patience_ = opt("patience");
         patience_min_ = static_cast<std::size_t>(opt("patience_min"));
         share_ = opt("share");
+        from_ = static_cast<std::size_t>(opt("sweep_from"));
         strategy_setup climb = s, sweep = s;
         climb.name = "gp_climb";  // its own seed: the same proposals as gp_climb alone
         climb.options.clear();
@@ -93,9 +99,10 @@ class gp_sweep final : public strategy {
     bool done() const override { return climb_->done() && sweep_->done(); }
 
   private:
-    // No improvement of the best for patience times the evaluations it took to reach it.
+    // From sweep_from on, no improvement of the best for patience times the evaluations it
+    // took to reach it.
     bool stagnant() const {
-        if (!best_) return false;
+        if (!best_ || observed_ < from_) return false;
         const std::size_t idle = observed_ - last_gain_;
         return idle >= patience_min_ &&
                static_cast<double>(idle) >= patience_ * static_cast<double>(last_gain_);
@@ -118,7 +125,7 @@ class gp_sweep final : public strategy {
 
     std::unique_ptr<search_base> climb_, sweep_;
     double patience_ = 1, share_ = 0.5;
-    std::size_t patience_min_ = 50;
+    std::size_t patience_min_ = 50, from_ = 300;
     bool sweeping_ = false;
     std::size_t since_ = 0;      // proposals made while sweeping (all stagnations)
     std::size_t swept_ = 0;      // of which the sweep's

@@ -499,14 +499,15 @@ TEST_CASE("bandit finds a lone optimum on a plateau that its model-guided member
     CHECK(bandit_found > gp_found);
 }
 
-// The observation count at which gp_sweep's default rule (no improvement of the best for as
-// many evaluations as it took to reach it, and for 50 at least) first finds a run stagnant.
+// The observation count at which gp_sweep's default rule (from 300 evaluations on, no
+// improvement of the best for as many evaluations as it took to reach it, and for 50 at least)
+// first finds a run stagnant.
 std::size_t first_stagnation(const run_result& r, const objective_fn& f) {
     std::optional<double> best;
     std::size_t last = 0;
     for (std::size_t k = 0; k < r.order.size(); ++k) {
         const std::size_t idle = k - last;
-        if (best && idle >= 50 && idle >= last) return k;
+        if (best && k >= 300 && idle >= 50 && idle >= last) return k;
         const auto v = f(r.order[k]);
         if (v && (!best || *v < *best)) best = v, last = k + 1;
     }
@@ -519,15 +520,15 @@ TEST_CASE("gp_sweep proposes what gp_climb does until gp_climb stagnates") {
     const auto f = bowl({19, 4, 15});
     for (uint64_t seed = 1; seed <= 3; ++seed) {
         CAPTURE(seed);
-        auto c = make("gp_climb", g, seed, 400), s = make("gp_sweep", g, seed, 400);
+        auto c = make("gp_climb", g, seed, 500), s = make("gp_sweep", g, seed, 500);
         const run_result rc = drive(*c, g, f), rs = drive(*s, g, f);
         const std::size_t k = first_stagnation(rc, f);
         CAPTURE(k);
-        CHECK(k >= 60);
+        CHECK(k >= 300);
         CHECK(std::equal(rc.order.begin(), rc.order.begin() + k, rs.order.begin()));
         CHECK(rc.order != rs.order);  // stagnant at the optimum: the sweep takes a share
         // With a patience that never runs out, the whole run is gp_climb's.
-        auto never = make("gp_sweep", g, seed, 400, {{"patience_min", 1e6}});
+        auto never = make("gp_sweep", g, seed, 500, {{"patience_min", 1e6}});
         CHECK(drive(*never, g, f).order == rc.order);
     }
 }
@@ -537,7 +538,7 @@ TEST_CASE("gp_sweep finds a lone optimum on a plateau where gp_climb stagnates")
     const auto f = needle_on_plateau();
     int found = 0, gp_found = 0;
     for (uint64_t seed = 1; seed <= 10; ++seed) {
-        auto s = make("gp_sweep", g, seed, 400), c = make("gp_climb", g, seed, 400);
+        auto s = make("gp_sweep", g, seed, 600), c = make("gp_climb", g, seed, 600);
         found += drive(*s, g, f).best == 1.0;
         gp_found += drive(*c, g, f).best == 1.0;
     }
