@@ -17,5 +17,6 @@ std::unique_ptr<strategy> make_guided_descent(const strategy_setup& s, const sea
 std::unique_ptr<strategy> make_gp_climb(const strategy_setup& s, const search_domain& d);
 std::unique_ptr<strategy> make_sweep(const strategy_setup& s, const search_domain& d);
 std::unique_ptr<strategy> make_bandit(const strategy_setup& s, const search_domain& d);
+std::unique_ptr<strategy> make_gp_sweep(const strategy_setup& s, const search_domain& d);
 
 }  // namespace hone

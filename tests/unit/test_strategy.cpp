@@ -132,9 +132,9 @@ std::unique_ptr<strategy> make(const std::string& name, const grid& g, uint64_t 
     return make_strategy(s, g, [&g](uint64_t i) { return g.all()[i]; });
 }
 
-const std::vector<std::string> adaptive = {"annealing", "genetic",   "local_search",
-                                           "diff_evo",  "bayes_opt", "gp_climb",
-                                           "sweep",     "bandit",    "auto"};
+const std::vector<std::string> adaptive = {"annealing", "genetic",  "local_search", "diff_evo",
+                                           "bayes_opt", "gp_climb", "sweep",        "bandit",
+                                           "gp_sweep",  "auto"};
 
 grid constrained_grid() {
     // 6 x 6 x 5 x 4 = 720 points, about a third invalid.
@@ -499,6 +499,54 @@ TEST_CASE("bandit finds a lone optimum on a plateau that its model-guided member
     CHECK(bandit_found > gp_found);
 }
 
+// The observation count at which gp_sweep's default rule (from 300 evaluations on, no
+// improvement of the best for as many evaluations as it took to reach it, and for 50 at least)
+// first finds a run stagnant.
+std::size_t first_stagnation(const run_result& r, const objective_fn& f) {
+    std::optional<double> best;
+    std::size_t last = 0;
+    for (std::size_t k = 0; k < r.order.size(); ++k) {
+        const std::size_t idle = k - last;
+        if (best && k >= 300 && idle >= 50 && idle >= last) return k;
+        const auto v = f(r.order[k]);
+        if (v && (!best || *v < *best)) best = v, last = k + 1;
+    }
+    return r.order.size();
+}
+
+TEST_CASE("gp_sweep proposes what gp_climb does until gp_climb stagnates") {
+    // A long slope: gp_climb keeps improving for a while, then stagnates at the optimum.
+    const grid g({24, 24, 24}, [](const point&) { return true; });
+    const auto f = bowl({19, 4, 15});
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        CAPTURE(seed);
+        auto c = make("gp_climb", g, seed, 500), s = make("gp_sweep", g, seed, 500);
+        const run_result rc = drive(*c, g, f), rs = drive(*s, g, f);
+        const std::size_t k = first_stagnation(rc, f);
+        CAPTURE(k);
+        CHECK(k >= 300);
+        CHECK(std::equal(rc.order.begin(), rc.order.begin() + k, rs.order.begin()));
+        CHECK(rc.order != rs.order);  // stagnant at the optimum: the sweep takes a share
+        // With a patience that never runs out, the whole run is gp_climb's.
+        auto never = make("gp_sweep", g, seed, 500, {{"patience_min", 1e6}});
+        CHECK(drive(*never, g, f).order == rc.order);
+    }
+}
+
+TEST_CASE("gp_sweep finds a lone optimum on a plateau where gp_climb stagnates") {
+    const grid g({4, 16, 8, 3}, [](const point&) { return true; });
+    const auto f = needle_on_plateau();
+    int found = 0, gp_found = 0;
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+        auto s = make("gp_sweep", g, seed, 600), c = make("gp_climb", g, seed, 600);
+        found += drive(*s, g, f).best == 1.0;
+        gp_found += drive(*c, g, f).best == 1.0;
+    }
+    MESSAGE("gp_sweep " << found << ", gp_climb " << gp_found);
+    CHECK(found >= 8);
+    CHECK(found > gp_found);
+}
+
 TEST_CASE("bandit gives every member proposals, whatever their credits") {
     // Proposals that move one parameter of a seen point by more than one step of its list
     // are sweep's (gp_climb's descents move a long list by one step); those that change
@@ -626,6 +674,15 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
     CHECK(strategy_option_error("bandit", "leed", 1).find("options are floor, half_life, lead") !=
           std::string::npos);
     CHECK(strategy_option_error("sweep", "x", 1).find("takes no options") != std::string::npos);
+    CHECK(strategy_option_error("gp_sweep", "patience", 0.5) == "");
+    CHECK(strategy_option_error("gp_sweep", "patience", 0).find("must be in 0.01 .. 100") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_sweep", "patience_min", 2.5).find("integer") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_sweep", "share", 1.5).find("must be in 0 .. 1") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_sweep", "shares", 1)
+              .find("options are patience, patience_min, share") != std::string::npos);
     CHECK(resolve_strategy("", 100) == "exhaustive");
     CHECK(resolve_strategy("", auto_threshold + 1) == auto_choice());
     CHECK(resolve_strategy("auto", 10) == auto_choice());

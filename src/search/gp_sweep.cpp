@@ -1,0 +1,144 @@
+// gp_climb until it stagnates, then neighbourhood sweeps beside it. Until gp_climb's model has
+// stopped proposing (`sweep_from`, gp_climb's model_until: from there on its only moves are
+// descents and their two-change escapes) and the best has gone without improving for
+// `patience` times the evaluations it took to get there (and at least `patience_min`), every
+// proposal is gp_climb's, the same as gp_climb alone with the same seed: where the model and its
+// descents keep finding faster configurations (SGEMM's large space improves to its 500th
+// evaluation) or find the optimum within the model's phase, nothing changes. Once stagnant,
+// `share` of the proposals go to `sweep` (every neighbour of the fastest configurations seen,
+// one centre after another), the rest to gp_climb, until a proposal of gp_climb's improves the
+// best again. A stagnation measured relative to the evaluations spent is the same test on any
+// budget and any space: a search that took 300 evaluations to its best and then 300 more
+// without a gain is stuck, one that took 600 has earned 600 more. Sweeping earlier, while the
+// model still proposes, slows gp_climb by the share wherever it would have recovered alone
+// (convolution W6600: a best found after 150-200 evaluations, after a stagnation). The sweep is
+// what the descents lack where the optimum stands alone on a plateau of nearly as fast
+// configurations (pnpoly on a TITAN RTX: the descents stop at the plateau's first local
+// optimum; the optimum is a one-parameter change from a dozen of the plateau's fastest): it
+// never stops at a local optimum, and each centre costs one neighbourhood, so a guaranteed share
+// reaches the plateau's best points in turn.
+#include <algorithm>
+#include <cmath>
+
+#include "search/search_base.hpp"
+#include "search/strategies.hpp"
+
+namespace hone {
+namespace {
+
+class gp_sweep final : public strategy {
+  public:
+    gp_sweep(const strategy_setup& s, const search_domain& d) {
+        auto opt = [&](const char* k) {
+            if (s.options.count(k)) return s.options.at(k);
+            for (const auto& o : find_strategy("gp_sweep")->options)
+                if (o.name == k) return o.fallback;
+            return 0.0;
+        };
+        patience_ = opt("patience");
+        patience_min_ = static_cast<std::size_t>(opt("patience_min"));
+        share_ = opt("share");
+        from_ = static_cast<std::size_t>(opt("sweep_from"));
+        strategy_setup climb = s, sweep = s;
+        climb.name = "gp_climb";  // its own seed: the same proposals as gp_climb alone
+        climb.options.clear();
+        sweep.name = "sweep";
+        sweep.options.clear();
+        sweep.seed = s.seed ^ 0x9e3779b97f4a7c15ull;  // draws independent of gp_climb's
+        climb_ = make_base(climb, d);
+        sweep_ = make_base(sweep, d);
+    }
+
+    std::vector<point> propose(std::size_t n) override {
+        std::vector<point> out;
+        if (!sweeping_ && stagnant()) sweeping_ = true;
+        if (!sweeping_) {
+            // gp_climb alone (the sweep is told of its points, never proposes them).
+            for (auto& p : climb_->propose(n)) add(p, false, out);
+            // Out of budget or space: the sweep, told every point, finds so too (and is done).
+            if (climb_->done())
+                for (auto& p : sweep_->propose(n)) add(p, true, out);
+            return out;
+        }
+        // Slots by deficit: the sweep takes the next one while its count is below its share of
+        // the proposals made since the stagnation. A member that proposes fewer than its slots
+        // (gp_climb waiting for its descents' outcomes) leaves them to the other, so that the
+        // compile pool keeps busy.
+        std::size_t to_sweep = 0;
+        for (std::size_t k = 0; k < n; ++k)
+            if (static_cast<double>(swept_ + to_sweep) <
+                share_ * static_cast<double>(since_ + k + 1))
+                ++to_sweep;
+        const std::size_t to_climb = n - to_sweep;
+        if (to_climb > 0 && !climb_->done())
+            for (auto& p : climb_->propose(to_climb)) add(p, false, out);
+        if (out.size() < n && !sweep_->done())
+            for (auto& p : sweep_->propose(n - out.size())) add(p, true, out);
+        if (out.size() < n && !climb_->done())
+            for (auto& p : climb_->propose(n - out.size())) add(p, false, out);
+        return out;
+    }
+
+    void observe(const point& p, std::optional<double> objective) override {
+        climb_->observe(p, objective);
+        sweep_->observe(p, objective);
+        ++observed_;
+        const auto it = by_sweep_.find(p);
+        const bool swept = it != by_sweep_.end();
+        if (swept) by_sweep_.erase(it);
+        if (!objective || !std::isfinite(*objective)) return;
+        const double score = log_score(*objective);
+        if (best_ && score >= *best_) return;
+        best_ = score;
+        last_gain_ = observed_;
+        // gp_climb found a faster configuration: it is making progress again, and has the
+        // proposals to itself until it stagnates anew.
+        if (!swept && sweeping_) sweeping_ = false;
+    }
+
+    bool done() const override { return climb_->done() && sweep_->done(); }
+
+  private:
+    // From sweep_from on, no improvement of the best for patience times the evaluations it
+    // took to reach it.
+    bool stagnant() const {
+        if (!best_ || observed_ < from_) return false;
+        const std::size_t idle = observed_ - last_gain_;
+        return idle >= patience_min_ &&
+               static_cast<double>(idle) >= patience_ * static_cast<double>(last_gain_);
+    }
+
+    void add(point& p, bool from_sweep, std::vector<point>& out) {
+        (from_sweep ? climb_ : sweep_)->exclude(p);
+        if (sweeping_) ++since_;
+        if (from_sweep) {
+            ++swept_;
+            by_sweep_.insert(p);
+        }
+        out.push_back(std::move(p));
+    }
+
+    static std::unique_ptr<search_base> make_base(const strategy_setup& s, const search_domain& d) {
+        auto st = make_strategy(s, d);
+        return std::unique_ptr<search_base>(static_cast<search_base*>(st.release()));
+    }
+
+    std::unique_ptr<search_base> climb_, sweep_;
+    double patience_ = 1, share_ = 0.5;
+    std::size_t patience_min_ = 50, from_ = 300;
+    bool sweeping_ = false;
+    std::size_t since_ = 0;      // proposals made while sweeping (all stagnations)
+    std::size_t swept_ = 0;      // of which the sweep's
+    std::size_t observed_ = 0;   // outcomes seen, stored ones (resume) included
+    std::size_t last_gain_ = 0;  // observed_ when the best last improved
+    std::optional<double> best_;
+    point_set by_sweep_;  // the sweep's proposals not observed yet
+};
+
+}  // namespace
+
+std::unique_ptr<strategy> make_gp_sweep(const strategy_setup& s, const search_domain& d) {
+    return std::make_unique<gp_sweep>(s, d);
+}
+
+}  // namespace hone
