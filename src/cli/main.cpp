@@ -70,6 +70,10 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", std::string("hone ") + hone::tool_version());
     app.require_subcommand(1);
     app.get_formatter()->column_width(34);
+    // A refused option value is echoed in the message: shown escaped, as any text from outside.
+    app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+        return hone::terminal_text(CLI::FailureMessage::simple(a, e));
+    });
     hone::cli::register_commands(app);
     try {
         app.parse(argc, argv);

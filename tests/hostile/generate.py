@@ -807,7 +807,7 @@ def run_command(hone, case, folder, work, args, base, timeout, memory_gib):
         if rc in (2, 3):
             if not text.strip():
                 problems.append("refused without a message")
-            elif not names_input(case, text, outputs):
+            elif not names_input(case, text, outputs, argv):
                 problems.append(f"the message does not name {case.subject!r}")
     for label, data in (("stdout", stdout), ("stderr", stderr)):
         if any(e in data for e in ESC):
@@ -854,10 +854,14 @@ def run_command(hone, case, folder, work, args, base, timeout, memory_gib):
     return rc, problems, seconds, argv, text
 
 
-def names_input(case, text, outputs):
+def names_input(case, text, outputs, argv):
     """Whether a refusal's message names what was refused: the input file (or an output given
-    with it), or for an option's value, an option."""
+    with it), an option of the command line whose value it refuses (error: --where:1:5: ...),
+    or for a case about an option's value, an option."""
     if case.subject in text or any(os.path.basename(o) in text for o in outputs):
+        return True
+    option = re.search(r"error: (--[a-z-]+)", text)
+    if option and option.group(1) in argv:
         return True
     return case.subject.startswith("-") and re.search(r"--?[a-zA-Z]|option", text) is not None
 
