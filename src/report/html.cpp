@@ -267,7 +267,7 @@ std::string too_many_values_note(const std::vector<std::string>& params, std::si
                                  const char* what, const char* mark) {
     if (params.empty()) return "";
     return fmt::format(
-        R"(<p class="meta">Parameters with more than {} values (not {}: one {} per value would not be readable): {}.</p>)",
+        R"(<p class="meta">Parameters with more than {} values (not {}: one {} would not be readable): {}.</p>)",
         limit, what, mark, esc(fmt::format("{}", fmt::join(params, ", "))));
 }
 
@@ -330,7 +330,7 @@ std::string parameter_plots(const std::vector<const run_view*>& group) {
     if (!fixed.empty())
         out += fmt::format(R"(<p class="meta">Parameters with one value (not plotted): {}.</p>)",
                            esc(fmt::format("{}", fmt::join(fixed, ", "))));
-    out += too_many_values_note(too_many, max_plotted_values, "plotted", "box");
+    out += too_many_values_note(too_many, max_plotted_values, "plotted", "box per value");
     return out;
 }
 
@@ -353,7 +353,7 @@ std::string comparison_maps(const run_view& v, std::size_t& gradient_ids) {
     }
     out += "</div>";
     const std::string note =
-        too_many_values_note(too_many, max_compared_values, "compared", "cell");
+        too_many_values_note(too_many, max_compared_values, "compared", "cell per pair of values");
     if (!any && too_many.empty()) return R"(<p class="how">No parameter has two values.</p>)";
     return (any ? out : "") + note;
 }
