@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <type_traits>
 #include <unordered_map>
 
@@ -117,6 +118,8 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
         run = *pick;
         records = store.query({run.id(), "", 0, false});
     } catch (const env_error& e) {
+        // A memory limit stays the environment's (exit 3), whatever the file.
+        if (std::string_view(e.what()).find("out of memory") != std::string_view::npos) throw;
         // A file that starts like SQLite but is not a usable hone database: bad input here.
         throw input_error(at, e.what());
     }

@@ -113,7 +113,9 @@ def main():
                 print(f"{label}: exit {rc} without a limit: {err.strip()[:300]}")
                 failed += 1
                 continue
-            lo, hi = start - 1, 8192  # MiB: fails at lo, works at hi
+            lo, hi = start - 1, start + 64  # MiB: fails at lo, works at hi
+            while run(hone, args, hi, work)[0] != 0 and hi < 65536:
+                lo, hi = hi, hi * 2
             while hi - lo > 1:
                 mid = (lo + hi) // 2
                 if run(hone, args, mid, work)[0] == 0:
