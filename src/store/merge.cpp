@@ -84,6 +84,12 @@ db_ptr open_input(const std::string& path) {
                         problems += (problems.empty() ? "" : "; ") + line;
             }
         }
+        // A page not read for want of memory (SQLITE_NOMEM, error code 7) is a memory limit.
+        if (problems.find("error code=7") != std::string::npos)
+            throw env_error(fmt::format(
+                "out of memory: {}: SQLite could not read its pages within the process's memory "
+                "limit (docs/limits.md)",
+                path));
         if (!problems.empty()) refuse(path, "is damaged (quick_check: " + problems + ")");
         sql::stmt meta(db.get(), path, "SELECT value FROM meta WHERE key = 'format'");
         if (!meta.step() || meta.text(0) != store_detail::meta_format)
