@@ -312,6 +312,11 @@ merge_report merge_databases(const std::vector<std::string>& inputs, const std::
                              const merge_options& opt) {
     if (inputs.empty()) throw input_error({"merge", 0, 0}, "no database to merge");
     std::error_code ec;
+    // What is there already, a dangling symbolic link included, is not this merge's to remove
+    // when it fails: only the names it found absent.
+    std::vector<std::string> absent;
+    for (const char* tail : {"", "-wal", "-shm"})
+        if (!fs::exists(fs::symlink_status(output + tail, ec))) absent.push_back(output + tail);
     const bool existed = fs::exists(output, ec);
     for (const auto& in : inputs)
         if (existed && fs::equivalent(in, output, ec))
@@ -361,7 +366,7 @@ merge_report merge_databases(const std::vector<std::string>& inputs, const std::
         t.commit();
     } catch (...) {
         if (!existed)  // the output this merge created, and nothing else
-            for (const char* tail : {"", "-wal", "-shm"}) fs::remove(output + tail, ec);
+            for (const auto& name : absent) fs::remove(name, ec);
         throw;
     }
     return rep;

@@ -970,7 +970,9 @@ def main():
             if case_failed and a.keep:
                 dest = os.path.join(a.keep, case.name)
                 shutil.rmtree(dest, ignore_errors=True)
-                shutil.copytree(folder, dest, symlinks=True, ignore_dangling_symlinks=True)
+                # Fifos are made again by the case; copytree cannot copy them.
+                shutil.copytree(folder, dest, symlinks=True, ignore=lambda d, names: [
+                    n for n in names if stat.S_ISFIFO(os.lstat(os.path.join(d, n)).st_mode)])
             shutil.rmtree(folder, ignore_errors=True)
             shutil.rmtree(work, ignore_errors=True)
     finally:
