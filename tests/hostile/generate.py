@@ -603,7 +603,7 @@ def make_cases(rng, base, count, families):
                               ["export", "{in}", "--format", "t4", "-o", o],
                               ["export", "{in}", "--wisdom", o],
                               ["report", "{in}", "-o", o],
-                              ["merge", "{good_db}", "-o", o],
+                              ["merge", "{in}", "{good_db}", "-o", o],
                               ["import", "{good_cache}", "-o", o]))
             return Case("special", f"special{i}_out_{target.strip('{}/')}", files, [cmd],
                         "r.db")
