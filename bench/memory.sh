@@ -5,7 +5,7 @@
 # Inputs: the largest shared brute-forced cache (../shared/spaces, inflated and gzipped, where
 # present), a synthetic cache of 10^6 records of one parameter (44 MB) and one of 100,000
 # records with 16 raw times each (bench/synthetic_space.py, 68 MB), and the databases their
-# imports write (for report, but that of the 10^6 records). Prints one line a command: input
+# imports write (for report). Prints one line a command: input
 # bytes, max RSS, and (RSS - constant) / input, the constant being the RSS of the same command
 # on a one-record input.
 set -euo pipefail
@@ -69,10 +69,6 @@ for f in "${inputs[@]}"; do
   report_line "import $name" "$measured" "$(rss_kib "$hone" import "$f" -o "$db")" "$c_import"
   report_line "replay $name" "$measured" \
     "$(rss_kib "$hone" replay "$f" --seeds 2 --max-evals 200 --strategy random)" "$c_replay"
-  # The 10^6-record cache has one parameter of 10^6 values: a report of it draws a box per
-  # value and takes many minutes; the other databases are reported.
-  if [[ $name != kt_1m.json ]]; then
-    report_line "report ${name%%.*}.db" "$db" \
-      "$(rss_kib "$hone" report "$db" -o "$out/report.html")" "$c_report"
-  fi
+  report_line "report ${name%%.*}.db" "$db" \
+    "$(rss_kib "$hone" report "$db" -o "$out/report.html")" "$c_report"
 done

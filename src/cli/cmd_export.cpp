@@ -12,6 +12,7 @@
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
+#include "common/terminal_text.hpp"
 #include "formats/csv.hpp"
 #include "formats/kt_cache_writer.hpp"
 #include "formats/output_file.hpp"
@@ -67,10 +68,12 @@ int export_wisdom(const export_args& a) {
         throw env_error(fmt::format("{}: no such results database", a.db));
     check_output_path(a.wisdom, {a.db});
     std::vector<tuned_entry> fresh = tuned_from_db(a.db);
+    // A database that holds nothing ranked cannot give a wisdom file: bad input (exit 2), as
+    // for any refused input; exit 1 is for failures a run found.
     if (fresh.empty()) {
         fmt::print(stderr, "error: {}: no run has a ranked configuration: nothing to export\n",
-                   a.db);
-        return 1;
+                   terminal_text(a.db));
+        return 2;
     }
     std::vector<tuned_entry> old = existing_wisdom(a.wisdom);
     std::vector<tuned_entry> out;

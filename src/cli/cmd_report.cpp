@@ -27,7 +27,8 @@ int run_report(const report_args& a) {
     std::vector<report_run> runs;
     for (const auto& db : a.dbs) {
         for (auto& r : select_runs(read_stored_runs(db, true), a.run, db)) {
-            std::string final_word = results_store(db).final_word(r.identity.id());
+            std::string final_word =
+                results_store(db, store_access::read_only).final_word(r.identity.id());
             runs.push_back(
                 {std::move(r.identity), std::move(r.records), db, std::move(final_word)});
         }

@@ -29,6 +29,8 @@ int run_quality(const quality_args& a) {
                        std::make_move_iterator(more.end()));
     }
     const runtime::holdout_report r = runtime::evaluate_holdout(s, entries, a.arch);
+    // Tuned files that hold no size to hold out cannot answer the question: bad input (exit 2),
+    // as a file of another kernel is; exit 1 is for failures a run found.
     if (r.held_out == 0) {
         fmt::print(
             stderr, "{}",
@@ -38,7 +40,7 @@ int run_quality(const quality_args& a) {
                 r.stale
                     ? fmt::format(" ({} runs are stale: the kernel source changed since)", r.stale)
                     : "")));
-        return 1;
+        return 2;
     }
     if (a.json) {
         nlohmann::ordered_json j;

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <new>
 #include <system_error>
@@ -43,13 +44,36 @@ Examples:
 Exit codes: 0 ok; 1 failures found; 2 bad input; 3 no driver/GPU or I/O error; 4 internal error.
 )";
 
+// Address space held back for unwinding after an allocation fails under a memory limit
+// (ulimit -v, a container's). Destructors that allocate as they free (nlohmann's json frees a
+// container through a vector of its children, 16 bytes a child) would otherwise fail inside a
+// noexcept destructor and abort the program; with the reserve released first they complete,
+// and the failure reaches main as std::bad_alloc: exit code 3 with a message. The first failing
+// allocation releases the reserve and fails: the work that needed more is not continued on it.
+constexpr std::size_t k_reserve_bytes = std::size_t{32} << 20;
+void* g_reserve = nullptr;
+
+void release_reserve_and_fail() {
+    std::free(g_reserve);
+    g_reserve = nullptr;
+    std::set_new_handler(nullptr);
+    throw std::bad_alloc();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Never touched: it takes address space, not memory.
+    g_reserve = std::malloc(k_reserve_bytes);
+    if (g_reserve) std::set_new_handler(release_reserve_and_fail);
     CLI::App app{k_description, "hone"};
     app.set_version_flag("--version", std::string("hone ") + hone::tool_version());
     app.require_subcommand(1);
     app.get_formatter()->column_width(34);
+    // A refused option value is echoed in the message: shown escaped, as any text from outside.
+    app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+        return hone::terminal_text(CLI::FailureMessage::simple(a, e));
+    });
     hone::cli::register_commands(app);
     try {
         app.parse(argc, argv);

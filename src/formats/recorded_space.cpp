@@ -6,9 +6,11 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <type_traits>
 #include <unordered_map>
 
+#include "common/value_key.hpp"
 #include "formats/json_file.hpp"
 #include "formats/kt_cache.hpp"
 #include "hone/error.hpp"
@@ -23,25 +25,6 @@ bool value_less(const value& a, const value& b) {
     if (x && y) return *x < *y || (*x == *y && a.index() < b.index());
     if (x || y) return x.has_value();
     return std::get<std::string>(a) < std::get<std::string>(b);
-}
-
-// A key equal for equal values (as value's ==): the alternative, then the payload's bytes.
-std::string exact_key(const value& v) {
-    std::string out(1, static_cast<char>('0' + v.index()));
-    std::visit(
-        [&](const auto& x) {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, std::string>) {
-                out += x;
-            } else if constexpr (std::is_same_v<T, double>) {
-                const double d = x == 0 ? 0.0 : x;  // -0.0 == 0.0
-                out.append(reinterpret_cast<const char*>(&d), sizeof d);
-            } else {
-                out.append(reinterpret_cast<const char*>(&x), sizeof x);
-            }
-        },
-        v);
-    return out;
 }
 
 std::string head_bytes(const std::string& path, std::size_t n) {
@@ -135,6 +118,8 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
         run = *pick;
         records = store.query({run.id(), "", 0, false});
     } catch (const env_error& e) {
+        // A memory limit stays the environment's (exit 3), whatever the file.
+        if (std::string_view(e.what()).find("out of memory") != std::string_view::npos) throw;
         // A file that starts like SQLite but is not a usable hone database: bad input here.
         throw input_error(at, e.what());
     }
@@ -161,7 +146,7 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
                                               "('{}' and '{}'): a damaged database",
                                               records[0].key, rec.key));
         for (std::size_t i = 0; i < r.names.size(); ++i) {
-            if (seen[i].emplace(exact_key(rec.params[i].second), 0).second)
+            if (seen[i].emplace(value_key(rec.params[i].second), 0).second)
                 r.values[i].push_back(rec.params[i].second);
         }
     }
@@ -169,12 +154,12 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
         auto& vs = r.values[i];
         std::stable_sort(vs.begin(), vs.end(), value_less);
         for (std::size_t k = 0; k < vs.size(); ++k)
-            seen[i][exact_key(vs[k])] = static_cast<uint32_t>(k);
+            seen[i][value_key(vs[k])] = static_cast<uint32_t>(k);
     }
     for (const auto& rec : records) {
         point p;
         for (std::size_t i = 0; i < r.names.size(); ++i)
-            p.push_back(seen[i].at(exact_key(rec.params[i].second)));
+            p.push_back(seen[i].at(value_key(rec.params[i].second)));
         r.points.push_back(std::move(p));
         r.keys.push_back(rec.key);
         std::optional<double> out;

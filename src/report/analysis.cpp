@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
+#include <unordered_map>
+
+#include "common/value_key.hpp"
 
 namespace hone::report_detail {
 
@@ -64,28 +68,35 @@ double score_of(const eval_record& r, rank_by by) {
 scored_run score_run(const std::vector<eval_record>& records, rank_by by) {
     scored_run s;
     s.higher_better = by != rank_by::time;
+    // Per parameter, each value's index through a hash map: a search of the values seen so
+    // far made a parameter of 10^5 values take minutes.
+    std::vector<std::unordered_map<std::string, uint32_t>> index;
+    auto param_of = [&](const std::string& name) {
+        auto it = std::find(s.names.begin(), s.names.end(), name);
+        if (it != s.names.end()) return static_cast<std::size_t>(it - s.names.begin());
+        s.names.push_back(name);
+        s.values.emplace_back();
+        index.emplace_back();
+        return s.names.size() - 1;
+    };
     for (const auto& r : records) {
         for (const auto& [name, v] : r.params) {
-            auto it = std::find(s.names.begin(), s.names.end(), name);
-            if (it == s.names.end()) {
-                s.names.push_back(name);
-                s.values.emplace_back();
-                it = s.names.end() - 1;
-            }
-            auto& vs = s.values[static_cast<std::size_t>(it - s.names.begin())];
-            if (std::find(vs.begin(), vs.end(), v) == vs.end()) vs.push_back(v);
+            const std::size_t p = param_of(name);
+            if (index[p].emplace(value_key(v), 0).second) s.values[p].push_back(v);
         }
     }
-    for (auto& vs : s.values) sort_values(vs);
+    for (std::size_t p = 0; p < s.values.size(); ++p) {
+        sort_values(s.values[p]);
+        for (std::size_t i = 0; i < s.values[p].size(); ++i)
+            index[p][value_key(s.values[p][i])] = static_cast<uint32_t>(i);
+    }
     for (const auto& r : records) {
         const double score = score_of(r, by);
         if (!has_timing(r.st) || !(score > 0) || !std::isfinite(score)) continue;
         std::vector<uint32_t> p(s.names.size(), UINT32_MAX);
         for (const auto& [name, v] : r.params) {
-            const auto i = static_cast<std::size_t>(
-                std::find(s.names.begin(), s.names.end(), name) - s.names.begin());
-            const auto& vs = s.values[i];
-            p[i] = static_cast<uint32_t>(std::find(vs.begin(), vs.end(), v) - vs.begin());
+            const std::size_t i = param_of(name);
+            p[i] = index[i].at(value_key(v));
         }
         s.points.push_back(std::move(p));
         s.score.push_back(score);

@@ -7,7 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <string>
+#include <unordered_map>
 
+#include "common/value_key.hpp"
 #include "hone/final_word.hpp"
 #include "report/analysis.hpp"
 #include "report/html_report.hpp"
@@ -232,7 +235,15 @@ std::string best_table(const run_view& v, std::size_t top) {
 struct shared_axis {
     std::vector<value> values;
     std::vector<std::string> labels;
+    std::unordered_map<std::string, std::size_t> index;  // value_key -> position in values
 };
+
+// A chart of a box per value, and a comparison matrix of a cell per pair of values, show no
+// more values than these: beyond, a box is thinner than a pixel and a cell unreadable, and the
+// matrix grows as the square (a parameter of 10^6 values, 10^12 cells). Such a parameter is
+// named in a note instead; its sensitivity is still reported.
+constexpr std::size_t max_plotted_values = 256;
+constexpr std::size_t max_compared_values = 64;
 
 shared_axis axis_for(const std::string& param, const std::vector<const run_view*>& views) {
     shared_axis a;
@@ -241,12 +252,23 @@ shared_axis axis_for(const std::string& param, const std::vector<const run_view*
         const auto it = std::find(names.begin(), names.end(), param);
         if (it == names.end()) continue;
         for (const auto& val : v->scored.values[static_cast<std::size_t>(it - names.begin())])
-            if (std::find(a.values.begin(), a.values.end(), val) == a.values.end())
-                a.values.push_back(val);
+            if (a.index.emplace(value_key(val), 0).second) a.values.push_back(val);
     }
+    if (a.values.size() > max_plotted_values) return a;
     sort_values(a.values);
-    for (const auto& val : a.values) a.labels.push_back(template_text(val));
+    for (std::size_t i = 0; i < a.values.size(); ++i) {
+        a.index[value_key(a.values[i])] = i;
+        a.labels.push_back(template_text(a.values[i]));
+    }
     return a;
+}
+
+std::string too_many_values_note(const std::vector<std::string>& params, std::size_t limit,
+                                 const char* what, const char* mark) {
+    if (params.empty()) return "";
+    return fmt::format(
+        R"(<p class="meta">Parameters with more than {} values (not {}: one {} would not be readable): {}.</p>)",
+        limit, what, mark, esc(fmt::format("{}", fmt::join(params, ", "))));
 }
 
 std::string parameter_plots(const std::vector<const run_view*>& group) {
@@ -261,9 +283,13 @@ std::string parameter_plots(const std::vector<const run_view*>& group) {
     const axis_unit unit =
         objective_unit(group.front()->by, all.empty() ? 1 : quantile_sorted(all, 0.5));
     std::string out = R"(<div class="grid">)";
-    std::vector<std::string> fixed;
+    std::vector<std::string> fixed, too_many;
     for (const auto& param : params) {
         const shared_axis axis = axis_for(param, group);
+        if (axis.values.size() > max_plotted_values) {
+            too_many.push_back(fmt::format("{} ({} values)", param, axis.values.size()));
+            continue;
+        }
         if (axis.values.size() < 2) {
             fixed.push_back(
                 fmt::format("{} = {}", param, axis.labels.empty() ? "?" : axis.labels[0]));
@@ -282,9 +308,7 @@ std::string parameter_plots(const std::vector<const run_view*>& group) {
                 const auto p = static_cast<std::size_t>(it - names.begin());
                 std::vector<std::size_t> to_axis;
                 for (const auto& val : v->scored.values[p])
-                    to_axis.push_back(static_cast<std::size_t>(
-                        std::find(axis.values.begin(), axis.values.end(), val) -
-                        axis.values.begin()));
+                    to_axis.push_back(axis.index.at(value_key(val)));
                 for (std::size_t i = 0; i < v->scored.score.size(); ++i) {
                     const uint32_t vi = v->scored.points[i][p];
                     if (vi < to_axis.size()) s.by_value[to_axis[vi]].push_back(v->scored.score[i]);
@@ -293,9 +317,8 @@ std::string parameter_plots(const std::vector<const run_view*>& group) {
                     if (has_timing(r.st) && score_of(r, v->by) > 0) continue;
                     for (const auto& [pn, pv] : r.params) {
                         if (pn != param) continue;
-                        const auto at = std::find(axis.values.begin(), axis.values.end(), pv);
-                        if (at != axis.values.end())
-                            ++s.failed_by_value[static_cast<std::size_t>(at - axis.values.begin())];
+                        const auto at = axis.index.find(value_key(pv));
+                        if (at != axis.index.end()) ++s.failed_by_value[at->second];
                     }
                 }
             }
@@ -307,14 +330,21 @@ std::string parameter_plots(const std::vector<const run_view*>& group) {
     if (!fixed.empty())
         out += fmt::format(R"(<p class="meta">Parameters with one value (not plotted): {}.</p>)",
                            esc(fmt::format("{}", fmt::join(fixed, ", "))));
+    out += too_many_values_note(too_many, max_plotted_values, "plotted", "box per value");
     return out;
 }
 
 std::string comparison_maps(const run_view& v, std::size_t& gradient_ids) {
     std::string out = R"(<div class="grid">)";
     bool any = false;
+    std::vector<std::string> too_many;
     for (std::size_t p = 0; p < v.scored.names.size(); ++p) {
         if (v.scored.values[p].size() < 2) continue;
+        if (v.scored.values[p].size() > max_compared_values) {
+            too_many.push_back(
+                fmt::format("{} ({} values)", v.scored.names[p], v.scored.values[p].size()));
+            continue;
+        }
         std::vector<std::string> labels;
         for (const auto& val : v.scored.values[p]) labels.push_back(template_text(val));
         const comparison c = compare_values(v.scored, p);
@@ -322,7 +352,10 @@ std::string comparison_maps(const run_view& v, std::size_t& gradient_ids) {
         any = true;
     }
     out += "</div>";
-    return any ? out : R"(<p class="how">No parameter has two values.</p>)";
+    const std::string note =
+        too_many_values_note(too_many, max_compared_values, "compared", "cell per pair of values");
+    if (!any && too_many.empty()) return R"(<p class="how">No parameter has two values.</p>)";
+    return (any ? out : "") + note;
 }
 
 std::string sensitivity_section(const std::vector<run_view>& views) {

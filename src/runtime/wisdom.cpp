@@ -355,7 +355,10 @@ std::vector<tuned_entry> tuned_from_db(const std::string& db_path) {
     std::vector<tuned_entry> out;
     for (const run_identity& run : store.runs()) {
         const std::vector<eval_record> records = store.query({run.id(), "", 0, true});
-        const rank_by by = parse_rank_by(run.objective);
+        // A stored objective this hone does not know (a damaged or newer database) is refused
+        // naming the database; an empty one is time, as everywhere a run is ranked.
+        const rank_by by =
+            parse_rank_by(run.objective.empty() ? "time" : run.objective, {db_path, 0, 0});
         auto order = ranked(records, by);
         if (order.empty()) continue;
         tuned_entry e;

@@ -83,6 +83,9 @@ auto decoding(const std::string& path, const std::string& key, const char* what,
     } catch (const nlohmann::json::exception& e) {
         throw env_error(
             fmt::format("{}: the {} of {} do not decode: {}", path, what, key, e.what()));
+    } catch (const env_error& e) {  // valid JSON of another shape (parameters: null)
+        throw env_error(
+            fmt::format("{}: the {} of {} do not decode: {}", path, what, key, e.what()));
     }
 }
 

@@ -84,6 +84,12 @@ db_ptr open_input(const std::string& path) {
                         problems += (problems.empty() ? "" : "; ") + line;
             }
         }
+        // A page not read for want of memory (SQLITE_NOMEM, error code 7) is a memory limit.
+        if (problems.find("error code=7") != std::string::npos)
+            throw env_error(fmt::format(
+                "out of memory: {}: SQLite could not read its pages within the process's memory "
+                "limit (docs/limits.md)",
+                path));
         if (!problems.empty()) refuse(path, "is damaged (quick_check: " + problems + ")");
         sql::stmt meta(db.get(), path, "SELECT value FROM meta WHERE key = 'format'");
         if (!meta.step() || meta.text(0) != store_detail::meta_format)
@@ -306,6 +312,11 @@ merge_report merge_databases(const std::vector<std::string>& inputs, const std::
                              const merge_options& opt) {
     if (inputs.empty()) throw input_error({"merge", 0, 0}, "no database to merge");
     std::error_code ec;
+    // What is there already, a dangling symbolic link included, is not this merge's to remove
+    // when it fails: only the names it found absent.
+    std::vector<std::string> absent;
+    for (const char* tail : {"", "-wal", "-shm"})
+        if (!fs::exists(fs::symlink_status(output + tail, ec))) absent.push_back(output + tail);
     const bool existed = fs::exists(output, ec);
     for (const auto& in : inputs)
         if (existed && fs::equivalent(in, output, ec))
@@ -355,7 +366,7 @@ merge_report merge_databases(const std::vector<std::string>& inputs, const std::
         t.commit();
     } catch (...) {
         if (!existed)  // the output this merge created, and nothing else
-            for (const char* tail : {"", "-wal", "-shm"}) fs::remove(output + tail, ec);
+            for (const auto& name : absent) fs::remove(name, ec);
         throw;
     }
     return rep;

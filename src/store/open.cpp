@@ -85,6 +85,13 @@ void quick_check(sqlite3* db, const std::string& path) {
         }
         return out;
     });
+    // A page SQLite could not read for want of memory (SQLITE_NOMEM, error code 7) is listed as
+    // a finding: that is a memory limit (exit 3), not a damaged file.
+    if (problems.find("error code=7") != std::string::npos)
+        throw env_error(fmt::format(
+            "out of memory: {}: SQLite could not read its pages within the process's memory "
+            "limit (docs/limits.md)",
+            path));
     if (!problems.empty()) refuse_corrupted(path, "quick_check: " + problems);
 }
 

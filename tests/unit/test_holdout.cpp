@@ -102,7 +102,7 @@ TEST_CASE("hone selection-quality: markdown and JSON; errors") {
     CHECK(j["hone"]["within_95"] == 3);
     CHECK(j["rows"].size() == 3);
     r = hone_cli(fmt::format("selection-quality {} {}", t.file("va.yaml"), t.file("one.db")));
-    CHECK(r.rc == 1);
+    CHECK(r.rc == 2);
     CHECK(r.output.find("no held-out size") != std::string::npos);
     CHECK(hone_cli(fmt::format("selection-quality {}", t.file("va.yaml"))).rc == 2);
     // A wisdom file works too (each size's best few only); a damaged one is bad input.

@@ -263,3 +263,28 @@ TEST_CASE("report: one page, every section, no script, no network, text escaped"
     CHECK(svgs == 3 + 6 + 1 + 1 + 2);
     CHECK(html_report({}).find("The database holds no runs") != std::string::npos);
 }
+
+TEST_CASE("report: a parameter of 100,000 values is scored and noted, not drawn per value") {
+    // Values counted through hash maps and no chart of a box or a cell per value: a search of
+    // the values seen so far and a 10^5 x 10^5 matrix made this take hours.
+    std::vector<eval_record> records;
+    const int n = 100'000;
+    for (int i = 0; i < n; ++i)
+        records.push_back(
+            timed({{"X", int64_t{n - i}}, {"V", int64_t{i % 3}}}, 1.0 + (i * 7) % 13));
+    const scored_run s = score_run(records, rank_by::time);
+    REQUIRE(s.values.size() == 2);
+    CHECK(s.values[0].size() == static_cast<std::size_t>(n));
+    CHECK(s.values[0].front() == value{int64_t{1}});  // sorted, whatever the order stored
+    CHECK(s.points[0][0] == static_cast<uint32_t>(n - 1));
+    CHECK(s.values[1].size() == 3);
+    report_run run{{}, records, "big.db"};
+    run.identity.kernel_name = "k";
+    const std::string html = html_report({run});
+    CHECK(html.find("Parameters with more than 256 values (not plotted") != std::string::npos);
+    CHECK(html.find("Parameters with more than 64 values (not compared") != std::string::npos);
+    CHECK(html.find("X (100000 values)") != std::string::npos);
+    // V is still plotted and compared; the page stays small.
+    CHECK(html.find("V: row value against column value") != std::string::npos);
+    CHECK(html.size() < 2'000'000);
+}

@@ -269,9 +269,9 @@ TEST_CASE("hone export --wisdom: writes, merges, and refuses what it must not ov
         CHECK(r.output.find("is a results database, not a wisdom file") != std::string::npos);
         CHECK(slurp(t.file("o.db")) == before);
     }
-    SUBCASE("a database with nothing ranked: exit 1") {
+    SUBCASE("a database with nothing ranked: bad input, exit 2") {
         r = hone_cli(fmt::format("export {} --wisdom {}", t.file("empty.db"), t.file("e.json")));
-        CHECK(r.rc == 1);
+        CHECK(r.rc == 2);
         CHECK(r.output.find("nothing to export") != std::string::npos);
         CHECK_FALSE(std::filesystem::exists(t.file("e.json")));
     }

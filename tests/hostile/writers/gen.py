@@ -53,6 +53,7 @@ os.symlink("/dev/null", path("devnull"))
 os.symlink("/dev/full", path("devfull"))
 os.symlink("/dev/zero", path("devzero"))
 os.mkfifo(path("fifo"))
+os.symlink("nowhere/x", path("dangling"))  # a link to a folder that does not exist
 os.mkdir(path("folder"))
 
 # Files that are not hone databases.
