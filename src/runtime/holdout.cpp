@@ -40,18 +40,6 @@ holdout_summary summarize(std::vector<double> f) {
     return s;
 }
 
-std::optional<std::vector<int64_t>> sizes_of(const spec& s, const tuned_entry& e) {
-    std::vector<int64_t> out;
-    for (const auto& p : s.problem) {
-        const auto it = std::find_if(e.problem.begin(), e.problem.end(),
-                                     [&](const auto& q) { return q.first == p.name; });
-        if (it == e.problem.end()) return std::nullopt;
-        out.push_back(it->second);
-    }
-    if (e.problem.size() != s.problem.size()) return std::nullopt;
-    return out;
-}
-
 std::string percent(double f) {
     return fmt::format("{:.1f}%", 100 * f);
 }
@@ -71,7 +59,7 @@ holdout_report evaluate_holdout(const spec& s, const std::vector<tuned_entry>& e
             ++rep.stale;
             continue;
         }
-        const auto sizes = sizes_of(s, e);
+        const auto sizes = entry_sizes(s, e);
         if (!sizes) continue;
         const tuned_entry*& slot = by_device[e.device_name][*sizes];
         if (!slot || e.tuned_at > slot->tuned_at) slot = &e;
@@ -108,7 +96,7 @@ holdout_report evaluate_holdout(const spec& s, const std::vector<tuned_entry>& e
         rep.held_out += held.size();
         const select_inputs in{s, train, hash, "", ""};
         for (const tuned_entry* h : held) {
-            const std::vector<int64_t> q = *sizes_of(s, *h);
+            const std::vector<int64_t> q = *entry_sizes(s, *h);
             holdout_row row;
             row.device = device;
             row.problem = h->problem_text();

@@ -27,19 +27,6 @@ std::string key_of(const tuned_config& c) {
     return c.key.empty() ? config_key(c.params) : c.key;
 }
 
-// The entry's sizes in spec order; nullopt when it names other sizes than the spec.
-std::optional<std::vector<int64_t>> entry_sizes(const spec& s, const tuned_entry& e) {
-    if (e.problem.size() != s.problem.size()) return std::nullopt;
-    std::vector<int64_t> out;
-    for (const auto& p : s.problem) {
-        const auto it = std::find_if(e.problem.begin(), e.problem.end(),
-                                     [&](const auto& q) { return q.first == p.name; });
-        if (it == e.problem.end()) return std::nullopt;
-        out.push_back(it->second);
-    }
-    return out;
-}
-
 double log2_size(int64_t v) {
     return std::log2(static_cast<double>(std::max<int64_t>(v, 1)));
 }
@@ -302,6 +289,18 @@ bool same_sizes(const point& p, const std::vector<int64_t>& sizes) {
 }
 
 }  // namespace
+
+std::optional<std::vector<int64_t>> entry_sizes(const spec& s, const tuned_entry& e) {
+    if (e.problem.size() != s.problem.size()) return std::nullopt;
+    std::vector<int64_t> out;
+    for (const auto& p : s.problem) {
+        const auto it = std::find_if(e.problem.begin(), e.problem.end(),
+                                     [&](const auto& q) { return q.first == p.name; });
+        if (it == e.problem.end()) return std::nullopt;
+        out.push_back(it->second);
+    }
+    return out;
+}
 
 kernel_selection select_config(const select_inputs& in, const device_attrs& dev,
                                const std::vector<int64_t>& sizes) {

@@ -16,6 +16,9 @@ namespace hone::runtime {
 bindings size_scope(const spec& s, const std::vector<int64_t>& sizes, const device_attrs& dev);
 std::string problem_text(const spec& s, const std::vector<int64_t>& sizes);
 
+// A tuned entry's sizes in spec order; nullopt when it names other sizes than the spec.
+std::optional<std::vector<int64_t>> entry_sizes(const spec& s, const tuned_entry& e);
+
 // The parameter values of `params` in spec order, when they name exactly the spec's parameters
 // with values of its lists and the configuration is valid in `scope`: every constraint holds,
 // the launch dimensions and buffer counts evaluate to positive sizes. Otherwise nullopt and

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../run_command.hpp"
+#include "hone/spec.hpp"
 #include "hone/status.hpp"
 
 // The repository root: $HONE_SOURCE_DIR when set (the tests run from a copy of the tree on the
@@ -25,6 +26,14 @@ struct run_result {
 inline run_result shell(const std::string& cmd) {
     const command_result c = run_command(cmd + " 2>&1");
     return {c.rc, c.output};
+}
+
+// tests/gpu/vector_add_small.yaml, writing to `db` (removed first).
+inline hone::spec small_spec(const char* db) {
+    hone::spec s = hone::load_spec(source_dir() + "/tests/gpu/vector_add_small.yaml");
+    s.output = db;
+    std::remove(db);
+    return s;
 }
 
 // A binary of this build, or the one on PATH (the GPU machine carries them in .carry/).

@@ -22,13 +22,6 @@ using namespace hone;
 
 namespace {
 
-spec small_spec(const char* db) {
-    spec s = load_spec(source_dir() + "/tests/gpu/vector_add_small.yaml");
-    s.output = db;
-    std::remove(db);
-    return s;
-}
-
 std::string read_text(const fs::path& p) {
     std::ifstream in(p);
     std::ostringstream ss;

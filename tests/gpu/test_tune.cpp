@@ -14,13 +14,6 @@ using namespace hone;
 
 namespace {
 
-spec small_spec(const char* db) {
-    spec s = load_spec(source_dir() + "/tests/gpu/vector_add_small.yaml");
-    s.output = db;
-    std::remove(db);
-    return s;
-}
-
 void check_small_tune(bool isolated) {
     const spec s = small_spec("/tmp/hone_gpu_e2e.db");
     tune_options opt;

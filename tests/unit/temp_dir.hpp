@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 struct temp_dir {
@@ -22,3 +23,11 @@ struct temp_dir {
         std::ofstream(path / name) << text;
     }
 };
+
+// A file's bytes ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}

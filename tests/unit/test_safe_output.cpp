@@ -8,8 +8,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "common/terminal_text.hpp"
 #include "formats/csv.hpp"
@@ -21,13 +19,6 @@ using namespace hone;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // The message of the input_error `f` throws ("" when it throws none).
 template <typename F>

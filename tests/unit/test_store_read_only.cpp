@@ -5,8 +5,6 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "hone/error.hpp"
 #include "hone/store.hpp"
@@ -15,13 +13,6 @@
 using namespace hone;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 void exec(const std::string& path, const char* sql) {
     sqlite3* db = nullptr;

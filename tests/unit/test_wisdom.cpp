@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "hone/error.hpp"
 #include "hone/wisdom.hpp"
@@ -15,13 +14,6 @@ using namespace hone;
 using namespace rt_test;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 std::vector<tuned_entry> sample_entries() {
     const spec s = load(spec_1d());
