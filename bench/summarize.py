@@ -7,6 +7,8 @@ import sqlite3
 import statistics
 import sys
 
+from summarize_measure import table as print_table  # one table printer
+
 
 def load(out, label):
     path = os.path.join(out, label + ".json")
@@ -24,16 +26,6 @@ def best(run):
     return min(timed, key=lambda r: r["timing"]["median_us"]) if timed else None
 
 
-def print_table(header, rows, title=None):
-    """A markdown table (header: the column names), printed only when it has rows."""
-    if not rows:
-        return
-    if title:
-        print(f"## {title}\n")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    print("\n".join(rows))
-    print()
 
 
 def tuning_table(out, labels):

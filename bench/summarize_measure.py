@@ -36,13 +36,15 @@ def load(out, label):
 
 
 def table(header, rows, title=None):
+    """A markdown table (header: the column names; a row: its cells, or its line), printed only
+    when it has rows."""
     if not rows:
         return
     if title:
         print(f"## {title}\n")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    print("\n".join("| " + " | ".join(r) + " |" for r in rows))
+    print("\n".join(r if isinstance(r, str) else "| " + " | ".join(r) + " |" for r in rows))
     print()
 
 

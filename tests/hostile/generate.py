@@ -50,6 +50,9 @@ import threading
 import time
 import zlib
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import run_limited, signature  # noqa: E402  (one definition of each)
+
 STDERR_LIMIT = 1 << 20
 ENV_LIMIT_MIB = 64  # HONE_MAX_INPUT_MIB during the runs
 DEEP = 20_000
@@ -658,36 +661,9 @@ def make_cases(rng, base, count, families):
 # Running
 
 
-def signature(path):
-    try:
-        link = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    try:
-        st = os.stat(path)
-    except (FileNotFoundError, OSError):
-        return ("link", link.st_ino)
-    if not stat.S_ISREG(st.st_mode):
-        return ("node", stat.S_IFMT(link.st_mode), link.st_ino, stat.S_IFMT(st.st_mode), st.st_ino)
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return ("file", stat.S_IFMT(link.st_mode), link.st_ino, digest.hexdigest())
-
-
 def tree(folder):
     """Signatures of everything in a folder (not following links, not descending)."""
     return {name: signature(os.path.join(folder, name)) for name in os.listdir(folder)}
-
-
-def limits(memory_gib):
-    def apply():
-        os.setsid()
-        limit = int(memory_gib * (1 << 30))
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return apply
 
 
 def lay_out(case, folder):
@@ -775,21 +751,10 @@ def run_command(hone, case, folder, work, args, base, timeout, memory_gib):
         w.start()
     env = dict(os.environ, HONE_CACHE_DIR=os.path.join(base["tmp"], "compile-cache"),
                NO_COLOR="1", HONE_MAX_INPUT_MIB=str(ENV_LIMIT_MIB))
-    problems = []
     stdout_path, stderr_path = os.path.join(base["tmp"], "stdout"), os.path.join(base["tmp"],
                                                                                 "stderr")
-    start = time.monotonic()
-    with open(stdout_path, "wb") as so, open(stderr_path, "wb") as se:
-        proc = subprocess.Popen([hone] + argv, stdin=subprocess.DEVNULL, stdout=so, stderr=se,
-                                cwd=work, env=env, preexec_fn=limits(memory_gib))
-        try:
-            rc = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            rc = None
-            problems.append(f"still running after {timeout} s (killed)")
-    seconds = time.monotonic() - start
+    rc, seconds, problems = run_limited([hone] + argv, work, env, stdout_path, stderr_path,
+                                        timeout, memory_gib)
     stop.set()
     for w in writers:
         w.join(timeout=2)

@@ -68,7 +68,7 @@ def signature(path):
         return None
     try:
         st = os.stat(path)
-    except FileNotFoundError:  # a dangling symbolic link
+    except OSError:  # a dangling symbolic link, or a loop of them
         return ("link", link.st_ino)
     if not stat.S_ISREG(st.st_mode):
         return ("node", stat.S_IFMT(link.st_mode), link.st_ino, stat.S_IFMT(st.st_mode), st.st_ino)
@@ -105,6 +105,24 @@ def limit_memory(gib):
     return apply
 
 
+def run_limited(command, cwd, env, stdout_path, stderr_path, timeout, memory_gib):
+    """Runs `command` in a session of its own under the address-space limit, its output in the
+    two files; (exit code or None when killed at the timeout, seconds, problems)."""
+    problems = []
+    start = time.monotonic()
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                cwd=cwd, env=env, preexec_fn=limit_memory(memory_gib))
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            rc = None
+            problems.append(f"still running after {timeout} s (killed)")
+    return rc, time.monotonic() - start, problems
+
+
 def run_case(hone, case_dir, gen_dir, work, case, timeout, memory_gib):
     name, expected, message, raw_args = case
     subst = lambda a: a.replace("{case}", case_dir).replace("{gen}", gen_dir).replace("{work}", work)
@@ -119,19 +137,8 @@ def run_case(hone, case_dir, gen_dir, work, case, timeout, memory_gib):
     watched = {p: signature(p) for p in watched_paths(args, roots, expected)}
     stderr_path = os.path.join(work, ".stderr")
     env = dict(os.environ, HONE_CACHE_DIR=os.path.join(work, ".cache"), NO_COLOR="1")
-    problems = []
-    start = time.monotonic()
-    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-        proc = subprocess.Popen([hone] + args, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                cwd=work, env=env, preexec_fn=limit_memory(memory_gib))
-        try:
-            rc = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            rc = None
-            problems.append(f"still running after {timeout} s (killed)")
-    seconds = time.monotonic() - start
+    rc, seconds, problems = run_limited([hone] + args, work, env, stdout_path, stderr_path,
+                                        timeout, memory_gib)
     with open(stderr_path, "rb") as f:
         stderr = f.read(STDERR_LIMIT)
     stdout = b""

@@ -158,6 +158,14 @@ std::string raw_scalar(const std::string& path, const char* sql) {
     return out;
 }
 
+// A database of one run holding one record (closed again), for the tests to forge with raw SQL.
+std::string one_record_db(const temp_dir& dir) {
+    const std::string path = dir.file("r.db");
+    results_store s(path);
+    s.put(s.begin_run(identity()), full_record(0));
+    return path;
+}
+
 std::string open_error(const std::string& path) {
     try {
         results_store s(path);
@@ -235,11 +243,7 @@ TEST_CASE("store: a record's own created_at (imported results) is kept") {
 
 TEST_CASE("store: a schema 1 database is upgraded in place, its rows kept") {
     temp_dir dir;
-    const std::string path = dir.file("r.db");
-    {
-        results_store s(path);
-        s.put(s.begin_run(identity()), full_record(0));
-    }
+    const std::string path = one_record_db(dir);
     // Back to schema 1's layout: the columns schemas 2 and 3 added are dropped.
     for (const char* sql :
          {"ALTER TABLE results DROP COLUMN device", "ALTER TABLE results DROP COLUMN device_uuid",
@@ -267,11 +271,7 @@ TEST_CASE("store: a schema 1 database is upgraded in place, its rows kept") {
 TEST_CASE(
     "store: a schema 2 database is upgraded in place: no device, no telemetry, no final word") {
     temp_dir dir;
-    const std::string path = dir.file("r.db");
-    {
-        results_store s(path);
-        s.put(s.begin_run(identity()), full_record(0));
-    }
+    const std::string path = one_record_db(dir);
     for (const char* sql :
          {"ALTER TABLE results DROP COLUMN device", "ALTER TABLE results DROP COLUMN device_uuid",
           "ALTER TABLE results DROP COLUMN telemetry", "ALTER TABLE runs DROP COLUMN final_word",
@@ -600,11 +600,7 @@ TEST_CASE("store: another application's SQLite database is refused and left unch
 
 TEST_CASE("store: another schema version is refused and left unchanged") {
     temp_dir dir;
-    const std::string path = dir.file("r.db");
-    {
-        results_store s(path);
-        s.put(s.begin_run(identity()), full_record(0));
-    }
+    const std::string path = one_record_db(dir);
     raw_scalar(path, "PRAGMA user_version = 4");
     const std::string before = read_bytes(path);
     CHECK(open_error(path) == path +
