@@ -518,7 +518,7 @@ TEST_CASE("gp_sweep proposes what gp_climb does until gp_climb stagnates") {
     // A long slope: gp_climb keeps improving for a while, then stagnates at the optimum.
     const grid g({24, 24, 24}, [](const point&) { return true; });
     const auto f = bowl({19, 4, 15});
-    for (uint64_t seed = 1; seed <= 3; ++seed) {
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
         CAPTURE(seed);
         auto c = make("gp_climb", g, seed, 500), s = make("gp_sweep", g, seed, 500);
         const run_result rc = drive(*c, g, f), rs = drive(*s, g, f);
@@ -537,13 +537,13 @@ TEST_CASE("gp_sweep finds a lone optimum on a plateau where gp_climb stagnates")
     const grid g({4, 16, 8, 3}, [](const point&) { return true; });
     const auto f = needle_on_plateau();
     int found = 0, gp_found = 0;
-    for (uint64_t seed = 1; seed <= 10; ++seed) {
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
         auto s = make("gp_sweep", g, seed, 600), c = make("gp_climb", g, seed, 600);
         found += drive(*s, g, f).best == 1.0;
         gp_found += drive(*c, g, f).best == 1.0;
     }
     MESSAGE("gp_sweep " << found << ", gp_climb " << gp_found);
-    CHECK(found >= 8);
+    CHECK(found >= 4);
     CHECK(found > gp_found);
 }
 
