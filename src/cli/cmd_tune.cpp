@@ -201,6 +201,15 @@ std::vector<std::vector<int>> device_groups(
     return groups;
 }
 
+// Every GPU's ordinal as NVML counts them, without CUDA's start in this process; empty where
+// NVML is absent or CUDA_VISIBLE_DEVICES may renumber them.
+std::vector<int> counted_devices() {
+    std::vector<int> out;
+    if (!std::getenv("CUDA_VISIBLE_DEVICES"))
+        for (int i = 0; i < nvml::device_count(); ++i) out.push_back(i);
+    return out;
+}
+
 // The GPUs device_groups will name, where that is known without CUDA in this process: the
 // list given, or every GPU NVML counts (when CUDA_VISIBLE_DEVICES does not renumber them);
 // empty when unknown or for one GPU, which is started as ever.
@@ -218,20 +227,20 @@ std::vector<int> likely_devices(const tune_args& a, const spec& s) {
     } else if (!s.search.all_devices) {
         named = s.search.devices;
     }
-    if (named) return *named;
-    std::vector<int> out;
-    if (!std::getenv("CUDA_VISIBLE_DEVICES"))
-        for (int i = 0; i < nvml::device_count(); ++i) out.push_back(i);
-    return out;
+    return named ? *named : counted_devices();
 }
 
 // The sessions of `devices`, in their order: those started early, the others (or those whose
 // early start failed) started now, a GPU that does not start left out with the reason.
 session_list take_sessions(const std::vector<int>& devices,
                            std::map<int, std::shared_ptr<gpu_session>>& early, bool isolated) {
+    auto started = [&](int d) {
+        const auto it = early.find(d);
+        return it != early.end() && it->second;
+    };
     std::vector<int> rest;
     for (int d : devices)
-        if (!early.count(d) || !early[d]) rest.push_back(d);
+        if (!started(d)) rest.push_back(d);
     std::map<int, std::shared_ptr<gpu_session>> now;
     if (!rest.empty()) {
         std::vector<std::shared_ptr<gpu_session>> opened;
@@ -246,7 +255,7 @@ session_list take_sessions(const std::vector<int>& devices,
     }
     session_list out;
     for (int d : devices) {
-        auto& from = early.count(d) && early[d] ? early : now;
+        auto& from = started(d) ? early : now;
         if (auto it = from.find(d); it != from.end() && it->second)
             out.push_back(std::move(it->second));
     }
@@ -347,6 +356,13 @@ int run_tune(tune_args a) {
     if (!a.in_mpi && (a.mpi || (launched_by_mpi() && launcher_world_size() != 1)))
         return run_mpi(std::move(a));
     if (!a.captures.empty()) return run_captures(a);
+    // Sizes given as lists (--set N=1,2,3 or a list in the config's problem section): one run
+    // per combination, into one database, on the same GPU sessions.
+    const auto lists = parse_set_lists(a.sets);
+    std::map<std::string, int64_t> firsts;
+    for (const auto& [name, values] : lists) firsts[name] = values.front();
+    const spec first = load_spec(a.config, firsts);
+    const auto sizes = size_runs(lists, first.problem_lists);
     if (a.dry_run) {  // compile everything into the cache, measure nothing
         check_args c;
         c.config = a.config;
@@ -358,13 +374,9 @@ int run_tune(tune_args a) {
         c.use_cache = !a.no_cache;
         c.cache_dir = a.cache_dir;
         c.compilers = a.compilers;
+        if (sizes.size() <= 1) return run_check(c);
         // A size list: each size compiled as its run would (sizes may reach the kernel as
         // defines), one check a size.
-        const auto lists = parse_set_lists(a.sets);
-        std::map<std::string, int64_t> firsts;
-        for (const auto& [name, values] : lists) firsts[name] = values.front();
-        const auto sizes = size_runs(lists, load_spec(a.config, firsts).problem_lists);
-        if (sizes.size() <= 1) return run_check(c);
         int rc = 0;
         for (const auto& size : sizes) {
             c.sets.clear();
@@ -374,13 +386,6 @@ int run_tune(tune_args a) {
         }
         return rc;
     }
-    // Sizes given as lists (--set N=1,2,3 or a list in the config's problem section): one run
-    // per combination, into one database, on the same GPU sessions.
-    const auto lists = parse_set_lists(a.sets);
-    std::map<std::string, int64_t> firsts;
-    for (const auto& [name, values] : lists) firsts[name] = values.front();
-    const spec first = load_spec(a.config, firsts);
-    const auto sizes = size_runs(lists, first.problem_lists);
     // Every size is checked before any GPU is started.
     std::vector<spec> specs;
     for (const auto& size : sizes) specs.push_back(load_spec(a.config, size));
@@ -622,17 +627,14 @@ int run_mpi(tune_args a) {
     // the rank's GPU workers then start at once, without waiting for this process's CUDA start
     // (~1 s, longer with several processes starting at once). Otherwise that start overlaps
     // MPI's.
-    const int counted =
-        std::getenv("CUDA_VISIBLE_DEVICES") || a.in_process ? 0 : nvml::device_count();
+    const std::vector<int> counted = a.in_process ? std::vector<int>{} : counted_devices();
     std::shared_future<std::vector<device_info>> devices =
-        std::async(counted > 0 ? std::launch::deferred : std::launch::async, [] {
+        std::async(counted.empty() ? std::launch::async : std::launch::deferred, [] {
             return list_devices();
         }).share();
     auto share = [&](int local_rank, int local_size) {
-        std::vector<int> all;
-        if (counted > 0)
-            for (int i = 0; i < counted; ++i) all.push_back(i);
-        else
+        std::vector<int> all = counted;
+        if (all.empty())
             for (const auto& d : devices.get()) all.push_back(d.ordinal);
         // Fewer GPUs than ranks on the host: the launcher gave each rank its own.
         const bool own = static_cast<int>(all.size()) < local_size;
@@ -642,7 +644,7 @@ int run_mpi(tune_args a) {
     // MPI does (MPI's start and CUDA's overlap); a dry run measures nothing.
     const auto early_place = launcher_local_rank();
     session_list early;
-    if (early_place && counted > 0 && !a.dry_run) {
+    if (early_place && !counted.empty() && !a.dry_run) {
         try {
             const auto mine = share(early_place->first, early_place->second);
             if (!mine.empty()) early = open_gpu_sessions(mine, !a.in_process, say);
