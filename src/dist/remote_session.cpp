@@ -40,18 +40,13 @@ class hub {
                         rank, what, timeout_s));
     }
 
-    // The same, nullopt after wait_s.
-    std::optional<json> poll(int rank, int slot, double wait_s) {
+    // True when a message from `rank` for `slot` is waiting (it stays), else false after wait_s.
+    bool has(int rank, int slot, double wait_s) {
         const auto t0 = steady_clock::now();
         for (;;) {
             {
                 std::lock_guard lock(m_);
-                auto& box = mail_[{rank, slot}];
-                if (!box.empty()) {
-                    json j = std::move(box.front());
-                    box.pop_front();
-                    return j;
-                }
+                if (!mail_[{rank, slot}].empty()) return true;
             }
             const double left = wait_s - seconds_since(t0);
             if (auto got = link_->receive(-1, std::clamp(left, 0.0, 0.05))) {
@@ -60,8 +55,18 @@ class hub {
                     std::move(got->second));
                 continue;
             }
-            if (seconds_since(t0) >= wait_s) return std::nullopt;
+            if (seconds_since(t0) >= wait_s) return false;
         }
+    }
+
+    // The same, nullopt after wait_s.
+    std::optional<json> poll(int rank, int slot, double wait_s) {
+        if (!has(rank, slot, wait_s)) return std::nullopt;
+        std::lock_guard lock(m_);  // one thread waits for each (rank, slot)
+        auto& box = mail_[{rank, slot}];
+        json j = std::move(box.front());
+        box.pop_front();
+        return j;
     }
 
   private:
@@ -88,10 +93,8 @@ class remote_session final : public gpu_session {
 
     const device_info& device() const override { return info_; }
     bool isolated() const override { return isolated_; }
-    // One measuring in the rank's worker, one waiting in that worker, and one waiting at the
-    // rank: the rank hands a job to its worker only between results (it blocks in collect),
-    // so with two the worker would have none waiting every other job and sit idle while a
-    // result travelled to rank 0 and the next job back.
+    // One measuring in the rank's worker, one waiting in that worker, and one on its way: a
+    // result travels to rank 0 and the next job back while the worker measures.
     std::size_t max_in_flight() const override { return 3; }
 
     prepare_report prepare(const run_plan& plan) override {
@@ -109,6 +112,11 @@ class remote_session final : public gpu_session {
     void submit(const job& j) override {
         hub_->link().send(rank_, {{"type", "job"}, {"slot", slot_}, {"job", j}});
         deadlines_.push_back(j.deadline_s);
+    }
+
+    // A late rank shows in collect(), which waits as long as the jobs ahead may take.
+    bool wait_ready(double timeout_s) override {
+        return deadlines_.empty() || hub_->has(rank_, slot_, timeout_s);
     }
 
     job_result collect() override {
@@ -234,7 +242,11 @@ class slot_server {
                                        q_.items.front().value("type", "") == "job" &&
                                        in_flight_ < s_->max_in_flight();
                 if (!job_ready && in_flight_ > 0) {
+                    // With room for another job, wait for the result in short spans, so that a
+                    // job that comes meanwhile is handed to the worker at once.
+                    const bool room = q_.items.empty() && in_flight_ < s_->max_in_flight();
                     lock.unlock();
+                    if (room && !s_->wait_ready(0.002)) continue;
                     collect_one();
                     continue;
                 }

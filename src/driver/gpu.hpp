@@ -96,6 +96,11 @@ class gpu_session {
         submitted_.reset();
         return run(j);
     }
+    // True when collect() would not wait for the GPU (its oldest job is done, or past its
+    // deadline), else false after up to timeout_s: a caller that drives the session from a
+    // thread of its own can then hand over a job that came meanwhile instead of sitting in
+    // collect() with room left. A session that cannot tell answers true at once.
+    virtual bool wait_ready(double /*timeout_s*/) { return true; }
     // True when a faulting or hanging kernel costs one job, not the session.
     virtual bool isolated() const = 0;
     // Setup that can run while the caller prepares its side (a worker calls it after answering

@@ -307,6 +307,18 @@ std::optional<nlohmann::json> worker_process::pop_frame() {
     return msg;
 }
 
+bool worker_process::wait_readable(double timeout_s) {
+    if (exit_) return true;
+    if (buffer_.size() >= 4 &&
+        buffer_.size() >=
+            4 + std::size_t(frame_length(reinterpret_cast<const uint8_t*>(buffer_.data()))))
+        return true;
+    pollfd p{fd_, POLLIN, 0};
+    const int ms = static_cast<int>(std::ceil(std::max(0.0, timeout_s) * 1000));
+    // Readable, hung up, or failed (receive() says which): each is something to receive.
+    return ::poll(&p, 1, ms) != 0;
+}
+
 worker_reply worker_process::receive(double timeout_s) {
     const auto deadline =
         clock_type::now() + std::chrono::duration<double>(std::max(0.0, timeout_s));

@@ -62,6 +62,9 @@ class worker_process {
     // Next frame, or timeout after timeout_s (< 0: wait forever; 0: only what is already there),
     // or the worker's exit. Frames sent before an exit are returned first.
     worker_reply receive(double timeout_s);
+    // True when receive() would return at once (a whole frame is buffered, the socket is
+    // readable, or the worker is gone), else false after up to timeout_s. Reads nothing.
+    bool wait_readable(double timeout_s);
     void kill();  // SIGKILL and reap; idempotent
     int pid() const { return pid_; }
     int fd() const { return fd_; }  // readable when receive(0) may make progress

@@ -136,6 +136,18 @@ class worker_session final : public gpu_session {
         pending_.push_back({j, steady_clock::now()});
     }
 
+    bool wait_ready(double timeout_s) override {
+        if (pending_.empty() || fresh_needed_ || !proc_) return true;
+        const sent_job& front = pending_.front();
+        const double deadline_s = front.j.deadline_s;
+        if (deadline_s > 0) {
+            const double left = deadline_s - seconds_since(std::max(front.sent, last_reply_));
+            if (left <= 0) return true;  // collect() kills it
+            timeout_s = std::min(timeout_s, left);
+        }
+        return proc_->wait_readable(timeout_s);
+    }
+
     job_result collect() override {
         if (pending_.empty())
             throw std::logic_error("worker session: collect without a job in flight");

@@ -25,6 +25,7 @@
 #include "measure/stats.hpp"
 #include "report/final_word.hpp"
 #include "temp_dir.hpp"
+#include "tune/gpu_pool.hpp"
 #include "tune/sessions.hpp"
 
 using namespace hone;
@@ -83,6 +84,12 @@ class fake_gpu final : public gpu_session {
         REQUIRE(queued_.size() < 2);
         queued_.push_back(j.key);
         submitted.push_back(j.key);
+    }
+    // Ready once released (a held job's result is not in yet).
+    bool wait_ready(double timeout_s) override {
+        std::unique_lock lk(m_);
+        return released_.wait_for(lk, std::chrono::duration<double>(timeout_s),
+                                  [&] { return !hold; });
     }
     job_result collect() override {
         // A measurement takes a while: the jobs handed out at once spread over the sessions.
@@ -214,6 +221,40 @@ TEST_CASE("several GPUs: each configuration measured once, by whichever GPU has 
     CHECK(r.measured_by.at(0) == count_device(r.records, 0));
     REQUIRE(r.devices.size() == 2);
     CHECK(r.dropped.empty());
+}
+
+TEST_CASE("several GPUs: a job given to a GPU that is measuring reaches it at once") {
+    auto a = std::make_shared<fake_gpu>(0);
+    auto b = std::make_shared<fake_gpu>(1);
+    a->hold = b->hold = true;  // neither finishes a job until released
+    gpu_pool pool({a, b}, nullptr);
+    // Jobs 0 and 2 go to GPU 0 (the most room, then the first), job 1 to GPU 1; job 2 comes
+    // while GPU 0's thread waits for job 0's result.
+    for (uint64_t i = 0; i < 3; ++i) {
+        job j;
+        j.key = fmt::format("k{}", i);
+        pool.submit(i, j);
+        if (i == 0)
+            for (int w = 0; w < 3000 && a->held() < 1; ++w)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    // Both of GPU 0's jobs are handed to its session before the first result is in: the second
+    // waits in the session (measured next), not in the pool until the first is done.
+    for (int w = 0; w < 3000 && a->held() < 2; ++w)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK(a->held() == 2);
+    CHECK(b->held() == 1);
+    a->release();
+    b->release();
+    std::set<uint64_t> tags;
+    for (int i = 0; i < 3; ++i) {
+        const auto d = pool.wait();
+        REQUIRE(d);
+        REQUIRE(d->result);
+        tags.insert(d->tag);
+        CHECK(d->slot == (d->tag == 1 ? 1u : 0u));
+    }
+    CHECK(tags.size() == 3);
 }
 
 TEST_CASE("several GPUs: the final word comes from the first GPU's interleaved rounds") {
