@@ -59,7 +59,7 @@ db_ptr open_input(const std::string& path) {
     if (rc != SQLITE_OK)
         throw env_error(fmt::format("cannot open {}: {}", path,
                                     raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
-    sqlite3_busy_timeout(db.get(), 10000);
+    sql::wait_when_busy(db.get());
     try {
         const int64_t app = scalar(db.get(), path, "PRAGMA application_id");
         const int64_t version = scalar(db.get(), path, "PRAGMA user_version");

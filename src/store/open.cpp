@@ -149,7 +149,7 @@ sqlite3* open_checked(const std::string& path) {
                                     raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
     }
     // Two hone processes may share a database (tune and report): wait for the writer.
-    sqlite3_busy_timeout(db.get(), 10000);
+    sql::wait_when_busy(db.get());
     if (is_blank(db.get(), path)) {
         create_schema(db.get(), path);
     } else {
@@ -190,7 +190,7 @@ sqlite3* open_read_only(const std::string& path) {
         throw env_error(fmt::format("cannot open results database {}: {}", path,
                                     raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
     }
-    sqlite3_busy_timeout(db.get(), 10000);
+    sql::wait_when_busy(db.get());
     if (is_blank(db.get(), path))
         throw input_error({path, 0, 0}, "is an empty SQLite file, not a hone results database");
     const int64_t version = check_identity(db.get(), path, true);

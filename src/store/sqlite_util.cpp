@@ -1,6 +1,7 @@
 #include "store/sqlite_util.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <type_traits>
 
@@ -79,6 +80,27 @@ std::string stmt::text(int c) const {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, c));
     return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(s_, c)))
              : std::string();
+}
+
+namespace {
+
+int retry_busy(void*, int tries) {
+    constexpr int short_tries = 200;  // 200 x 100 us: 20 ms
+    constexpr int long_sleep_us = 5000;
+    constexpr int limit_us = 10'000'000;
+    if (tries < short_tries) {
+        ::usleep(100);
+        return 1;
+    }
+    if ((tries - short_tries) * long_sleep_us >= limit_us) return 0;
+    ::usleep(long_sleep_us);
+    return 1;
+}
+
+}  // namespace
+
+void wait_when_busy(sqlite3* db) {
+    sqlite3_busy_handler(db, retry_busy, nullptr);
 }
 
 void exec(sqlite3* db, const std::string& path, const char* sql) {

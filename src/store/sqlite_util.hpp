@@ -14,6 +14,13 @@ using arg = std::variant<int64_t, double, std::string>;
 
 [[noreturn]] void fail(sqlite3* db, const std::string& path, std::string_view doing);
 
+// While another connection holds the write lock: retry after short sleeps, up to ~10 s in all.
+// A writer holds it for one result's transaction (well under a millisecond), so SQLite's own
+// busy timeout, which sleeps 1, 2, 5, ... 100 ms between tries, left the runs of one process
+// that share a database (sizes tuned side by side on several GPUs) idle for milliseconds a
+// result.
+void wait_when_busy(sqlite3* db);
+
 class stmt {
   public:
     stmt(sqlite3* db, const std::string& path, std::string_view sql);

@@ -7,12 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
+#include <thread>
 
 #include "hone/error.hpp"
 #include "hone/store.hpp"
@@ -615,4 +617,32 @@ TEST_CASE("store: an empty file becomes a new database") {
     write_bytes(path, "");
     results_store s(path);
     CHECK(s.runs().empty());
+}
+
+TEST_CASE("store: connections of one process writing one database at once each store all") {
+    // The runs of a size list tuned side by side on several GPUs each write through a store of
+    // their own: a connection that finds the write lock taken waits, none fails.
+    temp_dir dir;
+    const std::string path = dir.file("r.db");
+    results_store(path).begin_run(identity());  // the schema, before the writers race
+    constexpr int writers = 4, each = 150;
+    std::vector<std::thread> threads;
+    std::atomic<int> failed{0};
+    for (int w = 0; w < writers; ++w) {
+        threads.emplace_back([&, w] {
+            try {
+                results_store s(path);
+                const int64_t run = s.begin_run(identity(fmt::format("GPU model {}", w)));
+                for (int i = 0; i < each; ++i) s.put(run, full_record(i));
+            } catch (const std::exception& e) {
+                ++failed;
+                MESSAGE(e.what());
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    CHECK(failed == 0);
+    results_store s(path);
+    for (int w = 0; w < writers; ++w)
+        CHECK(s.done(identity(fmt::format("GPU model {}", w)).id()).size() == each);
 }
