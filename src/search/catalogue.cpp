@@ -125,7 +125,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
          "value) of the fastest configuration seen, then of the next fastest whose neighbours "
          "are not all seen; a faster configuration becomes the centre at once",
          true,
-         {}},
+         {{"reach", 0, 0, 1, true,
+           "0: a centre's neighbours take any other value of one parameter; 1: those of "
+           "gp_climb's descents (any value of a parameter of up to 4 values, the next value up "
+           "or down of a longer list)"}}},
         {"bandit",
          "gp_climb, sweep and genetic, each told every outcome, sharing the proposals: a "
          "member's share rises with the improvements of the best its proposals made lately, "
@@ -151,7 +154,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "share of the proposals the sweep takes while gp_climb is stagnant"},
           {"sweep_from", 300, 0, 1e6, true,
            "evaluations before which gp_climb has every proposal (300: gp_climb's model_until, "
-           "from which only its descents go on)"}}},
+           "from which only its descents go on)"},
+          {"polish", 0, 0, 1, true,
+           "1: before sweep_from, while the best is stagnant as above, the share goes to a "
+           "sweep of the fastest configurations' descent neighbours (sweep's reach 1); 0: none"}}},
     };
     return all;
 }

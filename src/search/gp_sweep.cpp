@@ -47,17 +47,25 @@ class gp_sweep final : public strategy {
         sweep.seed = s.seed ^ 0x9e3779b97f4a7c15ull;  // draws independent of gp_climb's
         climb_ = make_base(climb, d);
         sweep_ = make_base(sweep, d);
+        if (opt("polish") > 0) {
+            strategy_setup near = sweep;
+            near.options["reach"] = 1;
+            near.seed = s.seed ^ 0x6a09e667f3bcc909ull;
+            polish_ = make_base(near, d);
+        }
     }
 
     std::vector<point> propose(std::size_t n) override {
         std::vector<point> out;
-        if (!sweeping_ && stagnant()) sweeping_ = true;
-        if (!sweeping_) {
-            // gp_climb alone (the sweep is told of its points, never proposes them).
-            for (auto& p : climb_->propose(n)) add(p, false, out);
+        if (!sweeping_ && stagnant()) sweeping_ = true, polishing_ = false;
+        if (!sweeping_ && !polishing_ && polish_ && idle_long()) polishing_ = true;
+        search_base* aside = sweeping_ ? sweep_.get() : polishing_ ? polish_.get() : nullptr;
+        if (!aside) {
+            // gp_climb alone (the others are told of its points, never propose them).
+            for (auto& p : climb_->propose(n)) add(p, nullptr, out);
             // Out of budget or space: the sweep, told every point, finds so too (and is done).
             if (climb_->done())
-                for (auto& p : sweep_->propose(n)) add(p, true, out);
+                for (auto& p : sweep_->propose(n)) add(p, sweep_.get(), out);
             return out;
         }
         // Slots by deficit: the sweep takes the next one while its count is below its share of
@@ -71,17 +79,18 @@ class gp_sweep final : public strategy {
                 ++to_sweep;
         const std::size_t to_climb = n - to_sweep;
         if (to_climb > 0 && !climb_->done())
-            for (auto& p : climb_->propose(to_climb)) add(p, false, out);
-        if (out.size() < n && !sweep_->done())
-            for (auto& p : sweep_->propose(n - out.size())) add(p, true, out);
+            for (auto& p : climb_->propose(to_climb)) add(p, nullptr, out);
+        if (out.size() < n && !aside->done())
+            for (auto& p : aside->propose(n - out.size())) add(p, aside, out);
         if (out.size() < n && !climb_->done())
-            for (auto& p : climb_->propose(n - out.size())) add(p, false, out);
+            for (auto& p : climb_->propose(n - out.size())) add(p, nullptr, out);
         return out;
     }
 
     void observe(const point& p, std::optional<double> objective) override {
         climb_->observe(p, objective);
         sweep_->observe(p, objective);
+        if (polish_) polish_->observe(p, objective);
         ++observed_;
         const auto it = by_sweep_.find(p);
         const bool swept = it != by_sweep_.end();
@@ -93,25 +102,27 @@ class gp_sweep final : public strategy {
         last_gain_ = observed_;
         // gp_climb found a faster configuration: it is making progress again, and has the
         // proposals to itself until it stagnates anew.
-        if (!swept && sweeping_) sweeping_ = false;
+        if (!swept) sweeping_ = polishing_ = false;
     }
 
     bool done() const override { return climb_->done() && sweep_->done(); }
 
   private:
-    // From sweep_from on, no improvement of the best for patience times the evaluations it
-    // took to reach it.
-    bool stagnant() const {
-        if (!best_ || observed_ < from_) return false;
+    // No improvement of the best for patience times the evaluations it took to reach it.
+    bool idle_long() const {
+        if (!best_) return false;
         const std::size_t idle = observed_ - last_gain_;
         return idle >= patience_min_ &&
                static_cast<double>(idle) >= patience_ * static_cast<double>(last_gain_);
     }
+    // The same from sweep_from on.
+    bool stagnant() const { return observed_ >= from_ && idle_long(); }
 
-    void add(point& p, bool from_sweep, std::vector<point>& out) {
-        (from_sweep ? climb_ : sweep_)->exclude(p);
-        if (sweeping_) ++since_;
-        if (from_sweep) {
+    void add(point& p, search_base* from, std::vector<point>& out) {
+        for (search_base* m : {climb_.get(), sweep_.get(), polish_.get()})
+            if (m && m != from) m->exclude(p);
+        if (sweeping_ || polishing_) ++since_;
+        if (from) {
             ++swept_;
             by_sweep_.insert(p);
         }
@@ -123,10 +134,10 @@ class gp_sweep final : public strategy {
         return std::unique_ptr<search_base>(static_cast<search_base*>(st.release()));
     }
 
-    std::unique_ptr<search_base> climb_, sweep_;
+    std::unique_ptr<search_base> climb_, sweep_, polish_;
     double patience_ = 1, share_ = 0.5;
     std::size_t patience_min_ = 50, from_ = 300;
-    bool sweeping_ = false;
+    bool sweeping_ = false, polishing_ = false;
     std::size_t since_ = 0;      // proposals made while sweeping (all stagnations)
     std::size_t swept_ = 0;      // of which the sweep's
     std::size_t observed_ = 0;   // outcomes seen, stored ones (resume) included
