@@ -155,9 +155,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"sweep_from", 300, 0, 1e6, true,
            "evaluations before which gp_climb has every proposal (300: gp_climb's model_until, "
            "from which only its descents go on)"},
-          {"polish", 0, 0, 1, true,
-           "1: before sweep_from, while the best is stagnant as above, the share goes to a "
-           "sweep of the fastest configurations' descent neighbours (sweep's reach 1); 0: none"}}},
+          {"polish", 0, 0, 2, true,
+           "before sweep_from, while the best is stagnant as above, the share goes to 1: a "
+           "sweep of the fastest configurations' descent neighbours (sweep's reach 1); 2: the "
+           "best configuration's descent neighbours, once for each best; 0: none"}}},
     };
     return all;
 }

@@ -28,7 +28,10 @@ namespace {
 
 class gp_sweep final : public strategy {
   public:
-    gp_sweep(const strategy_setup& s, const search_domain& d) {
+    gp_sweep(const strategy_setup& s, const search_domain& d)
+        : d_(d),
+          rng_(s.seed ^ 0xbb67ae8584caa73bull),
+          budget_(s.budget > 0 ? static_cast<std::size_t>(s.budget) : 0) {
         auto opt = [&](const char* k) {
             if (s.options.count(k)) return s.options.at(k);
             for (const auto& o : find_strategy("gp_sweep")->options)
@@ -47,7 +50,8 @@ class gp_sweep final : public strategy {
         sweep.seed = s.seed ^ 0x9e3779b97f4a7c15ull;  // draws independent of gp_climb's
         climb_ = make_base(climb, d);
         sweep_ = make_base(sweep, d);
-        if (opt("polish") > 0) {
+        polish_mode_ = static_cast<int>(opt("polish"));
+        if (polish_mode_ == 1) {
             strategy_setup near = sweep;
             near.options["reach"] = 1;
             near.seed = s.seed ^ 0x6a09e667f3bcc909ull;
@@ -58,11 +62,12 @@ class gp_sweep final : public strategy {
     std::vector<point> propose(std::size_t n) override {
         std::vector<point> out;
         if (!sweeping_ && stagnant()) sweeping_ = true, polishing_ = false;
-        if (!sweeping_ && !polishing_ && polish_ && idle_long()) polishing_ = true;
+        if (!sweeping_ && !polishing_ && polish_mode_ > 0 && idle_long()) polishing_ = true;
+        if (polishing_ && polish_mode_ == 2 && !refill()) polishing_ = false;
         search_base* aside = sweeping_ ? sweep_.get() : polishing_ ? polish_.get() : nullptr;
-        if (!aside) {
+        if (!aside && !polishing_) {
             // gp_climb alone (the others are told of its points, never propose them).
-            for (auto& p : climb_->propose(n)) add(p, nullptr, out);
+            for (auto& p : climb_->propose(n)) add(p, climb_.get(), out);
             // Out of budget or space: the sweep, told every point, finds so too (and is done).
             if (climb_->done())
                 for (auto& p : sweep_->propose(n)) add(p, sweep_.get(), out);
@@ -79,15 +84,23 @@ class gp_sweep final : public strategy {
                 ++to_sweep;
         const std::size_t to_climb = n - to_sweep;
         if (to_climb > 0 && !climb_->done())
-            for (auto& p : climb_->propose(to_climb)) add(p, nullptr, out);
-        if (out.size() < n && !aside->done())
+            for (auto& p : climb_->propose(to_climb)) add(p, climb_.get(), out);
+        if (out.size() < n && !aside) {  // polish 2: the best point's neighbours
+            while (out.size() < n && refill()) {
+                point p = std::move(todo_.back());
+                todo_.pop_back();
+                add(p, nullptr, out);
+            }
+        } else if (out.size() < n && !aside->done()) {
             for (auto& p : aside->propose(n - out.size())) add(p, aside, out);
+        }
         if (out.size() < n && !climb_->done())
-            for (auto& p : climb_->propose(n - out.size())) add(p, nullptr, out);
+            for (auto& p : climb_->propose(n - out.size())) add(p, climb_.get(), out);
         return out;
     }
 
     void observe(const point& p, std::optional<double> objective) override {
+        seen_.insert(p);
         climb_->observe(p, objective);
         sweep_->observe(p, objective);
         if (polish_) polish_->observe(p, objective);
@@ -99,7 +112,9 @@ class gp_sweep final : public strategy {
         const double score = log_score(*objective);
         if (best_ && score >= *best_) return;
         best_ = score;
+        best_point_ = p;
         last_gain_ = observed_;
+        todo_.clear();  // the new best's neighbours come first
         // gp_climb found a faster configuration: it is making progress again, and has the
         // proposals to itself until it stagnates anew.
         if (!swept) sweeping_ = polishing_ = false;
@@ -118,11 +133,34 @@ class gp_sweep final : public strategy {
     // The same from sweep_from on.
     bool stagnant() const { return observed_ >= from_ && idle_long(); }
 
+    // Polish 2: the unseen neighbours (a descent's) of the best point into todo_, once for
+    // each best point; false when there are none left.
+    bool refill() {
+        if (budget_ > 0 && seen_.size() >= budget_) return false;
+        while (!todo_.empty() && seen_.count(todo_.back())) todo_.pop_back();
+        if (!todo_.empty()) return true;
+        if (!best_point_ || !polished_.insert(*best_point_).second) return false;
+        const point& c = *best_point_;
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            const uint32_t card = d_.cardinality(i);
+            for (uint32_t k = 0; k < card; ++k) {
+                if (k == c[i] || (card > 4 && k + 1 != c[i] && k != c[i] + 1)) continue;
+                point q = c;
+                q[i] = k;
+                if (d_.contains(q) && !seen_.count(q)) todo_.push_back(std::move(q));
+            }
+        }
+        std::shuffle(todo_.begin(), todo_.end(), rng_);
+        return !todo_.empty();
+    }
+
+    // A proposal of member `from` (nullptr: the polish's own), gp_climb's or set aside.
     void add(point& p, search_base* from, std::vector<point>& out) {
+        seen_.insert(p);
         for (search_base* m : {climb_.get(), sweep_.get(), polish_.get()})
             if (m && m != from) m->exclude(p);
         if (sweeping_ || polishing_) ++since_;
-        if (from) {
+        if (from != climb_.get()) {
             ++swept_;
             by_sweep_.insert(p);
         }
@@ -134,7 +172,14 @@ class gp_sweep final : public strategy {
         return std::unique_ptr<search_base>(static_cast<search_base*>(st.release()));
     }
 
+    const search_domain& d_;
+    std::mt19937_64 rng_;
+    std::size_t budget_;  // 0: none
     std::unique_ptr<search_base> climb_, sweep_, polish_;
+    int polish_mode_ = 0;
+    point_set seen_, polished_;
+    std::vector<point> todo_;
+    std::optional<point> best_point_;
     double patience_ = 1, share_ = 0.5;
     std::size_t patience_min_ = 50, from_ = 300;
     bool sweeping_ = false, polishing_ = false;

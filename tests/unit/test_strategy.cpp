@@ -520,7 +520,8 @@ TEST_CASE("gp_sweep proposes what gp_climb does until gp_climb stagnates") {
     const auto f = bowl({19, 4, 15});
     for (uint64_t seed = 1; seed <= 2; ++seed) {
         CAPTURE(seed);
-        auto c = make("gp_climb", g, seed, 500), s = make("gp_sweep", g, seed, 500);
+        auto c = make("gp_climb", g, seed, 500),
+             s = make("gp_sweep", g, seed, 500, {{"polish", 0}});
         const run_result rc = drive(*c, g, f), rs = drive(*s, g, f);
         const std::size_t k = first_stagnation(rc, f);
         CAPTURE(k);
@@ -576,20 +577,22 @@ TEST_CASE("sweep with reach 1 moves as a descent does: one parameter, long lists
 TEST_CASE("gp_sweep's polish proposes what gp_climb does until the best stalls") {
     const grid g({24, 24, 24}, [](const point&) { return true; });
     const auto f = bowl({19, 4, 15});
-    for (uint64_t seed = 1; seed <= 2; ++seed) {
-        CAPTURE(seed);
-        auto c = make("gp_climb", g, seed, 400),
-             s = make("gp_sweep", g, seed, 400, {{"polish", 1}});
-        const run_result rc = drive(*c, g, f), rs = drive(*s, g, f);
-        const std::size_t k = first_stagnation(rc, f, 0);
-        CAPTURE(k);
-        CHECK(k < 300);  // before sweep_from: the polish's turn
-        CHECK(std::equal(rc.order.begin(), rc.order.begin() + k, rs.order.begin()));
-        CHECK(rc.order != rs.order);
-    }
+    for (const double mode : {1.0, 2.0})
+        for (uint64_t seed = 1; seed <= 2; ++seed) {
+            CAPTURE(mode);
+            CAPTURE(seed);
+            auto c = make("gp_climb", g, seed, 400),
+                 s = make("gp_sweep", g, seed, 400, {{"polish", mode}});
+            const run_result rc = drive(*c, g, f), rs = drive(*s, g, f);
+            const std::size_t k = first_stagnation(rc, f, 0);
+            CAPTURE(k);
+            CHECK(k < 300);  // before sweep_from: the polish's turn
+            CHECK(std::equal(rc.order.begin(), rc.order.begin() + k, rs.order.begin()));
+            CHECK(rc.order != rs.order);
+        }
 }
 
-TEST_CASE("gp_sweep's polish finds a lone optimum beside the plateau's best point") {
+TEST_CASE("gp_sweep's polish 1 finds a lone optimum beside the plateau's best point") {
     // The plateau's best point, (0, 7, 7, 0) at 1.04, is one change from the optimum: a
     // descent standing there would find it, but the model's picks reach it first.
     const grid g({4, 16, 8, 3}, [](const point&) { return true; });
@@ -597,15 +600,55 @@ TEST_CASE("gp_sweep's polish finds a lone optimum beside the plateau's best poin
     const objective_fn f = [&](const point& p) -> std::optional<double> {
         return p == point{0, 7, 7, 0} ? std::optional(1.04) : needle(p);
     };
-    int polished = 0, plain = 0;
-    for (uint64_t seed = 1; seed <= 8; ++seed) {
-        auto s = make("gp_sweep", g, seed, 200, {{"polish", 1}});
-        auto c = make("gp_sweep", g, seed, 200, {{"polish", 0}});  // gp_climb to 300
-        polished += drive(*s, g, f).best == 1.0;
-        plain += drive(*c, g, f).best == 1.0;
+    int polished[2] = {0, 0};
+    for (uint64_t seed = 1; seed <= 8; ++seed)
+        for (int mode = 0; mode <= 1; ++mode) {  // polish 0: gp_climb to 300
+            auto s = make("gp_sweep", g, seed, 200, {{"polish", mode}});
+            polished[mode] += drive(*s, g, f).best == 1.0;
+        }
+    MESSAGE("polish 0: " << polished[0] << ", 1: " << polished[1]);
+    CHECK(polished[1] > polished[0]);  // 4 and 2 of 8 when written
+}
+
+TEST_CASE("gp_sweep's polish 2 tries a stalled best point's descent neighbours") {
+    const grid g({4, 16, 8, 3}, [](const point&) { return true; });
+    const auto f = needle_on_plateau();
+    const point best{1, 5, 6, 0};
+    // Its descent neighbours: any value of x0 and x3, one step of x1 and x2.
+    std::set<point> near;
+    for (uint32_t v = 0; v < 4; ++v) near.insert({v, 5, 6, 0});
+    for (uint32_t v = 0; v < 3; ++v) near.insert({1, 5, 6, v});
+    near.insert({1, 4, 6, 0}), near.insert({1, 6, 6, 0});
+    near.insert({1, 5, 5, 0}), near.insert({1, 5, 7, 0});
+    near.erase(best);
+    REQUIRE(near.size() == 9);
+    for (const double mode : {0.0, 2.0}) {
+        CAPTURE(mode);
+        auto st = make("gp_sweep", g, 3, 400, {{"polish", mode}});
+        // The best first, then 99 points two changes away or more: stalled for 99 evaluations.
+        st->observe(best, 0.5);
+        std::size_t stored = 0;
+        for (std::size_t i = 0; stored < 99; i += 13) {
+            const point& p = g.all()[i % g.all().size()];
+            int changed = 0;
+            for (std::size_t k = 0; k < 4; ++k) changed += p[k] != best[k];
+            if (changed < 2) continue;
+            st->observe(p, f(p));
+            ++stored;
+        }
+        std::size_t tried = 0, proposed = 0;
+        for (int call = 0; call < 20 && proposed < 24; ++call)
+            for (const auto& p : st->propose(std::min<std::size_t>(8, 24 - proposed))) {
+                ++proposed;
+                tried += near.count(p);
+                st->observe(p, f(p));
+            }
+        CHECK(proposed == 24);
+        if (mode == 2)
+            CHECK(tried == near.size());
+        else
+            CHECK(tried < near.size());
     }
-    MESSAGE("polish " << polished << ", without " << plain);
-    CHECK(polished > plain);
 }
 
 TEST_CASE("bandit gives every member proposals, whatever their credits") {
@@ -741,7 +784,7 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
     CHECK(strategy_option_error("sweep", "x", 1).find("options are reach") != std::string::npos);
     CHECK(strategy_option_error("gp_sweep", "polish", 0) == "");
     CHECK(strategy_option_error("gp_sweep", "polish", 0.5).find("integer") != std::string::npos);
-    CHECK(strategy_option_error("gp_sweep", "polish", -1).find("must be in 0 .. 1") !=
+    CHECK(strategy_option_error("gp_sweep", "polish", 3).find("must be in 0 .. 2") !=
           std::string::npos);
     CHECK(strategy_option_error("gp_sweep", "patience", 0.5) == "");
     CHECK(strategy_option_error("gp_sweep", "patience", 0).find("must be in 0.01 .. 100") !=
