@@ -12,8 +12,9 @@ const std::vector<strategy_info>& strategy_catalogue() {
     static const std::vector<strategy_info> all = {
         {"auto",
          "gp_sweep: gp_climb, the best on SGEMM's large space on an H100 and on most recorded "
-         "spaces, with neighbourhood sweeps once it stagnates, which hold better on the worst "
-         "recorded space (docs/strategies-auto.md)",
+         "spaces; once its best stalls, the best configuration's untried neighbours, and from "
+         "300 evaluations on neighbourhood sweeps, which hold better on the worst recorded space "
+         "(docs/strategies-auto.md)",
          true,
          {}},
         {"exhaustive", "every valid configuration, in the space's order", false, {}},
@@ -125,7 +126,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
          "value) of the fastest configuration seen, then of the next fastest whose neighbours "
          "are not all seen; a faster configuration becomes the centre at once",
          true,
-         {}},
+         {{"reach", 0, 0, 1, true,
+           "0: a centre's neighbours take any other value of one parameter; 1: those of "
+           "gp_climb's descents (any value of a parameter of up to 4 values, the next value up "
+           "or down of a longer list)"}}},
         {"bandit",
          "gp_climb, sweep and genetic, each told every outcome, sharing the proposals: a "
          "member's share rises with the improvements of the best its proposals made lately, "
@@ -139,19 +143,23 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "gp_climb's weight before any credit, against one for sweep and for genetic"}}},
         {"gp_sweep",
          "gp_climb alone until the best stops improving (for patience times the evaluations it "
-         "took to reach it, from sweep_from evaluations on), then sweep's neighbourhoods of the "
-         "fastest configurations take a "
-         "share of the proposals until gp_climb improves the best again",
+         "took to reach it), then the best configuration's untried descent neighbours (polish) "
+         "and, from sweep_from evaluations on, sweep's neighbourhoods of the fastest "
+         "configurations take a share of the proposals until gp_climb improves the best again",
          true,
          {{"patience", 1, 0.01, 100, false,
            "stagnant: no improvement of the best for this many times the evaluations spent when "
            "it last improved"},
           {"patience_min", 50, 1, 1e6, true, "evaluations without improvement, at least"},
           {"share", 0.5, 0, 1, false,
-           "share of the proposals the sweep takes while gp_climb is stagnant"},
+           "share of the proposals the sweep (or the polish) takes while gp_climb is stagnant"},
           {"sweep_from", 300, 0, 1e6, true,
-           "evaluations before which gp_climb has every proposal (300: gp_climb's model_until, "
-           "from which only its descents go on)"}}},
+           "evaluations before which no sweep takes a share, only the polish (300: gp_climb's "
+           "model_until, from which only its descents go on)"},
+          {"polish", 2, 0, 2, true,
+           "before sweep_from, while the best is stagnant as above, the share goes to 1: a "
+           "sweep of the fastest configurations' descent neighbours (sweep's reach 1); 2: the "
+           "best configuration's descent neighbours, once for each best; 0: none"}}},
     };
     return all;
 }
@@ -186,9 +194,9 @@ std::string strategy_option_error(std::string_view strategy, std::string_view na
 }
 
 // gp_sweep: under the held-out protocol its worst recorded space is better than gp_climb's
-// (pnpoly on a TITAN RTX, by 1,000 evaluations) and it meets the goal on every space where
-// gp_climb does; it proposes what gp_climb does until gp_climb stagnates after its model's
-// phase, so where gp_climb keeps improving (SGEMM's large space) nothing changes. Not bandit:
+// (pnpoly on a TITAN RTX) and it meets the goal on every space where gp_climb does; it
+// proposes what gp_climb does until gp_climb's best stalls, so where gp_climb keeps improving
+// (SGEMM's large space) nothing changes. Not bandit:
 // on configs/sgemm_large.yaml it found 84.8-88.1% of cuBLAS in three seeds of 500 evaluations
 // on an H100 where gp_climb finds 91-94%.
 const char* auto_choice() {

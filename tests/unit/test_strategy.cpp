@@ -499,15 +499,15 @@ TEST_CASE("bandit finds a lone optimum on a plateau that its model-guided member
     CHECK(bandit_found > gp_found);
 }
 
-// The observation count at which gp_sweep's default rule (from 300 evaluations on, no
+// The observation count at which gp_sweep's default rule (from `from` evaluations on, no
 // improvement of the best for as many evaluations as it took to reach it, and for 50 at least)
 // first finds a run stagnant.
-std::size_t first_stagnation(const run_result& r, const objective_fn& f) {
+std::size_t first_stagnation(const run_result& r, const objective_fn& f, std::size_t from = 300) {
     std::optional<double> best;
     std::size_t last = 0;
     for (std::size_t k = 0; k < r.order.size(); ++k) {
         const std::size_t idle = k - last;
-        if (best && k >= 300 && idle >= 50 && idle >= last) return k;
+        if (best && k >= from && idle >= 50 && idle >= last) return k;
         const auto v = f(r.order[k]);
         if (v && (!best || *v < *best)) best = v, last = k + 1;
     }
@@ -520,7 +520,8 @@ TEST_CASE("gp_sweep proposes what gp_climb does until gp_climb stagnates") {
     const auto f = bowl({19, 4, 15});
     for (uint64_t seed = 1; seed <= 2; ++seed) {
         CAPTURE(seed);
-        auto c = make("gp_climb", g, seed, 500), s = make("gp_sweep", g, seed, 500);
+        auto c = make("gp_climb", g, seed, 500),
+             s = make("gp_sweep", g, seed, 500, {{"polish", 0}});
         const run_result rc = drive(*c, g, f), rs = drive(*s, g, f);
         const std::size_t k = first_stagnation(rc, f);
         CAPTURE(k);
@@ -545,6 +546,111 @@ TEST_CASE("gp_sweep finds a lone optimum on a plateau where gp_climb stagnates")
     MESSAGE("gp_sweep " << found << ", gp_climb " << gp_found);
     CHECK(found >= 4);
     CHECK(found > gp_found);
+}
+
+TEST_CASE("sweep with reach 1 moves as a descent does: one parameter, long lists by one step") {
+    const grid g({4, 16, 8, 3}, [](const point&) { return true; });
+    const auto f = needle_on_plateau();
+    auto st = make("sweep", g, 7, 200, {{"reach", 1}});
+    const run_result r = drive(*st, g, f);
+    REQUIRE(r.order.size() == 200);
+    // After the first (random) point, each proposal is a descent's neighbour of a point seen
+    // before it (parameters of 4 values or fewer: any value; longer lists: one step).
+    int far = 0;
+    for (std::size_t i = 1; i < r.order.size(); ++i) {
+        bool near = false;
+        for (std::size_t j = 0; j < i && !near; ++j) {
+            int changed = 0;
+            bool step = true;
+            for (std::size_t k = 0; k < 4; ++k) {
+                const int dk = std::abs(int(r.order[i][k]) - int(r.order[j][k]));
+                changed += dk != 0;
+                if (dk > 1 && g.cardinality(k) > 4) step = false;
+            }
+            near = changed == 1 && step;
+        }
+        far += !near;
+    }
+    CHECK(far == 0);
+}
+
+TEST_CASE("gp_sweep's polish proposes what gp_climb does until the best stalls") {
+    const grid g({24, 24, 24}, [](const point&) { return true; });
+    const auto f = bowl({19, 4, 15});
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+        CAPTURE(seed);
+        auto c = make("gp_climb", g, seed, 400);
+        const run_result rc = drive(*c, g, f);
+        const std::size_t k = first_stagnation(rc, f, 0);
+        CAPTURE(k);
+        CHECK(k < 300);  // before sweep_from: the polish's turn
+        for (const double mode : {1.0, 2.0}) {
+            CAPTURE(mode);
+            auto s = make("gp_sweep", g, seed, 400, {{"polish", mode}});
+            const run_result rs = drive(*s, g, f);
+            CHECK(std::equal(rc.order.begin(), rc.order.begin() + k, rs.order.begin()));
+            CHECK(rc.order != rs.order);
+        }
+    }
+}
+
+TEST_CASE("gp_sweep's polish 1 finds a lone optimum beside the plateau's best point") {
+    // The plateau's best point, (0, 7, 7, 0) at 1.04, is one change from the optimum: a
+    // descent standing there would find it, but the model's picks reach it first.
+    const grid g({4, 16, 8, 3}, [](const point&) { return true; });
+    const auto needle = needle_on_plateau();
+    const objective_fn f = [&](const point& p) -> std::optional<double> {
+        return p == point{0, 7, 7, 0} ? std::optional(1.04) : needle(p);
+    };
+    int polished[2] = {0, 0};
+    for (uint64_t seed = 1; seed <= 8; ++seed)
+        for (int mode = 0; mode <= 1; ++mode) {  // polish 0: gp_climb to 300
+            auto s = make("gp_sweep", g, seed, 200, {{"polish", mode}});
+            polished[mode] += drive(*s, g, f).best == 1.0;
+        }
+    MESSAGE("polish 0: " << polished[0] << ", 1: " << polished[1]);
+    CHECK(polished[1] > polished[0]);  // 4 and 2 of 8 when written
+}
+
+TEST_CASE("gp_sweep's polish 2 tries a stalled best point's descent neighbours") {
+    const grid g({4, 16, 8, 3}, [](const point&) { return true; });
+    const auto f = needle_on_plateau();
+    const point best{1, 5, 6, 0};
+    // Its descent neighbours: any value of x0 and x3, one step of x1 and x2.
+    std::set<point> near;
+    for (uint32_t v = 0; v < 4; ++v) near.insert({v, 5, 6, 0});
+    for (uint32_t v = 0; v < 3; ++v) near.insert({1, 5, 6, v});
+    near.insert({1, 4, 6, 0}), near.insert({1, 6, 6, 0});
+    near.insert({1, 5, 5, 0}), near.insert({1, 5, 7, 0});
+    near.erase(best);
+    REQUIRE(near.size() == 9);
+    for (const double mode : {0.0, 2.0}) {
+        CAPTURE(mode);
+        auto st = make("gp_sweep", g, 3, 400, {{"polish", mode}});
+        // The best first, then 99 points two changes away or more: stalled for 99 evaluations.
+        st->observe(best, 0.5);
+        std::size_t stored = 0;
+        for (std::size_t i = 0; stored < 99; i += 13) {
+            const point& p = g.all()[i % g.all().size()];
+            int changed = 0;
+            for (std::size_t k = 0; k < 4; ++k) changed += p[k] != best[k];
+            if (changed < 2) continue;
+            st->observe(p, f(p));
+            ++stored;
+        }
+        std::size_t tried = 0, proposed = 0;
+        for (int call = 0; call < 20 && proposed < 24; ++call)
+            for (const auto& p : st->propose(std::min<std::size_t>(8, 24 - proposed))) {
+                ++proposed;
+                tried += near.count(p);
+                st->observe(p, f(p));
+            }
+        CHECK(proposed == 24);
+        if (mode == 2)
+            CHECK(tried == near.size());
+        else
+            CHECK(tried < near.size());
+    }
 }
 
 TEST_CASE("bandit gives every member proposals, whatever their credits") {
@@ -673,7 +779,15 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
           std::string::npos);
     CHECK(strategy_option_error("bandit", "leed", 1).find("options are floor, half_life, lead") !=
           std::string::npos);
-    CHECK(strategy_option_error("sweep", "x", 1).find("takes no options") != std::string::npos);
+    CHECK(strategy_option_error("sweep", "reach", 1) == "");
+    CHECK(strategy_option_error("sweep", "reach", 2).find("must be in 0 .. 1") !=
+          std::string::npos);
+    CHECK(strategy_option_error("sweep", "reach", 0.5).find("integer") != std::string::npos);
+    CHECK(strategy_option_error("sweep", "x", 1).find("options are reach") != std::string::npos);
+    CHECK(strategy_option_error("gp_sweep", "polish", 0) == "");
+    CHECK(strategy_option_error("gp_sweep", "polish", 0.5).find("integer") != std::string::npos);
+    CHECK(strategy_option_error("gp_sweep", "polish", 3).find("must be in 0 .. 2") !=
+          std::string::npos);
     CHECK(strategy_option_error("gp_sweep", "patience", 0.5) == "");
     CHECK(strategy_option_error("gp_sweep", "patience", 0).find("must be in 0.01 .. 100") !=
           std::string::npos);
