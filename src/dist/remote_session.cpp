@@ -20,8 +20,11 @@
 
 namespace hone {
 namespace {
+// A named namespace, so that this file's `json` (nlohmann::json) stays apart from the
+// ordered_json that other files call json when a unity build compiles them together.
+namespace remote {
 
-using sorted_json = nlohmann::json;
+using nlohmann::json;
 
 // Rank 0's mailboxes: a message read while waiting for another rank's or slot's is kept for
 // whoever waits for it (sessions may be used from several threads).
@@ -32,7 +35,7 @@ class hub {
 
     // The next message from rank `rank` for `slot` (-1: not for a slot); env_error after
     // timeout_s, naming `what` was awaited.
-    sorted_json await(int rank, int slot, double timeout_s, const std::string& what) {
+    json await(int rank, int slot, double timeout_s, const std::string& what) {
         if (auto j = poll(rank, slot, timeout_s)) return std::move(*j);
         throw env_error(
             fmt::format("MPI rank {} has not answered {} in {:.0f} s: its host or "
@@ -41,14 +44,14 @@ class hub {
     }
 
     // The same, nullopt after wait_s.
-    std::optional<sorted_json> poll(int rank, int slot, double wait_s) {
+    std::optional<json> poll(int rank, int slot, double wait_s) {
         const auto t0 = steady_clock::now();
         for (;;) {
             {
                 std::lock_guard lock(m_);
                 auto& box = mail_[{rank, slot}];
                 if (!box.empty()) {
-                    sorted_json j = std::move(box.front());
+                    json j = std::move(box.front());
                     box.pop_front();
                     return j;
                 }
@@ -67,10 +70,10 @@ class hub {
   private:
     std::shared_ptr<mpi_link> link_;
     std::mutex m_;
-    std::map<std::pair<int, int>, std::deque<sorted_json>> mail_;
+    std::map<std::pair<int, int>, std::deque<json>> mail_;
 };
 
-[[noreturn]] void rethrow_from(int rank, const std::string& host, sorted_json reply) {
+[[noreturn]] void rethrow_from(int rank, const std::string& host, json reply) {
     reply["message"] = fmt::format("rank {} ({}): {}", rank, host, reply.value("message", "error"));
     rethrow_error(reply);
 }
@@ -96,7 +99,7 @@ class remote_session final : public gpu_session {
 
     prepare_report prepare(const run_plan& plan) override {
         hub_->link().send(rank_, {{"type", "prepare"}, {"slot", slot_}, {"plan", plan}});
-        const sorted_json r = answer(prepare_timeout_s, "prepare");
+        const json r = answer(prepare_timeout_s, "prepare");
         if (r.value("type", "") != "prepared") rethrow_from(rank_, host_, r);
         return r.at("report").get<prepare_report>();
     }
@@ -117,13 +120,13 @@ class remote_session final : public gpu_session {
         double wait = 0;
         for (double d : deadlines_) wait += d + restart_allowance_s;
         deadlines_.pop_front();
-        const sorted_json r = answer(wait, "a job");
+        const json r = answer(wait, "a job");
         if (r.value("type", "") != "result") rethrow_from(rank_, host_, r);
         return r.at("result").get<job_result>();
     }
 
   private:
-    sorted_json answer(double timeout_s, const char* what) {
+    json answer(double timeout_s, const char* what) {
         return hub_->await(rank_, slot_, timeout_s,
                            fmt::format("{} on {} GPU {}", what, host_, info_.ordinal));
     }
@@ -179,9 +182,9 @@ std::string host_name() {
 struct request_queue {
     std::mutex m;
     std::condition_variable cv;
-    std::deque<sorted_json> items;
+    std::deque<json> items;
     bool stop = false;
-    void push(sorted_json request) {
+    void push(json request) {
         {
             std::lock_guard lock(m);
             items.push_back(std::move(request));
@@ -208,10 +211,10 @@ class slot_server {
         q_.close();
         t_.join();
     }
-    void push(sorted_json request) { q_.push(std::move(request)); }
+    void push(json request) { q_.push(std::move(request)); }
 
   private:
-    void reply(sorted_json j) {
+    void reply(json j) {
         j["slot"] = slot_;
         link_.send(0, j);
     }
@@ -225,7 +228,7 @@ class slot_server {
     }
     void loop() {
         for (;;) {
-            sorted_json next;
+            json next;
             {
                 std::unique_lock lock(q_.m);
                 q_.cv.wait(lock, [&] { return q_.stop || !q_.items.empty() || in_flight_ > 0; });
@@ -275,14 +278,14 @@ class compile_server {
         q_.close();
         t_.join();
     }
-    void push(sorted_json request) { q_.push(std::move(request)); }
+    void push(json request) { q_.push(std::move(request)); }
 
   private:
     void loop() {
         compile_pool pool(default_jobs(), &cache_, 60);
         std::map<uint64_t, uint64_t> ids;  // ticket -> rank 0's id
         for (;;) {
-            std::deque<sorted_json> got;
+            std::deque<json> got;
             {
                 std::unique_lock lock(q_.m);
                 if (pool.in_flight() == 0)
@@ -295,7 +298,7 @@ class compile_server {
                     const uint64_t ticket = pool.submit(m.at("request").get<compile_request>());
                     ids[ticket] = m.at("id").get<uint64_t>();
                 } catch (const std::exception& e) {
-                    sorted_json j = error_reply(e);
+                    json j = error_reply(e);
                     j["slot"] = compile_slot;
                     link_.send(0, j);
                 }
@@ -310,7 +313,7 @@ class compile_server {
                     ids.erase(done->first);
                 }
             } catch (const std::exception& e) {
-                sorted_json j = error_reply(e);
+                json j = error_reply(e);
                 j["slot"] = compile_slot;
                 link_.send(0, j);
                 return;
@@ -324,10 +327,13 @@ class compile_server {
     std::thread t_;
 };
 
+}  // namespace remote
 }  // namespace
 
 rank_links connect_ranks(const std::shared_ptr<mpi_link>& link, const rank_hello& hello_opts,
                          const std::function<void()>& meanwhile) {
+    using namespace remote;
+    using remote::json;  // not the json of files compiled with this one
     auto h = std::make_shared<hub>(link);
     for (int r = 1; r < link->size(); ++r)
         link->send(r, {{"type", "hello"},
@@ -338,7 +344,7 @@ rank_links connect_ranks(const std::shared_ptr<mpi_link>& link, const rank_hello
     rank_links out;
     for (int r = 1; r < link->size(); ++r) {
         // Opening a rank's GPUs starts a worker and CUDA on each.
-        const sorted_json hello = h->await(r, -1, 600, "hello");
+        const json hello = h->await(r, -1, 600, "hello");
         const std::string host = hello.value("host", "?");
         if (hello.value("type", "") != "hello") rethrow_from(r, host, hello);
         int slot = 0;
@@ -358,6 +364,8 @@ void release_ranks(mpi_link& link) {
 }
 
 void serve_rank(mpi_link& link, const session_list_factory& open) {
+    using namespace remote;
+    using remote::json;  // not the json of files compiled with this one
     std::vector<std::unique_ptr<slot_server>> slots;
     std::unique_ptr<compile_server> compiler;
     // The GPUs are opened before rank 0's hello comes (it comes as soon as rank 0 has started
@@ -372,12 +380,12 @@ void serve_rank(mpi_link& link, const session_list_factory& open) {
     }
     for (;;) {
         auto got = link.receive(0, -1);
-        const sorted_json& m = got->second;
+        const json& m = got->second;
         const std::string type = m.value("type", "");
         if (type == "bye") break;
         if (type == "hello") {
             try {
-                sorted_json devices = sorted_json::array();
+                json devices = json::array();
                 slots.clear();
                 compiler.reset();
                 int slot = 0;
@@ -403,7 +411,7 @@ void serve_rank(mpi_link& link, const session_list_factory& open) {
                               {"devices", devices},
                               {"compile_jobs", jobs}});
             } catch (const std::exception& e) {
-                sorted_json j = error_reply(e);
+                json j = error_reply(e);
                 j["host"] = host_name();
                 link.send(0, j);
             }
@@ -415,8 +423,7 @@ void serve_rank(mpi_link& link, const session_list_factory& open) {
             continue;
         }
         if (slot < 0 || slot >= static_cast<int>(slots.size())) {
-            sorted_json j =
-                error_reply(std::runtime_error(fmt::format("no GPU slot {} here", slot)));
+            json j = error_reply(std::runtime_error(fmt::format("no GPU slot {} here", slot)));
             j["slot"] = slot;
             link.send(0, j);
             continue;
