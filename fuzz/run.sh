@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses with clang in build-fuzz/ and runs each from a seed corpus.
-# Time: FUZZ_BUDGET seconds in all (default 60), shared equally by the harnesses (at least 5 s
-# each); FUZZ_SECONDS, when set, gives each harness that many seconds instead. Exit code 1 if
-# a harness crashed; the reproducer is left in build-fuzz/ (crash-*, leak-*, timeout-*).
+# Time: FUZZ_BUDGET seconds of fuzzing in all (default 60), shared equally by the harnesses (at
+# least 5 s each); FUZZ_SECONDS, when set, gives each harness that many seconds instead. The
+# harnesses run FUZZ_JOBS at a time (default: one a core), each on a core of its own, so that
+# the wall time is the budget divided by the cores. Exit code 1 if a harness crashed; the
+# reproducer is left in build-fuzz/ (crash-*, leak-*, timeout-*).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
@@ -48,20 +50,31 @@ fuzz() {
 }
 
 run_queued() {
-  local n=${#queued[@]} seconds status=0
+  local n=${#queued[@]} seconds status=0 jobs=${FUZZ_JOBS:-$(nproc)}
   if [ -n "${FUZZ_SECONDS:-}" ]; then
     seconds=$FUZZ_SECONDS
   else
     seconds=$(( ${FUZZ_BUDGET:-60} / n ))
     (( seconds < 5 )) && seconds=5
   fi
-  local entry
+  local entry harness names=()
   for entry in "${queued[@]}"; do
     # shellcheck disable=SC2086  # harness names and seed folders hold no spaces
     set -- $entry
-    local harness=$1
+    harness=$1
     shift
-    fuzz "$harness" "$seconds" "$@" || status=1
+    names+=("$harness")
+    while (( $(jobs -rp | wc -l) >= jobs )); do wait -n || true; done
+    # Its summary and exit code go to files, printed in the queue's order once all have run.
+    rm -f "$build/$harness.rc"
+    (rc=0
+     fuzz "$harness" "$seconds" "$@" >"$build/$harness.summary" 2>&1 || rc=$?
+     echo $rc >"$build/$harness.rc") &
+  done
+  wait
+  for harness in "${names[@]}"; do
+    cat "$build/$harness.summary"
+    [ "$(cat "$build/$harness.rc" 2>/dev/null)" = 0 ] || status=1
   done
   return $status
 }

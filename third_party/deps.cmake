@@ -23,3 +23,19 @@ else()
   set(HONE_SQLITE_LIB ${HONE_SQLITE_SHARED})
 endif()
 find_package(Threads REQUIRED)
+
+# fmt for libhone's code: its compiled part built once into libhone (src/common/fmt_impl.cpp),
+# for the fmt that file's instantiations were written against (9.x: Debian 12's 9.1); any other
+# fmt is used header-only, which compiles fmt's implementation in every file (slower, same result).
+if(fmt_VERSION VERSION_GREATER_EQUAL 9 AND fmt_VERSION VERSION_LESS 10)
+  set(HONE_FMT_COMPILED ON)
+else()
+  set(HONE_FMT_COMPILED OFF)
+endif()
+add_library(hone_fmt INTERFACE)
+if(HONE_FMT_COMPILED)
+  target_include_directories(hone_fmt INTERFACE
+                             $<TARGET_PROPERTY:fmt::fmt-header-only,INTERFACE_INCLUDE_DIRECTORIES>)
+else()
+  target_link_libraries(hone_fmt INTERFACE fmt::fmt-header-only)
+endif()

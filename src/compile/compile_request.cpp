@@ -10,7 +10,7 @@
 namespace hone {
 namespace {
 
-std::string folder_of(const std::string& path) {
+std::string source_folder(const std::string& path) {
     return std::filesystem::path(path).parent_path().string();
 }
 
@@ -61,7 +61,7 @@ void set_name(compile_request& r, const std::string& name, bool is_template, con
 
 std::vector<std::string> kernel_include_dirs(const kernel_spec& k) {
     std::vector<std::string> dirs = k.include_dirs;
-    dirs.push_back(folder_of(k.source_path));
+    dirs.push_back(source_folder(k.source_path));
     return dirs;
 }
 

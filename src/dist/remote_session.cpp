@@ -20,6 +20,9 @@
 
 namespace hone {
 namespace {
+// A named namespace, so that this file's `json` (nlohmann::json) stays apart from the
+// ordered_json that other files call json when a unity build compiles them together.
+namespace remote {
 
 using nlohmann::json;
 
@@ -336,10 +339,13 @@ class compile_server {
     std::thread t_;
 };
 
+}  // namespace remote
 }  // namespace
 
 rank_links connect_ranks(const std::shared_ptr<mpi_link>& link, const rank_hello& hello_opts,
                          const std::function<void()>& meanwhile) {
+    using namespace remote;
+    using remote::json;  // not the json of files compiled with this one
     auto h = std::make_shared<hub>(link);
     for (int r = 1; r < link->size(); ++r)
         link->send(r, {{"type", "hello"},
@@ -370,6 +376,8 @@ void release_ranks(mpi_link& link) {
 }
 
 void serve_rank(mpi_link& link, const session_list_factory& open) {
+    using namespace remote;
+    using remote::json;  // not the json of files compiled with this one
     std::vector<std::unique_ptr<slot_server>> slots;
     std::unique_ptr<compile_server> compiler;
     // The GPUs are opened before rank 0's hello comes (it comes as soon as rank 0 has started

@@ -30,15 +30,15 @@ std::vector<std::string> candidates() {
     return out;
 }
 
-struct loaded {
+struct cupti_loaded {
     cupti_functions f;
     bool ok = false;
     std::string why;
     void* lib = nullptr;
 };
 
-loaded load() {
-    loaded l;
+cupti_loaded load_cupti() {
+    cupti_loaded l;
     void* lib = nullptr;
     std::string first_error;
     for (const auto& name : candidates()) {
@@ -65,15 +65,15 @@ loaded load() {
     return l;
 }
 
-const loaded& library() {
-    static const loaded l = load();  // thread-safe, once
+const cupti_loaded& cupti_library() {
+    static const cupti_loaded l = load_cupti();  // thread-safe, once
     return l;
 }
 
 }  // namespace
 
 const cupti_functions* cupti(std::string& why) {
-    const loaded& l = library();
+    const cupti_loaded& l = cupti_library();
     if (!l.ok) {
         why = l.why;
         return nullptr;
@@ -88,7 +88,7 @@ const profiler_functions* cupti_profiler(std::string& why) {
     };
     static const resolved p = [] {
         resolved r;
-        const loaded& l = library();
+        const cupti_loaded& l = cupti_library();
         if (!l.ok) {
             r.why = l.why;
             return r;

@@ -19,7 +19,7 @@ void add_unique(std::vector<T>& list, const T& v) {
     if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
 }
 
-struct column {
+struct csv_column {
     std::string header;
     std::function<std::string(const run_records&, const eval_record&)> cell;
 };
@@ -53,7 +53,7 @@ std::string write_csv(const std::vector<const run_records*>& runs) {
         }
     }
     std::sort(metrics.begin(), metrics.end());
-    std::vector<column> cols;
+    std::vector<csv_column> cols;
     if (runs.size() > 1) {
         cols.push_back({"run", [](const run_records& run, const eval_record&) {
                             return run.identity.id().substr(0, 12);

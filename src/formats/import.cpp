@@ -16,7 +16,8 @@
 namespace hone {
 namespace {
 
-using json = nlohmann::json;  // sorted maps: linear parse of big objects (formats/json_file.hpp)
+using sorted_json =
+    nlohmann::json;  // sorted maps: linear parse of big objects (formats/json_file.hpp)
 
 std::string base_name(const std::string& path) {
     return std::filesystem::path(path).filename().string();
@@ -33,14 +34,14 @@ std::string base_name(const std::string& path) {
 // What the cache reader lets pass but an import must not guess about: a record whose key names
 // other values than its fields, or a field that is neither a parameter, a known field nor a
 // number (a parameter of another space, a misspelt name).
-void check_kt_record(const kt_cache& c, const std::string& key, const json& rec,
+void check_kt_record(const kt_cache& c, const std::string& key, const sorted_json& rec,
                      const std::string& text, const std::string& path) {
     const std::vector<std::string>& names = c.param_names;
     static const std::set<std::string> known = {"time", "times", "timestamp"};
-    const std::string where = json(key).dump();
+    const std::string where = sorted_json(key).dump();
     std::string expected;
     for (const auto& n : names) {
-        const json& v = rec[n];  // the reader checked that it is there and listed
+        const sorted_json& v = rec[n];  // the reader checked that it is there and listed
         value val;
         if (v.is_boolean()) {
             val = v.get<bool>();
@@ -86,12 +87,12 @@ void check_kt_keys_unique(std::vector<std::size_t> hashes, const std::string& te
     std::unordered_set<std::string> seen;
     std::string repeated;
     scan_kt_cache(text, path,
-                  [&](const kt_cache&, const std::string& key, const json&, kt_entry&&) {
+                  [&](const kt_cache&, const std::string& key, const sorted_json&, kt_entry&&) {
                       if (!repeated.empty() || !twice.count(std::hash<std::string>{}(key))) return;
                       if (!seen.insert(key).second) repeated = key;
                   });
     if (!repeated.empty()) {
-        const std::string where = json(repeated).dump();
+        const std::string where = sorted_json(repeated).dump();
         fail_near(text, path, where,
                   fmt::format("record {} appears twice in \"cache\"; each configuration is "
                               "recorded once",
@@ -207,7 +208,7 @@ void checked_import::each_record(const std::function<void(const eval_record&)>& 
     }
     kt_counts n;
     scan_kt_cache(text_, path_,
-                  [&](const kt_cache& c, const std::string&, const json&, kt_entry&& e) {
+                  [&](const kt_cache& c, const std::string&, const sorted_json&, kt_entry&& e) {
                       each(kt_record(c, e, n));
                   });
 }
@@ -248,7 +249,8 @@ checked_import check_import(const std::string& path, import_format format) {
     kt_counts n;
     std::vector<std::size_t> hashes;  // of the keys, for records given twice
     const kt_cache c = scan_kt_cache(
-        text, path, [&](const kt_cache& h, const std::string& key, const json& rec, kt_entry&& e) {
+        text, path,
+        [&](const kt_cache& h, const std::string& key, const sorted_json& rec, kt_entry&& e) {
             if (hashes.empty()) hashes.reserve(h.record_count);
             hashes.push_back(std::hash<std::string>{}(key));
             check_kt_record(h, key, rec, text, path);

@@ -15,7 +15,7 @@ namespace {
 
 // Objects as sorted maps: an ordered_json parses an object of n members in O(n^2), minutes for
 // a cache of 10^5 records. The records' file order (evaluation order) comes from the text.
-using json = nlohmann::json;
+using sorted_json = nlohmann::json;
 
 // Fields of a record that are not parameters and not free-form metrics.
 const std::set<std::string> known_fields = {
@@ -29,26 +29,26 @@ const std::set<std::string> known_fields = {
 class cache_events {
   public:
     enum class part { header, records };
-    using record_fn = std::function<void(const std::string& key, const json& record)>;
+    using record_fn = std::function<void(const std::string& key, const sorted_json& record)>;
 
     cache_events(part p, record_fn each) : part_(p), each_(std::move(each)) {}
 
     bool top_object = false, cache_seen = false, cache_object = false, cache_twice = false;
     std::size_t records = 0;  // of "cache", counted in the header pass
-    json header = json::object();
+    sorted_json header = sorted_json::object();
     std::size_t position = 0;
     std::string token, what;
     int id = 0;
 
     bool null() { return scalar(nullptr); }
     bool boolean(bool b) { return scalar(b); }
-    bool number_integer(json::number_integer_t v) { return scalar(v); }
-    bool number_unsigned(json::number_unsigned_t v) { return scalar(v); }
-    bool number_float(json::number_float_t v, const std::string&) { return scalar(v); }
+    bool number_integer(sorted_json::number_integer_t v) { return scalar(v); }
+    bool number_unsigned(sorted_json::number_unsigned_t v) { return scalar(v); }
+    bool number_float(sorted_json::number_float_t v, const std::string&) { return scalar(v); }
     bool string(std::string& v) { return scalar(std::move(v)); }
-    bool binary(json::binary_t&) { return true; }  // JSON text has none
-    bool start_object(std::size_t) { return open(json::object(), true); }
-    bool start_array(std::size_t) { return open(json::array(), false); }
+    bool binary(sorted_json::binary_t&) { return true; }  // JSON text has none
+    bool start_object(std::size_t) { return open(sorted_json::object(), true); }
+    bool start_array(std::size_t) { return open(sorted_json::array(), false); }
     bool end_object() { return close(); }
     bool end_array() { return close(); }
     bool key(std::string& k) {
@@ -61,7 +61,7 @@ class cache_events {
         }
         return true;
     }
-    bool parse_error(std::size_t at, const std::string& last, const json::exception& e) {
+    bool parse_error(std::size_t at, const std::string& last, const sorted_json::exception& e) {
         position = at;
         token = last;
         id = e.id;
@@ -93,17 +93,17 @@ class cache_events {
         return building::none;
     }
 
-    bool put(json&& v, bool container) {
+    bool put(sorted_json&& v, bool container) {
         if (stack_.empty() && building_ == building::none) {
             building_ = target(container && v.is_object());
             if (building_ == building::none) return true;
             root_ = building_ == building::member ? &header[member_] : &record_;
         }
-        json* slot = nullptr;
+        sorted_json* slot = nullptr;
         if (stack_.empty()) {
             slot = root_;
         } else if (stack_.back()->is_array()) {
-            stack_.back()->push_back(json());
+            stack_.back()->push_back(sorted_json());
             slot = &stack_.back()->back();
         } else {
             slot = &(*stack_.back())[key_];
@@ -116,8 +116,8 @@ class cache_events {
         }
         return true;
     }
-    bool scalar(json&& v) { return put(std::move(v), false); }
-    bool open(json&& v, bool is_object) {
+    bool scalar(sorted_json&& v) { return put(std::move(v), false); }
+    bool open(sorted_json&& v, bool is_object) {
         if (stack_.empty() && building_ == building::none) {
             // A container not built (the top level, "cache", a skipped member): only counted.
             const building b = target(is_object);
@@ -144,7 +144,7 @@ class cache_events {
     void finish() {
         if (building_ == building::record) {
             each_(record_key_, record_);
-            record_ = json();
+            record_ = sorted_json();
         }
         building_ = building::none;
     }
@@ -155,14 +155,14 @@ class cache_events {
     bool in_cache_ = false;  // inside the "cache" object
     std::string member_, record_key_, key_;
     building building_ = building::none;
-    json* root_ = nullptr;
-    json record_;
-    std::vector<json*> stack_;  // the containers of the value being built
+    sorted_json* root_ = nullptr;
+    sorted_json record_;
+    std::vector<sorted_json*> stack_;  // the containers of the value being built
 };
 
-class reader {
+class kt_reader {
   public:
-    reader(const std::string& text, const std::string& path) : text_(text), path_(path) {}
+    kt_reader(const std::string& text, const std::string& path) : text_(text), path_(path) {}
 
     kt_cache run(const kt_record_fn& each) {
         check_json_depth(text_, path_);
@@ -172,7 +172,7 @@ class reader {
             fail({},
                  "not a Kernel Tuner cache: expected a JSON object with \"tune_params_keys\", "
                  "\"tune_params\" and \"cache\"");
-        const json& doc = head.header;
+        const sorted_json& doc = head.header;
         kt_cache c;
         c.path = path_;
         c.device_name = text_field(doc, "device_name", true);
@@ -183,14 +183,14 @@ class reader {
         c.problem_size = doc.contains("problem_size") ? doc["problem_size"].dump() : "";
         read_params(doc, c);
         index_values(c);
-        head.header = json();  // the parameters' values are in `c` now
+        head.header = sorted_json();  // the parameters' values are in `c` now
         c.record_count = head.records;
         if (!head.cache_object) fail({}, "\"cache\" must be an object of records");
         // Both would be read, where a JSON document keeps the last.
         if (head.cache_twice)
             fail({}, "\"cache\" is given twice; a cache has one object of records");
         cache_events records(cache_events::part::records,
-                             [&](const std::string& key, const json& rec) {
+                             [&](const std::string& key, const sorted_json& rec) {
                                  each(c, key, rec, read_entry(c, key, rec));
                              });
         parse(records);
@@ -199,7 +199,7 @@ class reader {
 
   private:
     void parse(cache_events& events) const {
-        if (!json::sax_parse(text_, &events))
+        if (!sorted_json::sax_parse(text_, &events))
             throw_json_error(text_, path_, events.position, events.token, events.id, events.what);
     }
 
@@ -207,13 +207,13 @@ class reader {
         source_pos pos{path_, 0, 0};
         // The quoted key is unique in the file for records: point at it.
         if (!near.empty()) {
-            const std::size_t at = text_.find(json(near).dump());
+            const std::size_t at = text_.find(sorted_json(near).dump());
             if (at != std::string::npos) pos = position_in(text_, at, path_);
         }
         throw input_error(pos, message);
     }
 
-    std::string text_field(const json& doc, const char* name, bool required) const {
+    std::string text_field(const sorted_json& doc, const char* name, bool required) const {
         if (!doc.contains(name)) {
             if (required) fail({}, fmt::format("not a Kernel Tuner cache: no \"{}\"", name));
             return "";
@@ -222,7 +222,7 @@ class reader {
         return doc[name].get<std::string>();
     }
 
-    static std::optional<value> scalar(const json& j) {
+    static std::optional<value> scalar(const sorted_json& j) {
         if (j.is_boolean()) return value(j.get<bool>());
         if (j.is_number_integer()) return value(j.get<int64_t>());
         if (j.is_number_float()) return value(j.get<double>());
@@ -230,15 +230,15 @@ class reader {
         return std::nullopt;
     }
 
-    void read_params(const json& doc, kt_cache& c) const {
-        const json& keys = doc["tune_params_keys"];
+    void read_params(const sorted_json& doc, kt_cache& c) const {
+        const sorted_json& keys = doc["tune_params_keys"];
         if (!keys.is_array() || keys.empty())
             fail("tune_params_keys", "\"tune_params_keys\" must be a non-empty list of names");
         if (!doc.contains("tune_params") || !doc["tune_params"].is_object())
             fail("tune_params",
                  "not a Kernel Tuner cache: \"tune_params\" must be an object of "
                  "name: [values]");
-        const json& params = doc["tune_params"];
+        const sorted_json& params = doc["tune_params"];
         for (const auto& k : keys) {
             if (!k.is_string()) fail("tune_params_keys", "\"tune_params_keys\" must hold strings");
             const std::string name = k.get<std::string>();
@@ -302,7 +302,7 @@ class reader {
         }
     }
 
-    std::optional<uint32_t> listed_index(std::size_t param, const json& got) const {
+    std::optional<uint32_t> listed_index(std::size_t param, const sorted_json& got) const {
         const auto v = scalar(got);
         if (!v) return std::nullopt;
         const value_index& ix = value_index_[param];
@@ -318,11 +318,11 @@ class reader {
         return it->second;
     }
 
-    static double number_or_zero(const json& rec, const char* name) {
+    static double number_or_zero(const sorted_json& rec, const char* name) {
         return rec.contains(name) && rec[name].is_number() ? rec[name].get<double>() : 0.0;
     }
 
-    kt_entry read_entry(const kt_cache& c, const std::string& key, const json& rec) const {
+    kt_entry read_entry(const kt_cache& c, const std::string& key, const sorted_json& rec) const {
         if (!rec.is_object()) fail(key, fmt::format("record \"{}\" must be an object", key));
         kt_entry e;
         for (std::size_t i = 0; i < c.param_names.size(); ++i) {
@@ -337,7 +337,7 @@ class reader {
             e.index.push_back(*at);
         }
         if (!rec.contains("time")) fail(key, fmt::format("record \"{}\" has no \"time\"", key));
-        const json& t = rec["time"];
+        const sorted_json& t = rec["time"];
         if (t.is_number()) {
             e.time_ms = t.get<double>();
             if (!(e.time_ms >= 0))  // NaN too: a time that would rank best or nowhere
@@ -356,7 +356,7 @@ class reader {
                                   key, t.dump()));
         }
         if (rec.contains("times")) {
-            const json& times = rec["times"];
+            const sorted_json& times = rec["times"];
             if (!times.is_array())
                 fail(key, fmt::format("record \"{}\": \"times\" must be a list of numbers, not {}",
                                       key, times.dump().substr(0, 40)));
@@ -413,15 +413,15 @@ std::string kt_cache::key(const kt_entry& e) const {
 }
 
 kt_cache scan_kt_cache(const std::string& text, const std::string& path, const kt_record_fn& each) {
-    return reader(text, path).run(each);
+    return kt_reader(text, path).run(each);
 }
 
 kt_cache parse_kt_cache(const std::string& text, const std::string& path) {
     std::vector<kt_entry> entries;
-    kt_cache c = scan_kt_cache(text, path,
-                               [&](const kt_cache&, const std::string&, const json&, kt_entry&& e) {
-                                   entries.push_back(std::move(e));
-                               });
+    kt_cache c = scan_kt_cache(
+        text, path, [&](const kt_cache&, const std::string&, const sorted_json&, kt_entry&& e) {
+            entries.push_back(std::move(e));
+        });
     c.entries = std::move(entries);
     return c;
 }

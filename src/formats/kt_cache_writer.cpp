@@ -48,7 +48,7 @@ json problem_json(const std::string& problem) {
 }
 
 // Numbers (and booleans) ascending, before strings, which keep their order.
-bool value_less(const value& a, const value& b) {
+bool number_first_less(const value& a, const value& b) {
     auto num = [](const value& v) -> std::pair<bool, double> {
         if (auto* i = std::get_if<int64_t>(&v)) return {false, static_cast<double>(*i)};
         if (auto* d = std::get_if<double>(&v)) return {false, *d};
@@ -79,7 +79,7 @@ std::string write_kt_cache(const run_records& run) {
                 vs.push_back(r.params[i].second);
         }
     }
-    for (auto& vs : values) std::stable_sort(vs.begin(), vs.end(), value_less);
+    for (auto& vs : values) std::stable_sort(vs.begin(), vs.end(), number_first_less);
 
     const run_identity& id = run.identity;
     json doc;

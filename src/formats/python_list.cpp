@@ -11,16 +11,16 @@
 namespace hone {
 namespace {
 
-bool is_word_char(char c) {
+bool is_name_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
-bool is_identifier(const std::string& s) {
-    return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) &&
-           std::all_of(s.begin(), s.end(), is_word_char);
-}
-
 }  // namespace
+
+bool is_python_identifier(const std::string& s) {
+    return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) &&
+           std::all_of(s.begin(), s.end(), is_name_char);
+}
 
 std::string python_to_hone(const std::string& text) {
     std::string out;
@@ -33,7 +33,7 @@ std::string python_to_hone(const std::string& text) {
             i = stop;
         } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
             std::size_t j = i;
-            while (j < text.size() && is_word_char(text[j])) ++j;
+            while (j < text.size() && is_name_char(text[j])) ++j;
             const std::string word = text.substr(i, j - i);
             out += word == "True" ? "true" : word == "False" ? "false" : word;
             i = j;
@@ -87,16 +87,16 @@ class python_list {
         skip();
         const std::size_t n = std::strlen(w);
         if (text_.compare(at_, n, w) != 0) return false;
-        if (at_ + n < text_.size() && is_word_char(text_[at_ + n])) return false;
+        if (at_ + n < text_.size() && is_name_char(text_[at_ + n])) return false;
         at_ += n;
         return true;
     }
     std::string identifier() {
         skip();
         const std::size_t start = at_;
-        while (at_ < text_.size() && is_word_char(text_[at_])) ++at_;
+        while (at_ < text_.size() && is_name_char(text_[at_])) ++at_;
         std::string id = text_.substr(start, at_ - start);
-        if (!is_identifier(id)) fail("expected a name");
+        if (!is_python_identifier(id)) fail("expected a name");
         return id;
     }
 
@@ -120,7 +120,7 @@ class python_list {
                 --depth;
             }
             if (depth == 0 && c == ',') break;
-            if (depth == 0 && (at_ == start || !is_word_char(text_[at_ - 1]))) {
+            if (depth == 0 && (at_ == start || !is_name_char(text_[at_ - 1]))) {
                 const std::size_t save = at_;
                 if (word("for") || word("if")) {
                     at_ = save;

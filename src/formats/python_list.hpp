@@ -17,4 +17,7 @@ std::vector<value> eval_python_list(const std::string& text, const source_pos& p
 // Python's True and False as hone's true and false, outside string literals.
 std::string python_to_hone(const std::string& text);
 
+// A name as Python spells one: letters, digits and '_', not starting with a digit.
+bool is_python_identifier(const std::string& s);
+
 }  // namespace hone

@@ -21,13 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
-bool is_identifier(const std::string& s) {
-    return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) &&
-           std::all_of(s.begin(), s.end(), [](char c) {
-               return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-           });
-}
-
 // A string member, or `fallback` when it is absent or of another type (T1 writers vary).
 std::string str(const json& obj, const char* key, const std::string& fallback) {
     if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) return fallback;
@@ -224,7 +217,7 @@ class translator {
         static const std::set<std::string> reserved = {"true", "false", "and", "or", "not"};
         const auto& device = device_attribute_names();
         std::string why;
-        if (!is_identifier(name) || reserved.count(name))
+        if (!is_python_identifier(name) || reserved.count(name))
             why = "it is not a name hone's expressions can use";
         else if (std::find(device.begin(), device.end(), name) != device.end())
             why = "it is the name of a device attribute";
@@ -462,7 +455,7 @@ class translator {
         int seed = 0;
         for (const json& a : list) {
             const std::string name = a.is_object() ? str(a, "Name", std::string()) : std::string();
-            if (!is_identifier(name)) {
+            if (!is_python_identifier(name)) {
                 note(
                     fmt::format("an argument without a usable \"Name\" was skipped: the argument "
                                 "list is incomplete"));
@@ -567,7 +560,7 @@ class translator {
         for (const auto& p : problem_) with_problem.insert(p.first);
         if (auto t = translate(python, with_problem, &why)) return *t;
         launch_notes_.push_back(
-            is_identifier(python)
+            is_python_identifier(python)
                 ? fmt::format(
                       "{} '{}' names no parameter: 1, as Kernel Tuner uses for a block size "
                       "parameter that is not there",

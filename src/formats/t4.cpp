@@ -114,7 +114,7 @@ json result_json(const eval_record& r, const std::string& objective) {
 
 // ---- reading ----
 
-struct reader {
+struct t4_reader {
     const std::string& text;
     const std::string& path;
     std::vector<std::size_t> offsets;  // of each result
@@ -155,7 +155,7 @@ std::optional<int> ms_exponent(const std::string& unit) {
     return it->second;
 }
 
-param_list configuration_of(const reader& rd, std::size_t i, const json& conf) {
+param_list configuration_of(const t4_reader& rd, std::size_t i, const json& conf) {
     param_list out;
     for (const auto& [name, v] : conf.items()) {
         if (v.is_boolean()) {
@@ -177,7 +177,7 @@ param_list configuration_of(const reader& rd, std::size_t i, const json& conf) {
 }
 
 // Restores what hone wrote under "hone"; throws for a malformed one.
-void hone_extension(const reader& rd, std::size_t i, const json& h, eval_record& r) {
+void hone_extension(const t4_reader& rd, std::size_t i, const json& h, eval_record& r) {
     try {
         const auto st = parse_status(h.at("status").get<std::string>());
         if (!st) rd.fail(i, fmt::format("hone.status: unknown status {}", h.at("status").dump()));
@@ -346,7 +346,7 @@ run_records read_t4_text(const std::string& text, const std::string& path) {
     }
     id.config_path = path;
 
-    const reader rd{text, path, span.items};
+    const t4_reader rd{text, path, span.items};
     std::map<std::string, std::size_t> seen;
     std::vector<std::string> names;
     std::string first_objective = "time";

@@ -19,7 +19,7 @@ double since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-constexpr const char* metric = "gpu__time_duration.sum";
+constexpr const char* duration_metric = "gpu__time_duration.sum";
 constexpr std::size_t min_ranges = 256;  // counter data for 256 ranges of one metric: ~40 KiB
 
 struct failure : std::runtime_error {
@@ -69,7 +69,7 @@ struct profiler_timer::state {
     void size_data(std::size_t ranges) {
         auto ds = HONE_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
         ds.pRangeProfilerObject = range;
-        const char* names[] = {metric};
+        const char* names[] = {duration_metric};
         ds.pMetricNames = names;
         ds.numMetrics = 1;
         ds.maxNumOfRanges = ranges;
@@ -140,7 +140,7 @@ std::unique_ptr<profiler_timer> profiler_timer::enable(CUcontext ctx, int ordina
         hi.pCounterAvailabilityImage = image.data();
         check(f, p.cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
         s->host = hi.pHostObject;
-        const char* names[] = {metric};
+        const char* names[] = {duration_metric};
         auto add = HONE_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
         add.pHostObject = s->host;
         add.ppMetricNames = names;
@@ -161,8 +161,8 @@ std::unique_ptr<profiler_timer> profiler_timer::enable(CUcontext ctx, int ordina
         np.configImageSize = s->config.size();
         check(f, p.cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
         if (np.numOfPasses != 1)
-            throw failure(
-                fmt::format("{} needs {} passes on {}", metric, np.numOfPasses, chip.pChipName));
+            throw failure(fmt::format("{} needs {} passes on {}", duration_metric, np.numOfPasses,
+                                      chip.pChipName));
 
         auto en = HONE_PARAMS(CUpti_RangeProfiler_Enable_Params);
         en.ctx = ctx;
@@ -250,7 +250,7 @@ std::optional<std::vector<uint64_t>> profiler_timer::finish(std::string& why) {
         s.decode_s += since(t0);
         t0 = std::chrono::steady_clock::now();
         std::vector<uint64_t> out;
-        const char* names[] = {metric};
+        const char* names[] = {duration_metric};
         for (std::size_t i = 0; i < info.numTotalRanges; ++i) {
             double ns = 0;
             auto ev = HONE_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);

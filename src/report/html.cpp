@@ -21,7 +21,9 @@
 
 namespace hone {
 namespace {
-
+// A named namespace, so that the using-directive stays in this file when a unity build
+// compiles it together with others.
+namespace page {
 using namespace report_detail;
 
 constexpr const char* css = R"(
@@ -546,9 +548,11 @@ std::string failures_section(const run_view& v) {
     return out + "</table>";
 }
 
+}  // namespace page
 }  // namespace
 
 std::string html_report(const std::vector<report_run>& runs, const html_options& opt) {
+    using namespace page;
     std::vector<run_view> views;
     views.reserve(runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {

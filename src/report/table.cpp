@@ -10,8 +10,9 @@ namespace {
 
 constexpr std::size_t max_value_width = 16;  // a long string parameter must not widen the table
 
-struct column {
-    column(std::string h, bool right_aligned = true) : header(std::move(h)), right(right_aligned) {}
+struct text_column {
+    text_column(std::string h, bool right_aligned = true)
+        : header(std::move(h)), right(right_aligned) {}
     std::string header;
     bool right;
     std::vector<std::string> cells;
@@ -22,7 +23,7 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
     return right ? fill + s : s + fill;
 }
 
-std::string render(const std::vector<column>& cols) {
+std::string render(const std::vector<text_column>& cols) {
     std::vector<std::size_t> widths;
     for (const auto& c : cols) {
         std::size_t w = display_width(c.header);
@@ -40,11 +41,11 @@ std::string render(const std::vector<column>& cols) {
     std::string body;
     std::size_t rule = 0;
     for (std::size_t row = 0; row < cols.front().cells.size(); ++row) {
-        const std::string l = line([row](const column& c) { return c.cells[row]; });
+        const std::string l = line([row](const text_column& c) { return c.cells[row]; });
         rule = std::max(rule, display_width(l) - 1);
         body += l;
     }
-    const std::string header = line([](const column& c) { return c.header; });
+    const std::string header = line([](const text_column& c) { return c.header; });
     rule = std::max(rule, display_width(header) - 1);
     return header + std::string(rule, '-') + "\n" + body;
 }
@@ -109,7 +110,7 @@ std::vector<std::string> names_of(const std::vector<eval_record>& records,
 }
 
 struct layout {
-    std::vector<column> cols;
+    std::vector<text_column> cols;
     std::size_t params_end = 0;  // columns [1, params_end) are parameters
     bool gbps = false, gflops = false;
     bool gpu = false;        // measured on several GPUs: which one measured each row
@@ -189,7 +190,7 @@ std::string failure_table(const std::vector<eval_record>& records, const table_o
     if (failed.empty()) return "";
     const std::size_t rows = opt.top == 0 ? failed.size() : std::min(opt.top, failed.size());
     const auto names = names_of(records, opt);
-    std::vector<column> cols;
+    std::vector<text_column> cols;
     for (const auto& n : names) cols.push_back({n, !is_text_param(*failed.front(), n)});
     cols.push_back({"status", false});
     cols.push_back({"message (first line)", false});

@@ -27,7 +27,7 @@ using json = nlohmann::ordered_json;
 constexpr const char* capture_format = "hone-capture";
 constexpr int capture_version = 1;
 
-std::string base_name(const std::string& kernel) {
+std::string kernel_base_name(const std::string& kernel) {
     return kernel.substr(0, kernel.find('<'));
 }
 
@@ -77,7 +77,7 @@ const capture_settings& capture_from_env() {
 
 bool capture_matches(const std::string& pattern, const std::string& kernel_name) {
     if (pattern.empty()) return false;
-    return fnmatch(pattern.c_str(), base_name(kernel_name).c_str(), 0) == 0 ||
+    return fnmatch(pattern.c_str(), kernel_base_name(kernel_name).c_str(), 0) == 0 ||
            fnmatch(pattern.c_str(), kernel_name.c_str(), 0) == 0;
 }
 
@@ -85,8 +85,8 @@ std::string capture_stem(const capture_record& r) {
     std::string problem;
     for (const auto& [name, v] : r.problem)
         problem += fmt::format("{}{}={}", problem.empty() ? "" : ",", name, v);
-    return sanitize(
-        fmt::format("{}.{}.{}", fs::path(r.config).stem().string(), base_name(r.kernel), problem));
+    return sanitize(fmt::format("{}.{}.{}", fs::path(r.config).stem().string(),
+                                kernel_base_name(r.kernel), problem));
 }
 
 void write_capture(const std::string& dir, capture_record rec,

@@ -62,7 +62,7 @@ std::vector<point> distinct_points(const spec& s, const std::vector<const tuned_
     return out;
 }
 
-double distance(const std::vector<double>& a, const std::vector<double>& b) {
+double euclidean_distance(const std::vector<double>& a, const std::vector<double>& b) {
     double d = 0;
     for (std::size_t i = 0; i < a.size(); ++i) d += (a[i] - b[i]) * (a[i] - b[i]);
     return std::sqrt(d);
@@ -79,7 +79,7 @@ std::vector<const point*> neighbours_of(const std::vector<point>& pts,
         std::vector<const point*> all;
         for (const auto& p : pts) all.push_back(&p);
         std::sort(all.begin(), all.end(), [&](const point* a, const point* b) {
-            return distance(a->at, q) < distance(b->at, q);
+            return euclidean_distance(a->at, q) < euclidean_distance(b->at, q);
         });
         all.resize(std::min(all.size(), 2 * dims));
         return all;
@@ -95,9 +95,9 @@ std::vector<const point*> neighbours_of(const std::vector<point>& pts,
     for (uint64_t orthant = 0; orthant < (uint64_t{1} << dims); ++orthant) {
         double nearest = std::numeric_limits<double>::infinity();
         for (const auto& p : pts)
-            if (inside(p, orthant)) nearest = std::min(nearest, distance(p.at, q));
+            if (inside(p, orthant)) nearest = std::min(nearest, euclidean_distance(p.at, q));
         for (const auto& p : pts) {
-            if (!inside(p, orthant) || distance(p.at, q) > nearest * (1 + 1e-9)) continue;
+            if (!inside(p, orthant) || euclidean_distance(p.at, q) > nearest * (1 + 1e-9)) continue;
             if (std::find(out.begin(), out.end(), &p) == out.end()) out.push_back(&p);
         }
     }
@@ -199,7 +199,7 @@ bool pick_nearest(kernel_selection& sel, const spec& s, const std::vector<point>
     // bracketing sizes; outside the tuned range, the nearest size alone.
     std::vector<double> w;
     for (const point* p : near) {
-        const double d = distance(p->at, q);
+        const double d = euclidean_distance(p->at, q);
         w.push_back(d > 1e-12 ? 1.0 / d : 1e12);
     }
     double total = 0;

@@ -109,7 +109,7 @@ const char* kind_of(const json& j) {
     return "an object";
 }
 
-struct reader {
+struct wisdom_reader {
     const std::string& file;
 
     const json& field(const json& obj, const char* name, const std::string& where) const {
@@ -323,7 +323,7 @@ std::vector<tuned_entry> parse_wisdom(const std::string& text, const std::string
                                       "`hone export DB --wisdom FILE`",
                                       parse_message(e.what())));
     }
-    const reader r{path};
+    const wisdom_reader r{path};
     if (!root.is_object() || !root.contains("format"))
         bad(path, "",
             "not a hone wisdom file: expected a JSON object with \"format\": \"hone-wisdom\" "

@@ -14,9 +14,12 @@
 
 namespace hone {
 namespace fs = std::filesystem;
-using namespace spec_detail;
 
 namespace {
+// A named namespace, so that the using-directive stays in this file when a unity build
+// compiles it together with others.
+namespace loading {
+using namespace spec_detail;
 
 const key_list sections = {"kernel", "problem", "params", "constraints", "buffers", "args",
                            "launch", "metrics", "verify", "timing",      "search",  "output"};
@@ -68,6 +71,7 @@ spec load(const std::string& text, const std::string& path,
     return s;
 }
 
+}  // namespace loading
 }  // namespace
 
 const std::vector<std::string>& device_attribute_names() {
@@ -122,7 +126,7 @@ spec load_spec_text(const std::string& text, const std::string& path,
     if (text.substr(0, 4096).find('\0') != std::string::npos)
         throw input_error({path, 0, 0}, "is a binary file (it holds NUL bytes), not a YAML config");
     try {
-        return load(text, path, overrides, opt);
+        return loading::load(text, path, overrides, opt);
     } catch (const YAML::DeepRecursion& e) {
         // yaml-cpp's own message for this is "bad file".
         throw input_error({path, e.mark.line + 1, e.mark.column + 1},

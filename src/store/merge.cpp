@@ -108,7 +108,7 @@ struct column {
     bool not_null = false;
 };
 
-std::string quoted(const std::string& name) {
+std::string quoted_identifier(const std::string& name) {
     std::string out = "\"";
     for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
@@ -137,7 +137,7 @@ std::vector<std::string> shared_columns(sqlite3* out, const std::string& out_pat
     std::vector<std::string> names;
     for (const auto& c : table_columns(in, in_path, table)) {
         if (!have.count(c.name)) {
-            std::string def = quoted(c.name) + " " + c.type;
+            std::string def = quoted_identifier(c.name) + " " + c.type;
             if (!c.default_sql.empty())
                 def += (c.not_null ? " NOT NULL DEFAULT " : " DEFAULT ") + c.default_sql;
             sql::exec(out, out_path,
@@ -150,7 +150,7 @@ std::vector<std::string> shared_columns(sqlite3* out, const std::string& out_pat
 
 std::string column_list(const std::vector<std::string>& names) {
     std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + quoted(n);
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + quoted_identifier(n);
     return out;
 }
 
@@ -222,7 +222,7 @@ class copier {
                        "SELECT status, median FROM results WHERE run_id = ?1 AND key = ?2");
         std::string same_sql = "SELECT EXISTS (SELECT 1 FROM results WHERE run_id = ?1";
         for (std::size_t i = 0; i < res_cols.size(); ++i)
-            same_sql += fmt::format(" AND {} IS ?{}", quoted(res_cols[i]), i + 2);
+            same_sql += fmt::format(" AND {} IS ?{}", quoted_identifier(res_cols[i]), i + 2);
         sql::stmt same(out_, out_path_, same_sql + ")");
         sql::stmt put(out_, out_path_,
                       fmt::format("INSERT INTO results (run_id, {}) VALUES (?1, {})", cols,

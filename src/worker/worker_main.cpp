@@ -28,7 +28,7 @@ bool is_socket(int fd) {
     return ::fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-bool parse_int(std::string_view text, long& out) {
+bool parse_long(std::string_view text, long& out) {
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
     return ec == std::errc{} && end == text.data() + text.size();
 }
@@ -59,7 +59,7 @@ int worker_main(int argc, char** argv, const std::vector<worker_role>& roles) {
     for (int i = 2; i < argc; i += 2) {
         const std::string_view flag = argv[i];
         long value = 0;
-        if (i + 1 >= argc || !parse_int(argv[i + 1], value)) {
+        if (i + 1 >= argc || !parse_long(argv[i + 1], value)) {
             return refuse(program, fmt::format("'{}' needs an integer", flag));
         }
         if (flag == "--parent") {
