@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hone=${HONE:-build/hone}
-# sgemm_large's 137,088 valid configurations would take days even here: a sample ten times CI's.
+# sgemm_large's 137,088 valid configurations would take days even here: a sample 20 times CI's.
 declare -A extra=([sgemm_large]="--sample 400 --seed 1")
 configs=("$@")
 ((${#configs[@]})) || configs=(configs/*.yaml)

@@ -10,7 +10,8 @@ Makes a Kernel Tuner cache of N records (default 200,000: about 9 MB) of two par
 times, its database (hone import) and its exports, then for each command (import, replay,
 report, show --json --all, export t4/csv/kt-cache, merge) finds the smallest address-space
 limit it succeeds under (to 1 MiB, by bisection), and runs it at that limit minus 1, 2, 3, ...
-MiB (--step-mib) for --levels levels, and at a few levels far below. Prints a line per command:
+MiB (--step-mib) for --levels levels, and at a few levels far below; every limit below the need
+that was run, the bisection's included, is checked, each run once. Prints a line per command:
 its need and the exit codes seen; exits 1 when any level failed the check.
 """
 import argparse
@@ -113,22 +114,32 @@ def main():
                 print(f"{label}: exit {rc} without a limit: {err.strip()[:300]}")
                 failed += 1
                 continue
+            # Every run under a limit counts, the search's too: each limit is run once.
+            results = {}  # MiB -> (exit code, standard error)
+
+            def works(mib):
+                if mib not in results:
+                    results[mib] = run(hone, args, mib, work)
+                return results[mib][0] == 0
             lo, hi = start - 1, start + 64  # MiB: fails at lo, works at hi
-            while run(hone, args, hi, work)[0] != 0 and hi < 65536:
+            while not works(hi) and hi < 65536:
                 lo, hi = hi, hi * 2
             while hi - lo > 1:
                 mid = (lo + hi) // 2
-                if run(hone, args, mid, work)[0] == 0:
+                if works(mid):
                     hi = mid
                 else:
                     lo = mid
             need = hi
             levels = [need - k * a.step_mib for k in range(1, a.levels + 1)]
             levels += [need * 3 // 4, need // 2, need // 4, start + 8, start]
+            for mib in sorted({m for m in levels if m >= start}, reverse=True):
+                works(mib)
             seen = {}
             bad = []
-            for mib in sorted({m for m in levels if m >= start}, reverse=True):
-                rc, err = run(hone, args, mib, work)
+            for mib, (rc, err) in sorted(results.items(), reverse=True):
+                if mib >= need:
+                    continue
                 seen[rc] = seen.get(rc, 0) + 1
                 if rc < 0:
                     bad.append(f"{mib} MiB: killed by {signal.Signals(-rc).name}")

@@ -12,6 +12,7 @@
 
 #include "hone/error.hpp"
 #include "measure/inputs.hpp"
+#include "temp_dir.hpp"
 #include "verify/float16.hpp"
 #include "verify/verify.hpp"
 
@@ -216,7 +217,8 @@ TEST_CASE("sequences, constants and integer ranges") {
 }
 
 TEST_CASE("file inputs must have exactly count * elem_size bytes") {
-    const std::string path = "/tmp/hone_test_input.bin";
+    const temp_dir dir;  // its own folder: test processes run side by side
+    const std::string path = dir.file("input.bin");
     {
         std::ofstream out(path, std::ios::binary);
         const float data[3] = {1, 2, 3};
