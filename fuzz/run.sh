@@ -5,9 +5,15 @@
 # harnesses run FUZZ_JOBS at a time (default: one a core), each on a core of its own, so that
 # the wall time is the budget divided by the cores. Exit code 1 if a harness crashed; the
 # reproducer is left in build-fuzz/ (crash-*, leak-*, timeout-*).
+#   fuzz/run.sh [--build-only | --no-build]   (./dev test builds beside ctest, then fuzzes)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
+step=${1:-all}
+case $step in
+  all | --build-only | --no-build) ;;
+  *) echo "usage: fuzz/run.sh [--build-only | --no-build]" >&2; exit 2 ;;
+esac
 
 # -O1 and line tables only: the sanitizers' reports keep their file:line, and the build costs
 # about half of -O2 -g's.
@@ -16,10 +22,13 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR=$root
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DHONE_FUZZ=ON -DBUILD_TESTING=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
-  "${launcher[@]}" >/dev/null
-cmake --build "$build" -j2 --target fuzzers
+if [ "$step" != --no-build ]; then
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DHONE_FUZZ=ON -DBUILD_TESTING=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+    "${launcher[@]}" >/dev/null
+  cmake --build "$build" -j2 --target fuzzers
+fi
+[ "$step" = --build-only ] && exit 0
 
 # run HARNESS SEED_DIR...: queues a harness; run_queued runs them all once every one is known,
 # so that the budget is shared among however many there are.
