@@ -249,7 +249,7 @@ class slot_server {
                     // job that comes meanwhile is handed to the worker at once.
                     const bool room = q_.items.empty() && in_flight_ < s_->max_in_flight();
                     lock.unlock();
-                    if (room && !s_->wait_ready(0.002)) continue;
+                    if (room && !s_->wait_ready(gpu_session::ready_poll_s)) continue;
                     collect_one();
                     continue;
                 }

@@ -101,6 +101,8 @@ class gpu_session {
     // thread of its own can then hand over a job that came meanwhile instead of sitting in
     // collect() with room left. A session that cannot tell answers true at once.
     virtual bool wait_ready(double /*timeout_s*/) { return true; }
+    // The span such a thread waits before it looks for a new job again.
+    static constexpr double ready_poll_s = 0.002;
     // True when a faulting or hanging kernel costs one job, not the session.
     virtual bool isolated() const = 0;
     // Setup that can run while the caller prepares its side (a worker calls it after answering

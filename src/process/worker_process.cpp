@@ -293,6 +293,12 @@ bool worker_process::send(const nlohmann::json& msg) {
     return send_frame(fd_, msg);
 }
 
+bool worker_process::frame_buffered() const {
+    return buffer_.size() >= 4 &&
+           buffer_.size() >=
+               4 + std::size_t(frame_length(reinterpret_cast<const uint8_t*>(buffer_.data())));
+}
+
 std::optional<nlohmann::json> worker_process::pop_frame() {
     if (buffer_.size() < 4) return std::nullopt;
     const auto* p = reinterpret_cast<const uint8_t*>(buffer_.data());
@@ -301,7 +307,7 @@ std::optional<nlohmann::json> worker_process::pop_frame() {
         kill();
         throw env_error(fmt::format("a worker sent a frame of {} bytes", n));
     }
-    if (buffer_.size() < 4 + std::size_t(n)) return std::nullopt;
+    if (!frame_buffered()) return std::nullopt;
     nlohmann::json msg = decode_payload(p + 4, n);
     buffer_.erase(0, 4 + std::size_t(n));
     return msg;
@@ -309,10 +315,7 @@ std::optional<nlohmann::json> worker_process::pop_frame() {
 
 bool worker_process::wait_readable(double timeout_s) {
     if (exit_) return true;
-    if (buffer_.size() >= 4 &&
-        buffer_.size() >=
-            4 + std::size_t(frame_length(reinterpret_cast<const uint8_t*>(buffer_.data()))))
-        return true;
+    if (frame_buffered()) return true;
     pollfd p{fd_, POLLIN, 0};
     const int ms = static_cast<int>(std::ceil(std::max(0.0, timeout_s) * 1000));
     // Readable, hung up, or failed (receive() says which): each is something to receive.

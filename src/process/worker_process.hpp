@@ -78,6 +78,7 @@ class worker_process {
     uint64_t output_bytes() const;  // the output file's size
 
   private:
+    bool frame_buffered() const;  // a whole frame is in buffer_
     std::optional<nlohmann::json> pop_frame();
     worker_exit reap();
     void abandon();

@@ -15,11 +15,6 @@
 
 namespace hone {
 
-namespace {
-// How long a session's thread waits for a result before it looks for a new job again.
-constexpr double ready_poll_s = 0.002;
-}  // namespace
-
 gpu_pool::gpu_pool(std::vector<std::shared_ptr<gpu_session>> sessions, say_fn say)
     : say_(std::move(say)) {
     for (std::size_t i = 0; i < sessions.size(); ++i) {
@@ -266,7 +261,7 @@ void gpu_pool::serve(slot& sl) {
                 // given meanwhile is handed over at once rather than after this result (the GPU
                 // would otherwise run one job at a time whenever jobs come one by one).
                 lk.unlock();
-                const bool ready = sl.s->wait_ready(ready_poll_s);
+                const bool ready = sl.s->wait_ready(gpu_session::ready_poll_s);
                 lk.lock();
                 if (!ready) continue;
             }

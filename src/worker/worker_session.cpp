@@ -138,14 +138,9 @@ class worker_session final : public gpu_session {
 
     bool wait_ready(double timeout_s) override {
         if (pending_.empty() || fresh_needed_ || !proc_) return true;
-        const sent_job& front = pending_.front();
-        const double deadline_s = front.j.deadline_s;
-        if (deadline_s > 0) {
-            const double left = deadline_s - seconds_since(std::max(front.sent, last_reply_));
-            if (left <= 0) return true;  // collect() kills it
-            timeout_s = std::min(timeout_s, left);
-        }
-        return proc_->wait_readable(timeout_s);
+        const double left = time_left(pending_.front());
+        if (left == 0) return true;  // collect() kills it
+        return proc_->wait_readable(left > 0 ? std::min(timeout_s, left) : timeout_s);
     }
 
     job_result collect() override {
@@ -156,7 +151,7 @@ class worker_session final : public gpu_session {
         pending_.pop_front();
         const auto t0 = std::max(front.sent, last_reply_);
         const double deadline_s = front.j.deadline_s;
-        const double left = deadline_s > 0 ? std::max(0.0, deadline_s - seconds_since(t0)) : -1.0;
+        const double left = time_left(front);
         worker_reply reply = proc_->receive(left);
         last_reply_ = steady_clock::now();
         job_result r;
@@ -197,6 +192,13 @@ class worker_session final : public gpu_session {
         job j;
         steady_clock::time_point sent;
     };
+
+    // Seconds left of a job's deadline, counted from when the worker could start it (its
+    // hand-over, or the reply before it); -1 for a job without one.
+    double time_left(const sent_job& s) const {
+        if (s.j.deadline_s <= 0) return -1.0;
+        return std::max(0.0, s.j.deadline_s - seconds_since(std::max(s.sent, last_reply_)));
+    }
 
     void begin_start() {
         proc_ = std::make_unique<worker_process>(cmd_);
