@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# hone's range-profiler timer, its CUPTI-records timer, its event timer and Nsight Compute on the
-# same configurations, on the GPU machine (bench/RESULTS.md, issue 12):
-#   bench/timers.sh OUT_DIR
+# hone's timers (auto, the default; the range profiler, CUPTI's records, events) and Nsight
+# Compute on the same configurations, on the GPU machine (bench/RESULTS.md section 5):
+#   bench/timers.sh OUT_DIR            (TIMERS="auto profiler cupti events" by default)
 # Configurations: vector_add_flat (configs/vector_add_192.yaml) BLOCK=256, one float4 a thread,
 # at N = 2^10 .. 2^28 by 4x (kernels of ~2 us to ~1 ms), and SGEMM (configs/sgemm.yaml, the
-# best tile of RESULTS.md) at 1024^3 and 2048^3. For each: `hone tune --only KEY` with
-# --timer profiler, cupti and events (supervised worker, L2 flushed before each sample), and
-# ncu's gpu__time_duration.sum over 30 launches of the same kernel in `hone tune --only KEY
-# --in-process --timer events` (--cache-control all: caches flushed before each launch;
-# --clock-control none: clocks as hone finds them). Writes OUT_DIR/timers_<label>_{profiler,
-# cupti,events}.json and timers_<label>_ncu.csv; bench/summarize_measure.py makes the table.
+# best tile of RESULTS.md) at 1024^3 and 2048^3. For each: `hone tune --only KEY` with each
+# --timer (supervised worker, L2 flushed before each sample), and ncu's gpu__time_duration.sum
+# over 30 launches of the same kernel in `hone tune --only KEY --in-process --timer events`
+# (--cache-control all: caches flushed before each launch; --clock-control none: clocks as hone
+# finds them). Writes OUT_DIR/timers_<label>_<timer>.json and timers_<label>_ncu.csv;
+# bench/summarize_measure.py makes the table.
 # Binaries from $HONE_BIN_DIR (default .carry/); ncu from $NCU, PATH, /opt/nvidia or the toolkit.
 set -uo pipefail
 out=${1:?usage: bench/timers.sh OUT_DIR}
@@ -34,7 +34,7 @@ one() {  # one LABEL CONFIG KEY [--set ...]
   local label=$1 cfg=$2 key=$3
   shift 3
   local t0 rc timer
-  for timer in profiler cupti events; do
+  for timer in ${TIMERS:-auto profiler cupti events}; do
     t0=$(date +%s%N)
     timeout 120 "$HONE" tune "$cfg" --only "$key" "$@" --timer $timer --json --quiet \
       -o "$work/$label-$timer.db" --cache-dir "$cache" \

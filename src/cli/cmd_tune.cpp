@@ -809,10 +809,10 @@ void register_tune(CLI::App& app, std::function<int()>& action) {
         R"(Every configuration is compiled (NVRTC, ahead of the GPU in worker processes, cached),
 run in a supervised worker process (a kernel that faults or hangs costs one configuration),
 checked against the verify reference, and timed until the 95% CI of its median is within
-timing.rel_precision. Samples are timed by CUDA events around the launches, or with
---timer profiler by each launch's gpu__time_duration from CUPTI's range profiler (the figure
-Nsight Compute reports; needs the GPU's counters), or with --timer cupti by CUPTI's kernel
-timestamps (timing.timer). Results are written to the database
+timing.rel_precision. Samples are timed by each launch's gpu__time_duration from CUPTI's range
+profiler (the figure Nsight Compute reports) where the GPU's counters can be read, else by
+CUDA events around the launches (timer auto; --timer profiler, events or cupti, CUPTI's kernel
+timestamps, to choose: timing.timer). Results are written to the database
 as they finish; running the same command again resumes, skipping what is stored, unless the
 kernel's source, a file it includes, the options or the tools changed: then it measures again
 and says why. Ctrl-C stops cleanly.
@@ -881,8 +881,9 @@ options). With a strategy other than exhaustive, the progress line counts up to 
     c->add_option("--l2-flush", a->l2_flush, "Override timing.l2_flush")
         ->check(CLI::IsMember({"on", "off"}));
     c->add_option("--timer", a->timer,
-                  "Override timing.timer: auto, profiler (gpu__time_duration, as Nsight "
-                  "Compute), cupti (kernel timestamps), events")
+                  "Override timing.timer: auto (profiler where the counters can be read, "
+                  "else events), profiler (gpu__time_duration, as Nsight Compute), cupti "
+                  "(kernel timestamps), events")
         ->check(CLI::IsMember({"auto", "profiler", "cupti", "events"}));
     c->add_flag("--fresh", a->fresh, "Forget this run's stored results first");
     c->add_flag("--retry-failed", a->retry_failed,

@@ -64,6 +64,7 @@ struct profiler_timer::state {
     // Host time in each step of a round, for HONE_TIMER_STATS (printed on stderr at the end):
     // the profiler's cost a round is what sets its rounds' length.
     double begin_s = 0, stop_s = 0, decode_s = 0, evaluate_s = 0;
+    double image_s = 0, config_s = 0, start_s = 0;  // begin's image init, SetConfig, Start
     std::size_t rounds = 0, ranges_read = 0;
 
     void size_data(std::size_t ranges) {
@@ -84,10 +85,12 @@ struct profiler_timer::state {
         if (std::getenv("HONE_TIMER_STATS") && rounds)
             std::fprintf(stderr,
                          "hone: profiler timer: %zu rounds, %zu ranges; per round: begin %.1f us, "
-                         "stop %.1f us, decode %.1f us, evaluate %.1f us (%.2f us a range)\n",
+                         "stop %.1f us, decode %.1f us, evaluate %.1f us (%.2f us a range); "
+                         "begin's image %.1f us, config %.1f us, start %.1f us\n",
                          rounds, ranges_read, 1e6 * begin_s / rounds, 1e6 * stop_s / rounds,
                          1e6 * decode_s / rounds, 1e6 * evaluate_s / rounds,
-                         ranges_read ? 1e6 * evaluate_s / ranges_read : 0.0);
+                         ranges_read ? 1e6 * evaluate_s / ranges_read : 0.0, 1e6 * image_s / rounds,
+                         1e6 * config_s / rounds, 1e6 * start_s / rounds);
         if (range) {
             auto d = HONE_PARAMS(CUpti_RangeProfiler_Disable_Params);
             d.pRangeProfilerObject = range;
@@ -106,6 +109,7 @@ profiler_timer::~profiler_timer() = default;
 
 std::unique_ptr<profiler_timer> profiler_timer::enable(CUcontext ctx, int ordinal,
                                                        std::string& why) {
+    const auto e0 = std::chrono::steady_clock::now();
     auto s = std::make_unique<state>();
     s->f = cu::cupti(why);
     if (!s->f) return nullptr;
@@ -113,6 +117,9 @@ std::unique_ptr<profiler_timer> profiler_timer::enable(CUcontext ctx, int ordina
     if (!s->p) return nullptr;
     const cu::cupti_functions& f = *s->f;
     const cu::profiler_functions& p = *s->p;
+    std::vector<double> marks;
+    auto mark = [&] { marks.push_back(1e3 * since(e0)); };
+    mark();
     try {
         static std::once_flag once;  // once a process; never undone (CUPTI keeps it anyway)
         static CUptiResult init = CUPTI_SUCCESS;
@@ -121,6 +128,7 @@ std::unique_ptr<profiler_timer> profiler_timer::enable(CUcontext ctx, int ordina
             init = p.cuptiProfilerInitialize(&ip);
         });
         check(f, init, "cuptiProfilerInitialize");
+        mark();
 
         auto chip = HONE_PARAMS(CUpti_Device_GetChipName_Params);
         chip.deviceIndex = static_cast<std::size_t>(ordinal);
@@ -133,12 +141,14 @@ std::unique_ptr<profiler_timer> profiler_timer::enable(CUcontext ctx, int ordina
         avail.pCounterAvailabilityImage = image.data();
         check(f, p.cuptiProfilerGetCounterAvailability(&avail),
               "cuptiProfilerGetCounterAvailability");
+        mark();
 
         auto hi = HONE_PARAMS(CUpti_Profiler_Host_Initialize_Params);
         hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
         hi.pChipName = chip.pChipName;
         hi.pCounterAvailabilityImage = image.data();
         check(f, p.cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
+        mark();
         s->host = hi.pHostObject;
         const char* names[] = {duration_metric};
         auto add = HONE_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
@@ -164,11 +174,22 @@ std::unique_ptr<profiler_timer> profiler_timer::enable(CUcontext ctx, int ordina
             throw failure(fmt::format("{} needs {} passes on {}", duration_metric, np.numOfPasses,
                                       chip.pChipName));
 
+        mark();
         auto en = HONE_PARAMS(CUpti_RangeProfiler_Enable_Params);
         en.ctx = ctx;
         check(f, p.cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
         s->range = en.pRangeProfilerObject;
+        mark();
         s->size_data(min_ranges);
+        mark();
+        if (std::getenv("HONE_TIMER_STATS")) {
+            std::string text;
+            for (double ms : marks) text += fmt::format(" {:.1f}", ms);
+            std::fprintf(stderr,
+                         "hone: profiler enable, ms from the start after loading, initialize, "
+                         "availability, host initialize, config image, range enable, data:%s\n",
+                         text.c_str());
+        }
     } catch (const failure& e) {
         why = e.what();
         return nullptr;
@@ -193,8 +214,11 @@ bool profiler_timer::begin(std::size_t ranges, std::string& why) {
         init.pRangeProfilerObject = s.range;
         init.pCounterData = s.data.data();
         init.counterDataSize = s.data.size();
+        auto t1 = std::chrono::steady_clock::now();
         check(f, p.cuptiRangeProfilerCounterDataImageInitialize(&init),
               "cuptiRangeProfilerCounterDataImageInitialize");
+        s.image_s += since(t1);
+        t1 = std::chrono::steady_clock::now();
         auto sc = HONE_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
         sc.pRangeProfilerObject = s.range;
         sc.pConfig = s.config.data();
@@ -203,15 +227,20 @@ bool profiler_timer::begin(std::size_t ranges, std::string& why) {
         sc.counterDataImageSize = s.data.size();
         sc.range = CUPTI_AutoRange;        // a range a kernel launch
         sc.replayMode = CUPTI_UserReplay;  // one pass: nothing is replayed
+        // The image's capacity, not the round's count: a pass sized to the round exactly lost
+        // ranges (60 of 63 came on an H200), and Start costs the same (~260 us) either way.
         sc.maxRangesPerPass = s.capacity;
         sc.numNestingLevels = 1;
         sc.minNestingLevel = 1;
         sc.passIndex = 0;
         sc.targetNestingLevel = 1;
         check(f, p.cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
+        s.config_s += since(t1);
+        t1 = std::chrono::steady_clock::now();
         auto st = HONE_PARAMS(CUpti_RangeProfiler_Start_Params);
         st.pRangeProfilerObject = s.range;
         check(f, p.cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
+        s.start_s += since(t1);
         s.started = true;
         s.begin_s += since(t0);
         ++s.rounds;

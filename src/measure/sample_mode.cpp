@@ -28,10 +28,12 @@ std::string sample_mode::name() const {
     return "";
 }
 
-std::size_t next_round(std::size_t n, std::size_t min_samples, std::size_t max_samples) {
+std::size_t next_round(std::size_t n, std::size_t min_samples, std::size_t max_samples,
+                       std::size_t wanted) {
     const std::size_t cap = std::max({max_samples, min_samples, std::size_t{1}});
     if (n >= cap) return 0;
-    const std::size_t want = n < min_samples ? min_samples - n : std::max<std::size_t>(1, n / 4);
+    std::size_t want = n < min_samples ? min_samples - n : std::max<std::size_t>(1, n / 4);
+    if (n >= min_samples && wanted > n) want = std::clamp(wanted - n, want, std::max(want, 3 * n));
     return std::min(want, cap - n);
 }
 

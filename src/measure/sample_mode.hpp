@@ -34,10 +34,15 @@ constexpr double batch_target_us = 200.0;   // length of one batched sample
 constexpr int max_batch = 10000;
 
 // How many samples the next round queues, with n taken so far: min_samples at first (no
-// decision is possible before), then a quarter more each round, never past max_samples. One
-// round costs one host round trip and one run of the stopping rule; a quarter more keeps a
-// configuration that needs many samples to a few rounds, and overshoots by at most a quarter.
-std::size_t next_round(std::size_t n, std::size_t min_samples, std::size_t max_samples);
+// decision is possible before), then what the stopping rule predicts it still needs (`wanted`:
+// the total at which its interval would reach the target; 0 for no prediction), at least a
+// quarter more and at most three times n more, never past max_samples. A round costs one host
+// round trip and one run of the stopping rule (with the range profiler ~0.4 ms of CUPTI calls),
+// so a configuration that needs many samples takes two or three rounds; the floor keeps a
+// prediction that falls short from costing a round a sample, the ceiling bounds what a noisy
+// first round can overshoot.
+std::size_t next_round(std::size_t n, std::size_t min_samples, std::size_t max_samples,
+                       std::size_t wanted = 0);
 
 // kernel_us: the warm-up estimate of one launch. timing.sample_mode "single" or "batch" forces
 // the kind; "auto" chooses as described above.

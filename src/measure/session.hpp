@@ -51,7 +51,7 @@ class in_process_session final : public gpu_session {
     prepare_report prepare(const run_plan& plan) override;
     job_result run(const job& j) override;
     bool isolated() const override { return false; }
-    void warm_start() override;  // nothing: CUPTI is enabled by the first plan that uses it
+    void warm_start() override;  // enables the range profiler
 
   private:
     // Setup (session.cpp).
@@ -65,6 +65,7 @@ class in_process_session final : public gpu_session {
     void run_checked(const job& j, job_result& r);
     // Timing (session_timing.cpp).
     void choose_timer(prepare_report& report);
+    void enable_profiler();  // once; a failure is kept in profiler_why_
     double warm_clocks(double& mhz);
     void rewarm_if_idle(job_steps& steps);
     void warm_up(kernel_launch& k, warm_up_estimate& e, job_steps& steps);

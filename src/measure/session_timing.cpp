@@ -21,12 +21,25 @@ constexpr int warmup_growth = 64;
 
 }  // namespace
 
-void in_process_session::warm_start() {}  // CUPTI is loaded only for a plan that asks for it
+// In a worker, while the supervisor builds the space and compiles the reference: the range
+// profiler (what timer: auto uses) takes ~0.2 s to enable, most of it reading the GPU's counter
+// availability. Enabled, not started, it times nothing; a failure is kept for prepare to report.
+void in_process_session::warm_start() {
+    enable_profiler();
+}
+
+void in_process_session::enable_profiler() {
+    if (profiler_ || profiler_why_) return;
+    std::string failed;
+    profiler_ = profiler_timer::enable(ctx_.get(), info_.ordinal, failed);
+    if (!profiler_) profiler_why_ = failed;
+}
 
 // timing.timer against what this process has. The range profiler is enabled once, by the first
-// plan that asks for it. CUPTI's activity records are loaded and enabled once,
-// by the first plan that asks for them, and paused while a plan times otherwise: event figures
-// must not include CUPTI's own work at each launch.
+// plan that asks for it (auto does); a failure to enable it is kept, and auto then uses events.
+// CUPTI's activity records are loaded and enabled once, by the first plan that asks for them, and
+// paused while a plan times otherwise: event figures must not include CUPTI's own work at each
+// launch.
 void in_process_session::choose_timer(prepare_report& report) {
     const auto t0 = steady_clock::now();
     const std::string& asked = plan_.timing.timer;
@@ -36,12 +49,8 @@ void in_process_session::choose_timer(prepare_report& report) {
     if (asked == "cupti") {
         c = cupti_timer::enable(why);
         usable = c != nullptr;
-    } else if (asked == "profiler") {
-        if (!profiler_ && !profiler_why_) {
-            std::string failed;
-            profiler_ = profiler_timer::enable(ctx_.get(), info_.ordinal, failed);
-            if (!profiler_) profiler_why_ = failed;
-        }
+    } else if (asked == "profiler" || asked == "auto") {
+        enable_profiler();
         usable = profiler_ != nullptr;
         if (!usable) why = *profiler_why_;
     }
@@ -52,7 +61,9 @@ void in_process_session::choose_timer(prepare_report& report) {
     else if (c)
         c->pause();
     report.timer = timer_;
-    if (asked == "auto") report.timer_note = "timer: auto times with CUDA events";
+    if (asked == "auto")
+        report.timer_note = timer_ == "profiler" ? "timer: auto times with the range profiler"
+                                                 : "timer: auto times with CUDA events: " + why;
     report.timer_s = seconds_since(t0);
 }
 
@@ -228,7 +239,7 @@ round_result in_process_session::take_profiled_round(kernel_launch& k, const sam
 // a round: queued behind one another, every one but a round's last read ~0.4 us long on an
 // H100 whatever the flush's size or method, 10% of a 4 us kernel. CUPTI's kernel
 // timestamps and the profiler's ranges do not see the queueing, so with them flushed rounds grow
-// as the others do: min_samples, then a quarter more each round (next_round).
+// as the others do: min_samples, then what the stopping rule predicts it needs (next_round).
 void in_process_session::sample(kernel_launch& k, const sample_mode& mode,
                                 const warm_up_estimate& warm, timer_kind timer, job_result& r) {
     const timing_spec& t = plan_.timing;
@@ -248,7 +259,8 @@ void in_process_session::sample(kernel_launch& k, const sample_mode& mode,
     double span_ms = warm.busy_ms;  // the first launch and the warm-up's batches
     bool retried = false;
     for (;;) {
-        std::size_t count = next_round(r.samples_us.size(), min_n, max_n);
+        std::size_t count =
+            next_round(r.samples_us.size(), min_n, max_n, criterion.wanted(r.samples_us));
         if (one_a_round) count = std::min<std::size_t>(count, 1);
         if (count == 0) break;
         const round_result round = take_round(k, mode, count, cover_us, timer, r.samples_us);

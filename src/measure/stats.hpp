@@ -41,6 +41,10 @@ class relative_ci_criterion : public stopping_criterion {
     bool done(const std::vector<double>& samples, double elapsed_s) const override;
     bool capped(const std::vector<double>& samples, double elapsed_s) const override;
     bool converged(const std::vector<double>& samples) const;
+    // The sample count at which the interval would reach the target, from its width now and
+    // its 1/sqrt(n) narrowing (the narrower of the two intervals under `either`); n when it is
+    // there, 0 below the 6 samples an interval needs.
+    std::size_t wanted(const std::vector<double>& samples) const;
 
   private:
     bool at_cap(std::size_t n, double elapsed_s) const;

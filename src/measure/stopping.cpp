@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 
 #include "measure/stats.hpp"
 
@@ -33,6 +34,20 @@ bool relative_ci_criterion::converged(const std::vector<double>& samples) const 
             return median_ok || mean_ok;
     }
     return median_ok;
+}
+
+std::size_t relative_ci_criterion::wanted(const std::vector<double>& samples) const {
+    const std::size_t n = samples.size();
+    if (n < min_ci_samples) return 0;
+    const summary s = summarize(samples);
+    const double median_w = s.rel_ci(), mean_w = s.rel_mean_ci();
+    const double w = kind_ == ci_kind::median ? median_w
+                     : kind_ == ci_kind::mean ? mean_w
+                                              : std::min(median_w, mean_w);
+    if (!(w > rel_)) return n;
+    if (!(rel_ > 0) || !std::isfinite(w)) return max_;
+    const double want = std::ceil(static_cast<double>(n) * (w / rel_) * (w / rel_));
+    return want >= static_cast<double>(max_) ? max_ : static_cast<std::size_t>(want);
 }
 
 bool relative_ci_criterion::at_cap(std::size_t n, double elapsed_s) const {

@@ -157,6 +157,24 @@ TEST_CASE("a bimodal sample stops on the mean's CI where the median's cannot nar
     CHECK(e * 3 > m);
 }
 
+TEST_CASE("the stopping rule predicts the samples its interval needs") {
+    const relative_ci_criterion c(0.01, 10, 100000, 1e9, ci_kind::mean);
+    const std::vector<double> noisy = normal_sample(100000, 100, 5, 7);
+    const std::vector<double> first(noisy.begin(), noisy.begin() + 10);
+    const std::size_t want = c.wanted(first);
+    // The mean's half-width shrinks as 1/sqrt(n): about (1.96 * 5 / 1)^2 = 96 samples.
+    CHECK(want > 40);
+    CHECK(want < 400);
+    const std::size_t needed = samples_until_done(c, noisy);
+    CHECK(want > needed / 3);
+    CHECK(want < needed * 3);
+    // Converged: no more; too few for an interval: no prediction; never past max_samples.
+    CHECK(c.wanted(std::vector<double>(12, 2.0)) == 12);
+    CHECK(c.wanted(std::vector<double>(first.begin(), first.begin() + 5)) == 0);
+    const relative_ci_criterion capped(1e-6, 10, 50, 1e9);
+    CHECK(capped.wanted(first) == 50);
+}
+
 TEST_CASE("one huge outlier leaves the median CI alone") {
     std::vector<double> v = normal_sample(50, 10, 1, 11);
     const summary clean = summarize(v);

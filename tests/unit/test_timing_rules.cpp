@@ -58,8 +58,8 @@ TEST_CASE("the clock is warm near its peak, or on a plateau") {
     CHECK(clock_settled({1980, 1979, 1981}, 0));
 }
 
-TEST_CASE("timer selection: auto is events; profiler and cupti when asked for and there") {
-    CHECK(choose_timer("auto", true, "") == "events");
+TEST_CASE("timer selection: auto is the profiler where it can be, else events; cupti when asked") {
+    CHECK(choose_timer("auto", true, "") == "profiler");
     CHECK(choose_timer("auto", false, "counters restricted") == "events");
     CHECK(choose_timer("cupti", true, "") == "cupti");
     CHECK(choose_timer("profiler", true, "") == "profiler");
@@ -115,4 +115,14 @@ TEST_CASE("rounds: min_samples first, then a quarter more, never past max_sample
     CHECK(next_round(100, 10, 100) == 0);
     CHECK(next_round(3, 10, 100) == 7);  // a cut-short first round is completed
     CHECK(next_round(2, 1, 100) == 1);   // at least one
+}
+
+TEST_CASE("rounds: what the stopping rule predicts, within a quarter and three times more") {
+    CHECK(next_round(10, 10, 100, 30) == 20);    // the prediction
+    CHECK(next_round(10, 10, 100, 11) == 2);     // at least a quarter more
+    CHECK(next_round(10, 10, 1000, 500) == 30);  // at most three times n more
+    CHECK(next_round(40, 10, 100, 500) == 60);   // never past max_samples
+    CHECK(next_round(10, 10, 100, 0) == 2);      // no prediction: a quarter more
+    CHECK(next_round(0, 10, 100, 80) == 10);     // min_samples come first
+    CHECK(next_round(3, 10, 100, 80) == 7);
 }
