@@ -106,7 +106,9 @@ for phase in $phases; do
       ;;
     w12)  # issue 12: the previous build ($B/hone_prev) and this one, warm cache, alternated,
           # 3 runs each (W12_RUNS), on the 192- and 576-configuration vector_add spaces at 2^16 and 2^24
-          # (timer auto; W12_TIMERS="events cupti": this build also with those timers)
+          # (W12_TIMER, events by default: the timer both builds' auto was until d87c1a5; W12_TIMERS
+          # ="auto cupti": this build also with those timers)
+      w12_timer=${W12_TIMER:-events}
       prev=""
       if [ -x "$B/hone_prev" ]; then prev="$B/hone_prev"; else echo "w12: no $B/hone_prev: this build only"; fi
       c=$work/cache-w12
@@ -125,9 +127,9 @@ for phase in $phases; do
             # A pause before each run: a tuner exits without waiting for its GPU worker's context
             # to be released (~0.1 s), which would otherwise overlap the next run's start.
             gap=${W12_GAP:-0.3}
-            [ -n "$prev" ] && sleep $gap && HONE=$prev HONE_WORKER=$prev_worker tune w${sp}_${n}_prev_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
+            [ -n "$prev" ] && sleep $gap && HONE=$prev HONE_WORKER=$prev_worker tune w${sp}_${n}_prev_$i $cfg --set N=$n --timer $w12_timer -j $jobs_all --cache-dir $c
             sleep $gap
-            tune w${sp}_${n}_new_$i $cfg --set N=$n -j $jobs_all --cache-dir $c
+            tune w${sp}_${n}_new_$i $cfg --set N=$n --timer $w12_timer -j $jobs_all --cache-dir $c
             for t in ${W12_TIMERS:-}; do
               sleep $gap
               tune w${sp}_${n}_new${t}_$i $cfg --set N=$n -j $jobs_all --cache-dir $c --timer $t
