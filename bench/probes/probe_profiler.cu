@@ -434,7 +434,9 @@ int main(int argc, char** argv) {
                     fprintf(stderr, "N=2^%d range %zu: %.3f us\n", e, i,
                             ranges[i].second[0] / 1000);
             std::vector<std::vector<double>> per_metric(p.metrics.size());
-            for (size_t i = per_sample - 1; i < ranges.size(); i += per_sample)
+            // User ranges: one a sample, around the timed launch alone.
+            const size_t stride = p.user_range ? 1 : per_sample;
+            for (size_t i = stride - 1; i < ranges.size(); i += stride)
                 for (size_t m = 0; m < p.metrics.size(); ++m)
                     per_metric[m].push_back(ranges[i].second[m]);
             us = per_metric[0];

@@ -233,7 +233,8 @@ std::vector<int> likely_devices(const tune_args& a, const spec& s) {
 // The sessions of `devices`, in their order: those started early, the others (or those whose
 // early start failed) started now, a GPU that does not start left out with the reason.
 session_list take_sessions(const std::vector<int>& devices,
-                           std::map<int, std::shared_ptr<gpu_session>>& early, bool isolated) {
+                           std::map<int, std::shared_ptr<gpu_session>>& early, bool isolated,
+                           bool profiler_ahead) {
     auto started = [&](int d) {
         const auto it = early.find(d);
         return it != early.end() && it->second;
@@ -245,7 +246,7 @@ session_list take_sessions(const std::vector<int>& devices,
     if (!rest.empty()) {
         std::vector<std::shared_ptr<gpu_session>> opened;
         try {
-            opened = open_gpu_sessions(rest, isolated, say);
+            opened = open_gpu_sessions(rest, isolated, say, profiler_ahead);
         } catch (const std::exception& e) {
             if (rest.size() == devices.size()) throw;  // none started: the reason is the error
             say(fmt::format("GPU {} left out of the run: it did not start: {}",
@@ -362,6 +363,8 @@ int run_tune(tune_args a) {
     std::map<std::string, int64_t> firsts;
     for (const auto& [name, values] : lists) firsts[name] = values.front();
     const spec first = load_spec(a.config, firsts);
+    // Whether the GPU workers enable the range profiler while the run prepares.
+    const bool ahead = timer_wants_profiler(a.timer.empty() ? first.timing.timer : a.timer);
     const auto sizes = size_runs(lists, first.problem_lists);
     if (a.dry_run) {  // compile everything into the cache, measure nothing
         check_args c;
@@ -396,7 +399,7 @@ int run_tune(tune_args a) {
     if (const auto likely = likely_devices(a, first); !likely.empty()) {
         described = std::async(std::launch::async, describe_devices).share();
         std::vector<std::exception_ptr> errors;
-        auto started = make_worker_sessions(likely, errors);
+        auto started = make_worker_sessions(likely, errors, ahead);
         for (std::size_t i = 0; i < likely.size(); ++i)
             if (started[i]) early[likely[i]] = std::move(started[i]);
     } else {
@@ -407,15 +410,16 @@ int run_tune(tune_args a) {
     if (sizes.size() == 1 && !several_gpus) {  // one GPU, one run: as hone always tuned
         tune_args one = a;
         one.device = groups.front().front();
-        return tune_spec(
-            one, first, sizes.front(), nullptr,
-            early.empty() ? session_list{} : take_sessions(groups.front(), early, !a.in_process));
+        return tune_spec(one, first, sizes.front(), nullptr,
+                         early.empty()
+                             ? session_list{}
+                             : take_sessions(groups.front(), early, !a.in_process, ahead));
     }
     int rc = 0;
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (std::size_t g = 0; g < groups.size() && rc != 130; ++g) {
         if (a.in_process) cu::prefer_one_work_queue();  // before this process's context
-        const session_list sessions = take_sessions(groups[g], early, !a.in_process);
+        const session_list sessions = take_sessions(groups[g], early, !a.in_process, ahead);
         if (sizes.size() > 1 && sessions.size() > 1) {
             std::vector<nlohmann::ordered_json> js;
             const int one = tune_sizes_in_parallel(a, specs, sizes, sessions, js);

@@ -116,13 +116,22 @@ class gpu_session {
 
 // CUDA driver in this process: the application's context is used (primary context of the
 // device). Not fault-isolated: a sticky error ends the session.
-std::unique_ptr<gpu_session> make_in_process_session(int ordinal);
+// profiler_ahead: warm_start() enables CUPTI's range profiler (for a worker whose plans will
+// time with it).
+std::unique_ptr<gpu_session> make_in_process_session(int ordinal, bool profiler_ahead = false);
 // A supervised worker process runs the in-process session; watchdog, restart and replay of
 // prepare() are handled here (see docs/worker-protocol.md).
-std::unique_ptr<gpu_session> make_worker_session(int ordinal);
+// profiler_ahead: the worker enables CUPTI's range profiler (~0.2 s) while the caller prepares
+// (timer_wants_profiler of the plans it will get); a plan that times otherwise pays nothing.
+std::unique_ptr<gpu_session> make_worker_session(int ordinal, bool profiler_ahead = true);
 // Workers for several GPUs, started at once (CUDA's start, ~1 s on a 4-GPU host, overlaps):
 // out[i] for ordinals[i], or nullptr with errors[i] why it did not start.
 std::vector<std::unique_ptr<gpu_session>> make_worker_sessions(
-    const std::vector<int>& ordinals, std::vector<std::exception_ptr>& errors);
+    const std::vector<int>& ordinals, std::vector<std::exception_ptr>& errors,
+    bool profiler_ahead = true);
+// Whether timing.timer `timer` times with the range profiler where it can (auto does).
+inline bool timer_wants_profiler(const std::string& timer) {
+    return timer == "auto" || timer == "profiler";
+}
 
 }  // namespace hone

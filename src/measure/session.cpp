@@ -49,12 +49,13 @@ int64_t free_device_memory() {
 
 }  // namespace
 
-in_process_session::in_process_session(int ordinal)
+in_process_session::in_process_session(int ordinal, bool profiler_ahead)
     : info_(cu::read_device_info(ordinal)),
       ctx_(ordinal),
       helpers_(helper_kernels_image()),
       spin_(helpers_),
-      compare_(helpers_, static_cast<int>(info_.attrs.sm_count)) {
+      compare_(helpers_, static_cast<int>(info_.attrs.sm_count)),
+      profiler_ahead_(profiler_ahead) {
     info_.free_mem = free_device_memory();
     // The clock starts to ramp while the caller prepares (prepare() waits for this, then
     // settles the clock): on its own stream, so that prepare's copies do not wait for it.
@@ -162,8 +163,8 @@ double in_process_session::compute_reference() {
     }
 }
 
-std::unique_ptr<gpu_session> make_in_process_session(int ordinal) {
-    return std::make_unique<in_process_session>(ordinal);
+std::unique_ptr<gpu_session> make_in_process_session(int ordinal, bool profiler_ahead) {
+    return std::make_unique<in_process_session>(ordinal, profiler_ahead);
 }
 
 }  // namespace hone

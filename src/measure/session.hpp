@@ -46,12 +46,12 @@ enum class timer_kind { events, cupti, profiler };
 
 class in_process_session final : public gpu_session {
   public:
-    explicit in_process_session(int ordinal);
+    explicit in_process_session(int ordinal, bool profiler_ahead = false);
     const device_info& device() const override { return info_; }
     prepare_report prepare(const run_plan& plan) override;
     job_result run(const job& j) override;
     bool isolated() const override { return false; }
-    void warm_start() override;  // enables the range profiler
+    void warm_start() override;  // enables the range profiler where asked to ahead
 
   private:
     // Setup (session.cpp).
@@ -96,6 +96,7 @@ class in_process_session final : public gpu_session {
     cupti_timer* cupti_ = nullptr;  // enabled while timer_ is "cupti"
     std::unique_ptr<profiler_timer> profiler_;  // enabled by the first plan that asks for it
     std::optional<std::string> profiler_why_;   // why it could not be, once tried
+    bool profiler_ahead_ = false;               // warm_start() enables it
     std::optional<steady_clock::time_point> idle_since_;  // the GPU's last work ended here
     std::string fault_;  // the sticky error that ended this session; empty while usable
 };

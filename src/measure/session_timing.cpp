@@ -23,9 +23,10 @@ constexpr int warmup_growth = 64;
 
 // In a worker, while the supervisor builds the space and compiles the reference: the range
 // profiler (what timer: auto uses) takes ~0.2 s to enable, most of it reading the GPU's counter
-// availability. Enabled, not started, it times nothing; a failure is kept for prepare to report.
+// availability; a worker whose plans time otherwise is not asked to. Enabled, not started, it
+// times nothing; a failure is kept for prepare to report.
 void in_process_session::warm_start() {
-    enable_profiler();
+    if (profiler_ahead_) enable_profiler();
 }
 
 void in_process_session::enable_profiler() {

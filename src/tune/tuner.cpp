@@ -130,9 +130,9 @@ void pipeline::open_sessions() {
     std::vector<std::shared_ptr<gpu_session>> sessions = opt_.sessions;
     if (sessions.empty() && opt_.session) sessions.push_back(opt_.session);
     if (sessions.empty())
-        sessions =
-            open_gpu_sessions(opt_.devices.empty() ? std::vector<int>{opt_.device} : opt_.devices,
-                              opt_.isolated, opt_.on_message);
+        sessions = open_gpu_sessions(
+            opt_.devices.empty() ? std::vector<int>{opt_.device} : opt_.devices, opt_.isolated,
+            opt_.on_message, timer_wants_profiler(s_.timing.timer));
     check_one_model(sessions);
     for (const auto& g : sessions) out_.devices.push_back(g->device());
     gpus_ = std::make_unique<gpu_pool>(std::move(sessions), opt_.on_message);
@@ -754,7 +754,7 @@ tune_result tune(const spec& s, const tune_options& opt) {
 
 std::vector<std::shared_ptr<gpu_session>> open_gpu_sessions(
     const std::vector<int>& devices, bool isolated,
-    const std::function<void(const std::string&)>& say) {
+    const std::function<void(const std::string&)>& say, bool profiler_ahead) {
     if (devices.empty()) throw input_error({"--devices", 0, 0}, "no GPU given");
     std::set<int> seen;
     for (int d : devices) {
@@ -771,7 +771,7 @@ std::vector<std::shared_ptr<gpu_session>> open_gpu_sessions(
         // Spawned in the calling thread: a worker dies with the thread that started it
         // (PR_SET_PDEATHSIG), so a worker started from a short-lived thread would be killed
         // when that thread ends. Their CUDA starts overlap.
-        auto begun = make_worker_sessions(devices, errors);
+        auto begun = make_worker_sessions(devices, errors, profiler_ahead);
         for (std::size_t i = 0; i < devices.size(); ++i) out[i] = std::move(begun[i]);
     } else {
         for (std::size_t i = 0; i < devices.size(); ++i) {

@@ -66,6 +66,8 @@ int worker_main(int argc, char** argv, const std::vector<worker_role>& roles) {
             parent = value;
         } else if (flag == "--device") {
             args.device = static_cast<int>(value);
+        } else if (flag == "--warm-profiler") {
+            args.warm_profiler = value != 0;
         } else {
             return refuse(program, fmt::format("unknown option '{}'", flag));
         }
@@ -97,7 +99,8 @@ std::vector<worker_role> hone_worker_roles() {
          [](int fd, const worker_args& a) {
              cu::prefer_one_work_queue();
              const int ordinal = a.device;
-             serve_session(fd, [ordinal] { return make_in_process_session(ordinal); });
+             const bool ahead = a.warm_profiler;
+             serve_session(fd, [=] { return make_in_process_session(ordinal, ahead); });
          }},
     };
 }

@@ -276,19 +276,28 @@ std::unique_ptr<gpu_session> make_supervised_session(worker_command cmd) {
     return std::make_unique<worker_session>(std::move(cmd));
 }
 
-std::unique_ptr<gpu_session> make_worker_session(int ordinal) {
-    return make_supervised_session(
-        worker_role_command("gpu", {"--device", std::to_string(ordinal)}));
+namespace {
+
+worker_command gpu_worker_command(int ordinal, bool profiler_ahead) {
+    return worker_role_command("gpu", {"--device", std::to_string(ordinal), "--warm-profiler",
+                                       profiler_ahead ? "1" : "0"});
+}
+
+}  // namespace
+
+std::unique_ptr<gpu_session> make_worker_session(int ordinal, bool profiler_ahead) {
+    return make_supervised_session(gpu_worker_command(ordinal, profiler_ahead));
 }
 
 std::vector<std::unique_ptr<gpu_session>> make_worker_sessions(
-    const std::vector<int>& ordinals, std::vector<std::exception_ptr>& errors) {
+    const std::vector<int>& ordinals, std::vector<std::exception_ptr>& errors,
+    bool profiler_ahead) {
     std::vector<std::unique_ptr<worker_session>> begun(ordinals.size());
     errors.assign(ordinals.size(), nullptr);
     for (std::size_t i = 0; i < ordinals.size(); ++i) {
         try {
             begun[i] = std::make_unique<worker_session>(
-                worker_role_command("gpu", {"--device", std::to_string(ordinals[i])}), false);
+                gpu_worker_command(ordinals[i], profiler_ahead), false);
         } catch (...) {
             errors[i] = std::current_exception();
         }
