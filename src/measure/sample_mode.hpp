@@ -37,7 +37,7 @@ constexpr int max_batch = 10000;
 // decision is possible before), then what the stopping rule predicts it still needs (`wanted`:
 // the total at which its interval would reach the target; 0 for no prediction), at least a
 // quarter more and at most three times n more, never past max_samples. A round costs one host
-// round trip and one run of the stopping rule (with the range profiler ~0.4 ms of CUPTI calls),
+// round trip and one run of the stopping rule (with the range profiler 0.4-1 ms of CUPTI calls),
 // so a configuration that needs many samples takes two or three rounds; the floor keeps a
 // prediction that falls short from costing a round a sample, the ceiling bounds what a noisy
 // first round can overshoot.
