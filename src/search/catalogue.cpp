@@ -159,7 +159,16 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"polish", 2, 0, 2, true,
            "before sweep_from, while the best is stagnant as above, the share goes to 1: a "
            "sweep of the fastest configurations' descent neighbours (sweep's reach 1); 2: the "
-           "best configuration's descent neighbours, once for each best; 0: none"}}},
+           "best configuration's descent neighbours, once for each best; 0: none"},
+          {"breed", 0, 0, 10000, true,
+           "with polish 2, once the best's neighbours are tried: children of this many fastest "
+           "configurations seen (uniform crossover, mutation) take the share until gp_climb "
+           "improves the best; 0 or 1: none"},
+          {"generations", 0, 0, 1e6, true,
+           "children bred for each best point, in generations of breed; 0: no limit"},
+          {"adaptive", 0, 0, 1, true,
+           "1: a further generation only while children join the fastest breed as often as "
+           "gp_climb's proposals"}}},
     };
     return all;
 }

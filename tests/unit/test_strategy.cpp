@@ -653,6 +653,97 @@ TEST_CASE("gp_sweep's polish 2 tries a stalled best point's descent neighbours")
     }
 }
 
+TEST_CASE("gp_sweep's breed proposes what gp_climb does until the best stalls") {
+    const grid g({24, 24, 24}, [](const point&) { return true; });
+    const auto f = bowl({19, 4, 15});
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+        CAPTURE(seed);
+        auto c = make("gp_climb", g, seed, 400);
+        const run_result rc = drive(*c, g, f);
+        const std::size_t k = first_stagnation(rc, f, 0);
+        CAPTURE(k);
+        CHECK(k < 300);
+        auto s = make("gp_sweep", g, seed, 400, {{"breed", 20}});
+        auto p = make("gp_sweep", g, seed, 400, {{"breed", 0}});
+        const run_result rs = drive(*s, g, f), rp = drive(*p, g, f);
+        CHECK(std::equal(rc.order.begin(), rc.order.begin() + k, rs.order.begin()));
+        CHECK(rs.order != rp.order);  // the polish ran out: children took its share
+        auto again = make("gp_sweep", g, seed, 400, {{"breed", 20}});
+        CHECK(drive(*again, g, f).order == rs.order);  // deterministic per seed
+    }
+}
+
+TEST_CASE("gp_sweep's breed proposes valid unseen points within its budget") {
+    const grid g = constrained_grid();
+    const auto f = bowl({4, 1, 3, 2});
+    for (int64_t budget : {1, 37, 200, 400}) {
+        CAPTURE(budget);
+        // patience_min 1: stalled early and often, so that most proposals are children.
+        auto st = make("gp_sweep", g, 5, budget, {{"breed", 20}, {"patience_min", 1}});
+        const run_result r = drive(*st, g, f);  // drive() requires valid points, none twice
+        CHECK(r.order.size() == static_cast<std::size_t>(budget));
+        CHECK(st->done());
+        CHECK(st->propose(8).empty());
+    }
+}
+
+TEST_CASE("gp_sweep's breed: once the polish is done, children of the fastest points seen") {
+    // Stalled at a best point: once its neighbours are tried, the share of the proposals goes
+    // to children, each a parameter-wise mix of the fastest points seen but for a mutation now
+    // and then; gp_climb's descents make such a mix now and then too, its model rarely.
+    const grid g({8, 16, 8, 4}, [](const point&) { return true; });
+    // 8 fast points apart from one another (a mix of their values is mostly unseen), the
+    // first the fastest; every other point slower, the more so the farther from them.
+    const std::vector<point> fast = {{0, 0, 7, 0}, {1, 2, 6, 0},  {3, 4, 5, 0},  {0, 6, 6, 0},
+                                     {1, 8, 7, 0}, {3, 10, 5, 0}, {0, 12, 5, 0}, {1, 14, 6, 0}};
+    const objective_fn f = [&](const point& p) -> std::optional<double> {
+        std::size_t fewest = 4;
+        for (std::size_t i = 0; i < fast.size(); ++i) {
+            std::size_t changed = 0;
+            for (std::size_t k = 0; k < 4; ++k) changed += p[k] != fast[i][k];
+            if (changed == 0) return 1.0 + 0.01 * static_cast<double>(i);
+            fewest = std::min(fewest, changed);
+        }
+        return 1.5 + 0.25 * static_cast<double>(fewest) + 0.01 * p[1];
+    };
+    std::size_t mixes[2] = {0, 0};
+    for (const double breed : {0.0, 8.0}) {
+        CAPTURE(breed);
+        auto st = make("gp_sweep", g, 3, 400, {{"breed", breed}});
+        std::size_t seen = 0;
+        auto see = [&](const point& p) {
+            st->observe(p, f(p));
+            ++seen;
+        };
+        // The best first, then 120 points of a slow row (x3 == 2), then the 7 other fast
+        // points: stalled.
+        see(fast[0]);
+        for (uint32_t b = 0; b < 16; ++b)
+            for (uint32_t c = 0; c < 8; ++c)
+                if (seen < 121) see({0, b, c, 2});
+        for (std::size_t i = 1; i < fast.size(); ++i) see(fast[i]);
+        std::size_t proposed = 0, mixed = 0;
+        for (int call = 0; call < 20 && proposed < 48; ++call)
+            for (const auto& p : st->propose(std::min<std::size_t>(8, 48 - proposed))) {
+                ++proposed;
+                // Every value from one of the 8 fast points (a child without mutation).
+                bool all_from = true;
+                for (std::size_t k = 0; k < 4; ++k) {
+                    bool any = false;
+                    for (const auto& q : fast) any = any || q[k] == p[k];
+                    all_from = all_from && any;
+                }
+                mixed += all_from;
+                see(p);
+            }
+        CHECK(proposed == 48);
+        mixes[breed > 0] = mixed;
+    }
+    MESSAGE("of 48 proposals, " << mixes[0] << " (breed 0) and " << mixes[1]
+                                << " (breed 8) mix the fast points' values");
+    CHECK(mixes[1] >= mixes[0] + 6);  // 18 and 9 when written
+}
+
 TEST_CASE("bandit gives every member proposals, whatever their credits") {
     // Proposals that move one parameter of a seen point by more than one step of its list
     // are sweep's (gp_climb's descents move a long list by one step); those that change
