@@ -162,13 +162,11 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "best configuration's descent neighbours, once for each best; 0: none"},
           {"breed", 0, 0, 10000, true,
            "with polish 2, once the best's neighbours are tried: children of this many fastest "
-           "configurations seen (uniform crossover, mutation) take the share until gp_climb "
-           "improves the best; 0 or 1: none"},
+           "configurations seen (uniform crossover, mutation) take the share, this many for each "
+           "best point and more while they join the fastest as often as gp_climb's proposals "
+           "do; 0 or 1: none"},
           {"generations", 0, 0, 1e6, true,
-           "children bred for each best point, in generations of breed; 0: no limit"},
-          {"adaptive", 0, 0, 1, true,
-           "1: a further generation only while children join the fastest breed as often as "
-           "gp_climb's proposals"}}},
+           "children for each best point, at most this many times breed; 0: no limit"}}},
     };
     return all;
 }

@@ -68,7 +68,6 @@ class gp_sweep final : public strategy {
         polish_mode_ = static_cast<int>(opt("polish"));
         breed_ = static_cast<std::size_t>(opt("breed"));
         generations_ = static_cast<std::size_t>(opt("generations"));
-        adaptive_ = opt("adaptive") > 0;
         if (polish_mode_ == 1) {
             strategy_setup near = sweep;
             near.options["reach"] = 1;
@@ -190,14 +189,15 @@ class gp_sweep final : public strategy {
         return !todo_.empty();
     }
 
-    // Whether children are due: fewer than a generation (`breed`) for this best point.
+    // Whether a child is due: the first `breed` for each best point are (a probe), the next
+    // while children join the fastest `breed` configurations seen as often as gp_climb's
+    // proposals do, both counted from their outcomes since the best last improved: a
+    // comparison of the two sources on the same data, with no threshold of a space's times.
     bool breeding() const {
         if (breed_ < 2) return false;
-        if (bred_ < breed_) return true;  // the first generation: a probe
+        if (bred_ < breed_) return true;
         if (generations_ > 0 && bred_ >= breed_ * generations_) return false;
-        // A further generation while children join the fastest `breed` as often as gp_climb's
-        // proposals did since the best last improved (both counted from their outcomes).
-        if (!adaptive_) return true;
+        if (child_seen_ == 0) return false;  // the probe's outcomes first
         if (climb_seen_ == 0) return child_joined_ > 0;
         return static_cast<double>(child_joined_) * static_cast<double>(climb_seen_) >=
                static_cast<double>(climb_joined_) * static_cast<double>(child_seen_);
@@ -292,11 +292,10 @@ class gp_sweep final : public strategy {
     std::unique_ptr<search_base> climb_, sweep_, polish_;
     int polish_mode_ = 0;
     std::size_t breed_ = 0;        // population bred from once the polish is done; 0: none
-    std::size_t generations_ = 0;  // of breed_ children for each best point; 0: no limit
+    std::size_t generations_ = 0;  // children for each best point, at most this times breed_
     std::size_t bred_ = 0;         // children proposed since the best last improved
-    bool adaptive_ = false;
-    std::vector<double> top_;  // the fastest breed_ scores seen, ascending
-    point_set children_;       // children not observed yet
+    std::vector<double> top_;      // the fastest breed_ scores seen, ascending
+    point_set children_;           // children not observed yet
     // Since the best last improved: children and gp_climb's proposals observed, and of them
     // those that joined the fastest breed_.
     std::size_t child_seen_ = 0, child_joined_ = 0, climb_seen_ = 0, climb_joined_ = 0;
