@@ -28,6 +28,18 @@
 // slow gp_climb's recoveries from a stall the way sweeping the whole plateau early did
 // (`polish` 1, the fastest configurations' descent neighbours one after another: on convolution
 // W6600, 43 of 60 design seeds within 95% by 200 evaluations instead of 48).
+//
+// Once the polish is done, children (`breed` 20) take the share: children of the `breed`
+// fastest configurations seen (uniform crossover and mutation, genetic's defaults), a first
+// `breed` of them for each best point (a probe), more while they join the fastest `breed` as
+// often as gp_climb's proposals do, both counted from their outcomes since the best last
+// improved: the two sources compared on the same data, no threshold of a space's times. Where
+// the fast configurations are many and alike (pnpoly on a TITAN RTX: a plateau of a few tile
+// sizes and one method, its lone optimum among their block sizes and between-methods),
+// recombining them reaches an optimum that neither the model nor a descent points to (Kernel
+// Tuner's genetic algorithm, which does only that, is ahead of gp_climb there by 200
+// evaluations); where children fall behind gp_climb's proposals, their only cost is the probe
+// of each best point.
 #include <algorithm>
 #include <cmath>
 
