@@ -37,8 +37,8 @@
 // the fast configurations are many and alike (pnpoly on a TITAN RTX: a plateau of a few tile
 // sizes and one method, its lone optimum among their block sizes and between-methods),
 // recombining them reaches an optimum that neither the model nor a descent points to (Kernel
-// Tuner's genetic algorithm, which does only that, is ahead of gp_climb there by 200
-// evaluations); where children fall behind gp_climb's proposals, their only cost is the probe
+// Tuner's genetic algorithm, a population recombined and mutated, is ahead of gp_climb there by
+// 200 evaluations); where children fall behind gp_climb's proposals, their only cost is the probe
 // of each best point.
 #include <algorithm>
 #include <cmath>
