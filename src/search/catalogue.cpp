@@ -12,9 +12,9 @@ const std::vector<strategy_info>& strategy_catalogue() {
     static const std::vector<strategy_info> all = {
         {"auto",
          "gp_sweep: gp_climb, the best on SGEMM's large space on an H100 and on most recorded "
-         "spaces; once its best stalls, the best configuration's untried neighbours, and from "
-         "300 evaluations on neighbourhood sweeps, which hold better on the worst recorded space "
-         "(docs/strategies-auto.md)",
+         "spaces; once its best stalls, the best configuration's untried neighbours and children "
+         "of the fastest configurations, and from 300 evaluations on neighbourhood sweeps, which "
+         "hold better on the worst recorded space (docs/strategies-auto.md)",
          true,
          {}},
         {"exhaustive", "every valid configuration, in the space's order", false, {}},
@@ -144,8 +144,9 @@ const std::vector<strategy_info>& strategy_catalogue() {
         {"gp_sweep",
          "gp_climb alone until the best stops improving (for patience times the evaluations it "
          "took to reach it), then the best configuration's untried descent neighbours (polish) "
-         "and, from sweep_from evaluations on, sweep's neighbourhoods of the fastest "
-         "configurations take a share of the proposals until gp_climb improves the best again",
+         "and children of the fastest configurations (breed) and, from sweep_from evaluations "
+         "on, sweep's neighbourhoods of the fastest configurations take a share of the "
+         "proposals until gp_climb improves the best again",
          true,
          {{"patience", 1, 0.01, 100, false,
            "stagnant: no improvement of the best for this many times the evaluations spent when "
@@ -159,7 +160,14 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"polish", 2, 0, 2, true,
            "before sweep_from, while the best is stagnant as above, the share goes to 1: a "
            "sweep of the fastest configurations' descent neighbours (sweep's reach 1); 2: the "
-           "best configuration's descent neighbours, once for each best; 0: none"}}},
+           "best configuration's descent neighbours, once for each best; 0: none"},
+          {"breed", 20, 0, 10000, true,
+           "with polish 2, once the best's neighbours are tried: children of this many fastest "
+           "configurations seen (uniform crossover, mutation) take the share, this many for each "
+           "best point and more while they join the fastest as often as gp_climb's proposals "
+           "do; 0 or 1: none"},
+          {"generations", 0, 0, 1e6, true,
+           "children for each best point, at most this many times breed; 0: no limit"}}},
     };
     return all;
 }

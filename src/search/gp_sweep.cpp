@@ -28,6 +28,18 @@
 // slow gp_climb's recoveries from a stall the way sweeping the whole plateau early did
 // (`polish` 1, the fastest configurations' descent neighbours one after another: on convolution
 // W6600, 43 of 60 design seeds within 95% by 200 evaluations instead of 48).
+//
+// Once the polish is done, children (`breed` 20) take the share: children of the `breed`
+// fastest configurations seen (uniform crossover and mutation, genetic's defaults), a first
+// `breed` of them for each best point (a probe), more while they join the fastest `breed` as
+// often as gp_climb's proposals do, both counted from their outcomes since the best last
+// improved: the two sources compared on the same data, no threshold of a space's times. Where
+// the fast configurations are many and alike (pnpoly on a TITAN RTX: a plateau of a few tile
+// sizes and one method, its lone optimum among their block sizes and between-methods),
+// recombining them reaches an optimum that neither the model nor a descent points to (Kernel
+// Tuner's genetic algorithm, a population recombined and mutated, is ahead of gp_climb there by
+// 200 evaluations); where children fall behind gp_climb's proposals, their only cost is the probe
+// of each best point.
 #include <algorithm>
 #include <cmath>
 
@@ -36,6 +48,10 @@
 
 namespace hone {
 namespace {
+
+// The breeding's selection and mutation: genetic's defaults.
+constexpr std::size_t tournament = 3;
+constexpr double mutation = 0.1;
 
 class gp_sweep final : public strategy {
   public:
@@ -62,6 +78,8 @@ class gp_sweep final : public strategy {
         climb_ = make_base(climb, d);
         sweep_ = make_base(sweep, d);
         polish_mode_ = static_cast<int>(opt("polish"));
+        breed_ = static_cast<std::size_t>(opt("breed"));
+        generations_ = static_cast<std::size_t>(opt("generations"));
         if (polish_mode_ == 1) {
             strategy_setup near = sweep;
             near.options["reach"] = 1;
@@ -74,7 +92,7 @@ class gp_sweep final : public strategy {
         std::vector<point> out;
         if (!sweeping_ && stagnant()) sweeping_ = true, polishing_ = false;
         if (!sweeping_ && !polishing_ && polish_mode_ > 0 && idle_long()) polishing_ = true;
-        if (polishing_ && polish_mode_ == 2 && !refill()) polishing_ = false;
+        if (polishing_ && polish_mode_ == 2 && !refill() && !breeding()) polishing_ = false;
         search_base* aside = sweeping_ ? sweep_.get() : polishing_ ? polish_.get() : nullptr;
         if (!aside && !polishing_) {
             // gp_climb alone (the others are told of its points, never propose them).
@@ -102,11 +120,25 @@ class gp_sweep final : public strategy {
                 todo_.pop_back();
                 add(p, nullptr, out);
             }
+            // Then children of the fastest configurations seen.
+            if (out.size() < n && breeding()) {
+                const std::vector<point> pop = fastest(breed_);
+                while (out.size() < n && breeding()) {
+                    auto c = child(pop);
+                    if (!c) break;
+                    children_.insert(*c);
+                    add(*c, nullptr, out);
+                    ++bred_;
+                }
+            }
         } else if (out.size() < n && !aside->done()) {
             for (auto& p : aside->propose(n - out.size())) add(p, aside, out);
         }
         if (out.size() < n && !climb_->done())
             for (auto& p : climb_->propose(n - out.size())) add(p, climb_.get(), out);
+        // Out of budget or space: the sweep, told every point, finds so too (and is done).
+        if (out.size() < n && climb_->done() && !sweep_->done())
+            for (auto& p : sweep_->propose(n - out.size())) add(p, sweep_.get(), out);
         return out;
     }
 
@@ -119,13 +151,17 @@ class gp_sweep final : public strategy {
         const auto it = by_sweep_.find(p);
         const bool swept = it != by_sweep_.end();
         if (swept) by_sweep_.erase(it);
-        if (!objective || !std::isfinite(*objective)) return;
+        const bool timed = objective && std::isfinite(*objective);
+        if (breed_ >= 2)
+            note(p, timed ? std::optional(log_score(*objective)) : std::nullopt, swept);
+        if (!timed) return;
         const double score = log_score(*objective);
         if (best_ && score >= *best_) return;
         best_ = score;
         best_point_ = p;
         last_gain_ = observed_;
         todo_.clear();  // the new best's neighbours come first
+        bred_ = child_seen_ = child_joined_ = climb_seen_ = climb_joined_ = 0;
         // gp_climb found a faster configuration: it is making progress again, and has the
         // proposals to itself until it stagnates anew.
         if (!swept) sweeping_ = polishing_ = false;
@@ -165,6 +201,85 @@ class gp_sweep final : public strategy {
         return !todo_.empty();
     }
 
+    // Whether a child is due: the first `breed` for each best point are (a probe), the next
+    // while children join the fastest `breed` configurations seen as often as gp_climb's
+    // proposals do, both counted from their outcomes since the best last improved: a
+    // comparison of the two sources on the same data, with no threshold of a space's times.
+    bool breeding() const {
+        if (breed_ < 2) return false;
+        if (bred_ < breed_) return true;
+        if (generations_ > 0 && bred_ >= breed_ * generations_) return false;
+        if (child_seen_ == 0) return false;  // the probe's outcomes first
+        if (climb_seen_ == 0) return child_joined_ > 0;
+        return static_cast<double>(child_joined_) * static_cast<double>(climb_seen_) >=
+               static_cast<double>(climb_joined_) * static_cast<double>(child_seen_);
+    }
+
+    // Breed's records of an outcome (score nullopt: failed): the timed ones, the fastest
+    // breed_ scores, and whether a child's or gp_climb's proposal joined them.
+    void note(const point& p, std::optional<double> score, bool swept) {
+        bool joins = false;
+        if (score) {
+            timed_.emplace_back(*score, p);
+            joins = top_.size() < breed_ || *score < top_.back();
+            if (joins) {
+                top_.insert(std::upper_bound(top_.begin(), top_.end(), *score), *score);
+                if (top_.size() > breed_) top_.pop_back();
+            }
+        }
+        if (const auto c = children_.find(p); c != children_.end()) {
+            children_.erase(c);
+            ++child_seen_;
+            child_joined_ += joins;
+        } else if (!swept) {
+            ++climb_seen_;
+            climb_joined_ += joins;
+        }
+    }
+
+    // The n fastest configurations observed, fastest first (ties: the first observed).
+    std::vector<point> fastest(std::size_t n) const {
+        std::vector<std::size_t> idx(timed_.size());
+        for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+        const std::size_t k = std::min(n, idx.size());
+        std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(k), idx.end(),
+                          [&](std::size_t a, std::size_t b) {
+                              return timed_[a].first < timed_[b].first ||
+                                     (timed_[a].first == timed_[b].first && a < b);
+                          });
+        std::vector<point> out;
+        for (std::size_t i = 0; i < k; ++i) out.push_back(timed_[idx[i]].second);
+        return out;
+    }
+
+    // A child of two parents of `pop` (fastest first), each the fastest of `tournament` drawn
+    // at random, by uniform crossover and a mutation of each parameter with chance `mutation`
+    // (genetic's defaults), valid and unseen; later tries mutate harder, as the neighbourhood
+    // of the parents fills up. nullopt when 32 tries found none (gp_climb takes the slot).
+    std::optional<point> child(const std::vector<point>& pop) {
+        if (pop.size() < 2 || (budget_ > 0 && seen_.size() >= budget_)) return std::nullopt;
+        auto select = [&]() -> const point& {
+            std::size_t best = draw_below(rng_, pop.size());
+            for (std::size_t k = 1; k < tournament; ++k)
+                best = std::min<std::size_t>(best, draw_below(rng_, pop.size()));
+            return pop[best];
+        };
+        for (int tries = 0; tries < 32; ++tries) {
+            const point& a = select();
+            const point& b = select();
+            point c(a.size());
+            for (std::size_t i = 0; i < c.size(); ++i) c[i] = draw_unit(rng_) < 0.5 ? a[i] : b[i];
+            const double rate = std::min(1.0, mutation * (1 + tries / 4));
+            for (std::size_t i = 0; i < c.size(); ++i) {
+                const uint32_t card = d_.cardinality(i);
+                if (card > 1 && draw_unit(rng_) < rate)
+                    c[i] = static_cast<uint32_t>((c[i] + 1 + draw_below(rng_, card - 1)) % card);
+            }
+            if (!seen_.count(c) && d_.contains(c)) return c;
+        }
+        return std::nullopt;
+    }
+
     // A proposal of member `from` (nullptr: the polish's own), gp_climb's or set aside.
     void add(point& p, search_base* from, std::vector<point>& out) {
         seen_.insert(p);
@@ -188,6 +303,15 @@ class gp_sweep final : public strategy {
     std::size_t budget_;  // 0: none
     std::unique_ptr<search_base> climb_, sweep_, polish_;
     int polish_mode_ = 0;
+    std::size_t breed_ = 0;        // population bred from once the polish is done; 0: none
+    std::size_t generations_ = 0;  // children for each best point, at most this times breed_
+    std::size_t bred_ = 0;         // children proposed since the best last improved
+    std::vector<double> top_;      // the fastest breed_ scores seen, ascending
+    point_set children_;           // children not observed yet
+    // Since the best last improved: children and gp_climb's proposals observed, and of them
+    // those that joined the fastest breed_.
+    std::size_t child_seen_ = 0, child_joined_ = 0, climb_seen_ = 0, climb_joined_ = 0;
+    std::vector<std::pair<double, point>> timed_;  // every timed outcome (log score)
     point_set seen_, polished_;
     std::vector<point> todo_;
     std::optional<point> best_point_;

@@ -653,6 +653,112 @@ TEST_CASE("gp_sweep's polish 2 tries a stalled best point's descent neighbours")
     }
 }
 
+TEST_CASE("gp_sweep's breed proposes what gp_climb does until the best stalls") {
+    const grid g({24, 24, 24}, [](const point&) { return true; });
+    const auto f = bowl({19, 4, 15});
+    auto c = make("gp_climb", g, 1, 400);
+    const run_result rc = drive(*c, g, f);
+    const std::size_t k = first_stagnation(rc, f, 0);
+    CAPTURE(k);
+    CHECK(k < 300);
+    auto s = make("gp_sweep", g, 1, 400, {{"breed", 20}});
+    auto p = make("gp_sweep", g, 1, 400, {{"breed", 0}});
+    const run_result rs = drive(*s, g, f), rp = drive(*p, g, f);
+    CHECK(std::equal(rc.order.begin(), rc.order.begin() + k, rs.order.begin()));
+    CHECK(rs.order != rp.order);  // the polish ran out: children took its share
+}
+
+TEST_CASE("gp_sweep's breed proposes valid unseen points within its budget") {
+    const grid g = constrained_grid();
+    const auto f = bowl({4, 1, 3, 2});
+    for (int64_t budget : {1, 37, 200}) {
+        CAPTURE(budget);
+        // patience_min 1: stalled early and often, so that most proposals are children.
+        auto st = make("gp_sweep", g, 5, budget, {{"breed", 20}, {"patience_min", 1}});
+        const run_result r = drive(*st, g, f);  // drive() requires valid points, none twice
+        CHECK(r.order.size() == static_cast<std::size_t>(budget));
+        CHECK(st->done());
+        CHECK(st->propose(8).empty());
+    }
+    // A budget larger than the space (480 valid points) ends with the space.
+    auto all = make("gp_sweep", g, 5, 1000, {{"breed", 20}, {"patience_min", 1}});
+    CHECK(drive(*all, g, f).order.size() == g.all().size());
+    CHECK(all->done());
+}
+
+TEST_CASE("gp_sweep's breed: once the polish is done, children of the fastest points seen") {
+    // Stalled at a best point: once its neighbours are tried, the share of the proposals goes
+    // to children, each a parameter-wise mix of the fastest points seen but for a mutation now
+    // and then; gp_climb's descents make such a mix now and then too, its model rarely.
+    const grid g({8, 16, 8, 4}, [](const point&) { return true; });
+    // 8 fast points apart from one another, the first the fastest. Where `mixes_fast`, a mix
+    // of their values (a plateau) is nearly as fast as they are, so that children join the
+    // fastest more often than gp_climb's proposals; else every other point is slower, the more
+    // so the farther from them, and no child joins the fastest.
+    const std::vector<point> fast = {{0, 0, 7, 0}, {1, 2, 6, 0},  {3, 4, 5, 0},  {0, 6, 6, 0},
+                                     {1, 8, 7, 0}, {3, 10, 5, 0}, {0, 12, 5, 0}, {1, 14, 6, 0}};
+    auto mix = [&](const point& p) {  // every value from one of the fast points
+        bool all_from = true;
+        for (std::size_t k = 0; k < 4; ++k) {
+            bool any = false;
+            for (const auto& q : fast) any = any || q[k] == p[k];
+            all_from = all_from && any;
+        }
+        return all_from;
+    };
+    auto objective = [&](bool mixes_fast) -> objective_fn {
+        return [&, mixes_fast](const point& p) -> std::optional<double> {
+            std::size_t fewest = 4;
+            for (std::size_t i = 0; i < fast.size(); ++i) {
+                std::size_t changed = 0;
+                for (std::size_t k = 0; k < 4; ++k) changed += p[k] != fast[i][k];
+                if (changed == 0) return i == 0 ? 0.9 : 1.0 + 0.01 * static_cast<double>(i);
+                fewest = std::min(fewest, changed);
+            }
+            if (mixes_fast && mix(p)) return 1.0 + 0.003 * ((p[0] * 7 + p[1] * 5 + p[2]) % 13);
+            if (p[3] == 2) return 1.2 + 0.001 * (p[1] * 8 + p[2]);  // the row stored first
+            return 1.5 + 0.25 * static_cast<double>(fewest) + 0.01 * p[1];
+        };
+    };
+    // 64 proposals.
+    auto run = [&](const objective_fn& f, std::map<std::string, double> options) {
+        auto st = make("gp_sweep", g, 3, 400, std::move(options));
+        std::size_t seen = 0;
+        auto see = [&](const point& p) {
+            st->observe(p, f(p));
+            ++seen;
+        };
+        // The best first, then 120 points of a slower row (x3 == 2: of the fastest 16, the
+        // first 8 observed), then the 7 other fast points: stalled.
+        see(fast[0]);
+        for (uint32_t b = 0; b < 16; ++b)
+            for (uint32_t c = 0; c < 8; ++c)
+                if (seen < 121) see({0, b, c, 2});
+        for (std::size_t i = 1; i < fast.size(); ++i) see(fast[i]);
+        std::vector<point> out;
+        for (int call = 0; call < 30 && out.size() < 64; ++call)
+            for (const auto& p : st->propose(std::min<std::size_t>(8, 64 - out.size()))) {
+                out.push_back(p);
+                see(p);
+            }
+        CHECK(out.size() == 64);
+        return out;
+    };
+    auto mixes = [&](const std::vector<point>& v) {
+        return std::count_if(v.begin(), v.end(), mix);
+    };
+    const objective_fn plateau = objective(true), lone = objective(false);
+    // Where no child joins the fastest: 16 children (the first generation), then no more.
+    const auto none = run(lone, {{"breed", 0}}), bred = run(lone, {{"breed", 16}}),
+               one = run(lone, {{"breed", 16}, {"generations", 1}});
+    MESSAGE("mixes of the fast points' values among 64 proposals: breed 0 "
+            << mixes(none) << ", 16 " << mixes(bred));
+    CHECK(mixes(bred) >= mixes(none) + 4);  // 14 and 9 when written
+    CHECK(bred == one);
+    // Where children join the fastest more often than gp_climb's proposals: more children.
+    CHECK(run(plateau, {{"breed", 16}}) != run(plateau, {{"breed", 16}, {"generations", 1}}));
+}
+
 TEST_CASE("bandit gives every member proposals, whatever their credits") {
     // Proposals that move one parameter of a seen point by more than one step of its list
     // are sweep's (gp_climb's descents move a long list by one step); those that change
@@ -794,6 +900,11 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
     CHECK(strategy_option_error("gp_sweep", "patience_min", 2.5).find("integer") !=
           std::string::npos);
     CHECK(strategy_option_error("gp_sweep", "share", 1.5).find("must be in 0 .. 1") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_sweep", "breed", 20) == "");
+    CHECK(strategy_option_error("gp_sweep", "breed", 10001).find("must be in 0 .. 10000") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_sweep", "generations", 1.5).find("integer") !=
           std::string::npos);
     CHECK(strategy_option_error("gp_sweep", "shares", 1)
               .find("options are patience, patience_min, share") != std::string::npos);
