@@ -20,39 +20,69 @@ double distance(const std::vector<double>& a, const std::vector<double>& b) {
     return std::sqrt(s);
 }
 
-// In-place Cholesky of the n x n matrix a (row-major); false when it is not positive definite.
-bool cholesky(std::vector<double>& a, std::size_t n) {
+// The factor L is held by columns: column j (L's entries (i, j), i >= j) at c[j * n + i]. Each
+// entry gets the same operations in the same order as in the textbook row-by-row forms (its
+// subtractions by ascending k, then its division), so the results are the same to the bit; but
+// the subtractions run over contiguous memory and independent entries, four columns of L at a
+// time, where the row-by-row forms are chains that wait on each subtraction.
+
+// In-place Cholesky of the n x n matrix c (its lower triangle, by columns; the rest is not
+// read); false when it is not positive definite.
+bool cholesky(std::vector<double>& c, std::size_t n) {
     for (std::size_t j = 0; j < n; ++j) {
-        double d = a[j * n + j];
-        for (std::size_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
-        if (!(d > 0)) return false;
-        d = std::sqrt(d);
-        a[j * n + j] = d;
-        for (std::size_t i = j + 1; i < n; ++i) {
-            double s = a[i * n + j];
-            for (std::size_t k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
-            a[i * n + j] = s / d;
+        double* __restrict cj = &c[j * n];
+        std::size_t k = 0;
+        for (; k + 4 <= j; k += 4) {
+            const double* __restrict c0 = &c[k * n];
+            const double *c1 = c0 + n, *c2 = c1 + n, *c3 = c2 + n;
+            const double f0 = c0[j], f1 = c1[j], f2 = c2[j], f3 = c3[j];
+            for (std::size_t i = j; i < n; ++i)
+                cj[i] = cj[i] - c0[i] * f0 - c1[i] * f1 - c2[i] * f2 - c3[i] * f3;
         }
-        for (std::size_t k = j + 1; k < n; ++k) a[j * n + k] = 0;
+        for (; k < j; ++k) {
+            const double* __restrict ck = &c[k * n];
+            const double f = ck[j];
+            for (std::size_t i = j; i < n; ++i) cj[i] -= ck[i] * f;
+        }
+        if (!(cj[j] > 0)) return false;
+        const double d = std::sqrt(cj[j]);
+        cj[j] = d;
+        for (std::size_t i = j + 1; i < n; ++i) cj[i] /= d;
     }
     return true;
 }
 
 // Solves L z = b (forward) in place.
-void forward(const std::vector<double>& l, std::size_t n, std::vector<double>& b) {
-    for (std::size_t i = 0; i < n; ++i) {
-        double s = b[i];
-        for (std::size_t k = 0; k < i; ++k) s -= l[i * n + k] * b[k];
-        b[i] = s / l[i * n + i];
+void forward(const std::vector<double>& c, std::size_t n, std::vector<double>& b) {
+    double* __restrict z = b.data();
+    std::size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        const double* __restrict c0 = &c[k * n];
+        const double *c1 = c0 + n, *c2 = c1 + n, *c3 = c2 + n;
+        z[k] /= c0[k];
+        z[k + 1] = (z[k + 1] - c0[k + 1] * z[k]) / c1[k + 1];
+        z[k + 2] = (z[k + 2] - c0[k + 2] * z[k] - c1[k + 2] * z[k + 1]) / c2[k + 2];
+        z[k + 3] =
+            (z[k + 3] - c0[k + 3] * z[k] - c1[k + 3] * z[k + 1] - c2[k + 3] * z[k + 2]) / c3[k + 3];
+        const double f0 = z[k], f1 = z[k + 1], f2 = z[k + 2], f3 = z[k + 3];
+        for (std::size_t i = k + 4; i < n; ++i)
+            z[i] = z[i] - c0[i] * f0 - c1[i] * f1 - c2[i] * f2 - c3[i] * f3;
+    }
+    for (; k < n; ++k) {
+        const double* __restrict ck = &c[k * n];
+        z[k] /= ck[k];
+        const double f = z[k];
+        for (std::size_t i = k + 1; i < n; ++i) z[i] -= ck[i] * f;
     }
 }
 
 // Solves L^T z = b (backward) in place.
-void backward(const std::vector<double>& l, std::size_t n, std::vector<double>& b) {
+void backward(const std::vector<double>& c, std::size_t n, std::vector<double>& b) {
     for (std::size_t i = n; i-- > 0;) {
+        const double* ci = &c[i * n];
         double s = b[i];
-        for (std::size_t k = i + 1; k < n; ++k) s -= l[k * n + i] * b[k];
-        b[i] = s / l[i * n + i];
+        for (std::size_t k = i + 1; k < n; ++k) s -= ci[k] * b[k];
+        b[i] = s / ci[i];
     }
 }
 
@@ -83,10 +113,10 @@ void gaussian_process::fit(const std::vector<std::vector<double>>& x, const std:
             dist[i * n + j] = dist[j * n + i] = distance(x[i], x[j]);
     double best_ll = -std::numeric_limits<double>::infinity();
     for (double length : length_scales) {
-        std::vector<double> k(n * n);
-        for (std::size_t i = 0; i < n; ++i)
-            for (std::size_t j = 0; j < n; ++j)
-                k[i * n + j] = matern52(dist[i * n + j], length) + (i == j ? noise + 1e-6 : 0.0);
+        std::vector<double> k(n * n);  // the lower triangle by columns, as cholesky reads it
+        for (std::size_t j = 0; j < n; ++j)
+            for (std::size_t i = j; i < n; ++i)
+                k[j * n + i] = matern52(dist[i * n + j], length) + (i == j ? noise + 1e-6 : 0.0);
         if (!cholesky(k, n)) continue;
         std::vector<double> a = y;
         forward(k, n, a);

@@ -22,7 +22,7 @@ class gaussian_process {
 
   private:
     std::vector<std::vector<double>> x_;
-    std::vector<double> chol_;   // lower triangle, row-major n x n
+    std::vector<double> chol_;   // lower triangle L of K, by columns: L(i, j) at j * n + i
     std::vector<double> alpha_;  // K^-1 y
     double length_ = 0.3;
 };

@@ -48,7 +48,7 @@ launch: {{grid: [N / TILE, M / TILE], block: [TILE, TILE]}}
                        vector_add_source);
 }
 
-inline hone::spec load(const std::string& text) {
+inline hone::spec load_synthetic(const std::string& text) {
     return hone::load_spec_text(text, HONE_SOURCE_DIR "/configs/synthetic.yaml");
 }
 
@@ -90,7 +90,7 @@ inline hone::tuned_entry entry(const hone::spec& s, const std::string& device,
     return e;
 }
 
-inline std::string key_of(const params& p) {
+inline std::string params_key(const params& p) {
     std::string out;
     for (const auto& [n, v] : p)
         out += fmt::format("{}{}={}", out.empty() ? "" : ",", n, hone::template_text(v));
@@ -117,7 +117,7 @@ inline void add_run(hone::results_store& db, const hone::spec& s, const std::str
     const int64_t run = db.begin_run(id);
     for (const auto& [p, us] : times) {
         hone::eval_record r;
-        r.key = key_of(p);
+        r.key = params_key(p);
         r.params = p;
         r.st = us > 0 ? hone::status::ok : hone::status::wrong_result;
         r.gpu.st = r.st;
@@ -129,13 +129,13 @@ inline void add_run(hone::results_store& db, const hone::spec& s, const std::str
     }
 }
 
-struct run_result {
+struct cli_output {
     int rc = -1;
     std::string output;  // stdout and stderr
 };
 
 // Runs the hone binary with `args` (a shell-quoted string), stderr with stdout.
-inline run_result hone_cli(const std::string& args) {
+inline cli_output hone_cli(const std::string& args) {
     const command_result c = run_command(fmt::format("{} {} 2>&1", HONE_BINARY, args));
     return {c.rc, c.output};
 }

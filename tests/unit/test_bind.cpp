@@ -17,7 +17,7 @@ namespace {
 
 // [a, b, c, {value: N, type: int64}] with float buffers.
 runtime::arg_layout va_layout() {
-    return runtime::arg_layout::of(load(spec_1d()));
+    return runtime::arg_layout::of(load_synthetic(spec_1d()));
 }
 
 std::string bind_error(const runtime::arg_layout& l, std::vector<arg> args) {

@@ -122,7 +122,7 @@ TEST_CASE("capture: damaged, foreign or incomplete capture files are input error
 TEST_CASE("hone tune --captures: argument errors and captures of other kernels, exit 2") {
     temp_dir t;
     const std::string cfg = HONE_SOURCE_DIR "/configs/vector_add.yaml";
-    run_result r = hone_cli(fmt::format("tune {} --captures {} --set N=4", cfg, t.path.string()));
+    cli_output r = hone_cli(fmt::format("tune {} --captures {} --set N=4", cfg, t.path.string()));
     CHECK(r.rc == 2);
     CHECK(r.output.find("excludes") != std::string::npos);
     CHECK(hone_cli(fmt::format("tune {} --captures {} --dry-run", cfg, t.path.string())).rc == 2);

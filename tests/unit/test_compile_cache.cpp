@@ -17,7 +17,7 @@ using namespace hone;
 
 namespace {
 
-std::string key_of(const std::string& name) {
+std::string cache_key_of(const std::string& name) {
     return digest_hex(name);
 }
 
@@ -54,7 +54,7 @@ std::size_t temp_files(const fs::path& dir) {
 TEST_CASE("compile_cache returns what was put, marked from_cache") {
     temp_dir dir;
     compile_cache cache((dir.path / "nested" / "cache").string());
-    const std::string key = key_of("a");
+    const std::string key = cache_key_of("a");
     CHECK_FALSE(cache.get(key));
     const compile_result r = sample_result("ptxas info : Used 24 registers");
     cache.put(key, r);
@@ -76,14 +76,14 @@ TEST_CASE("compile_cache stores only successful compiles") {
     compile_cache cache(dir.path.string());
     compile_result failed = sample_result("error");
     failed.ok = false;
-    cache.put(key_of("f"), failed);
-    CHECK_FALSE(cache.get(key_of("f")));
+    cache.put(cache_key_of("f"), failed);
+    CHECK_FALSE(cache.get(cache_key_of("f")));
 }
 
 TEST_CASE("compile_cache drops a corrupted or truncated entry") {
     temp_dir dir;
     compile_cache cache(dir.path.string());
-    const std::string key = key_of("c");
+    const std::string key = cache_key_of("c");
     cache.put(key, sample_result("log"));
     const fs::path file = entry_file(cache, key);
     REQUIRE(fs::exists(file));
@@ -97,7 +97,7 @@ TEST_CASE("compile_cache drops a corrupted or truncated entry") {
         fs::resize_file(file, fs::file_size(file) / 2);
     }
     SUBCASE("another key's entry under this name") {
-        const std::string other = key_of("other");
+        const std::string other = cache_key_of("other");
         cache.put(other, sample_result("other"));
         fs::copy_file(entry_file(cache, other), file, fs::copy_options::overwrite_existing);
     }
@@ -108,11 +108,11 @@ TEST_CASE("compile_cache drops a corrupted or truncated entry") {
 TEST_CASE("compile_cache evicts the least recently used entries above max_bytes") {
     temp_dir dir;
     compile_cache probe((dir.path / "probe").string());
-    probe.put(key_of("probe"), sample_result("x"));
-    const uint64_t entry_bytes = fs::file_size(entry_file(probe, key_of("probe")));
+    probe.put(cache_key_of("probe"), sample_result("x"));
+    const uint64_t entry_bytes = fs::file_size(entry_file(probe, cache_key_of("probe")));
 
     compile_cache cache((dir.path / "lru").string(), entry_bytes * 5 / 2);  // room for two
-    const std::string k1 = key_of("1"), k2 = key_of("2"), k3 = key_of("3");
+    const std::string k1 = cache_key_of("1"), k2 = cache_key_of("2"), k3 = cache_key_of("3");
     cache.put(k1, sample_result("x"));
     cache.put(k2, sample_result("x"));
     set_mtime(entry_file(cache, k1), 1000000000);
@@ -126,7 +126,7 @@ TEST_CASE("compile_cache evicts the least recently used entries above max_bytes"
 
 TEST_CASE("compile_cache survives concurrent writers of one key") {
     temp_dir dir;
-    const std::string key = key_of("shared");
+    const std::string key = cache_key_of("shared");
     pid_t children[2];
     for (int w = 0; w < 2; ++w) {
         children[w] = ::fork();

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "compile/compile_pool.hpp"
+#include "scoped_env.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -29,13 +30,6 @@ std::map<uint64_t, compile_result> wait_all(compile_pool& pool) {
     while (auto got = pool.wait(-1)) out.emplace(got->first, std::move(got->second));
     return out;
 }
-
-// Sets an environment variable for the workers a pool spawns in this scope.
-struct scoped_env {
-    const char* name;
-    scoped_env(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
-    ~scoped_env() { ::unsetenv(name); }
-};
 
 }  // namespace
 

@@ -1,6 +1,5 @@
 // The parts of the GPU layer that need no GPU: error classes, device tables, memory budget,
 // sample modes, statuses, and the refusal where there is no driver.
-#include <dlfcn.h>
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -11,6 +10,7 @@
 #include "driver/cuda_api.hpp"
 #include "driver/driver.hpp"
 #include "driver/gpu.hpp"
+#include "driver_probe.hpp"
 #include "hone/device_attrs.hpp"
 #include "hone/status.hpp"
 #include "measure/memory_budget.hpp"
@@ -21,12 +21,6 @@ using namespace hone;
 namespace {
 
 constexpr uint64_t mib = 1 << 20;
-
-bool driver_installed() {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib) dlclose(lib);
-    return lib != nullptr;
-}
 
 buffer_plan buffer(const char* name, uint64_t mebibytes, bool device, bool managed) {
     buffer_plan b;

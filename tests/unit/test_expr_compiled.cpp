@@ -13,7 +13,7 @@ using namespace hone;
 
 namespace {
 
-const source_pos at{"t.yaml", 3, 10};
+const source_pos expr_at{"t.yaml", 3, 10};
 
 // Parameters (slots) and constants (problem sizes, device attributes), as the space uses them.
 const std::vector<std::string> slot_names = {"A", "B", "F", "H", "S", "Z"};
@@ -40,7 +40,7 @@ struct both {
     // "value: ..." or "error: file:line:col: message": equal when both evaluators agree.
     std::string tree(const std::string& text, bool as_bool) const {
         try {
-            const expression e = expression::parse(text, at);
+            const expression e = expression::parse(text, expr_at);
             return as_bool ? fmt::format("bool: {}", e.eval_bool(scope))
                            : "value: " + describe(e.eval(scope));
         } catch (const input_error& err) {
@@ -49,7 +49,7 @@ struct both {
     }
     std::string compiled(const std::string& text, bool as_bool) {
         try {
-            const expression e = expression::parse(text, at);
+            const expression e = expression::parse(text, expr_at);
             const compiled_expression c(e, slot_names, constants, strings);
             return as_bool ? fmt::format("bool: {}", c.eval_bool(slots.data()))
                            : "value: " + describe(c.eval(slots.data()));
@@ -277,21 +277,21 @@ TEST_CASE("compiled expressions agree with the tree evaluator on random expressi
 
 TEST_CASE("compiled expressions: slots hide nothing they should not, and unknown names fall back") {
     string_table strings;
-    const expression e = expression::parse("A + N", at);
+    const expression e = expression::parse("A + N", expr_at);
     const compiled_expression c(e, {"A"}, {{"N", int64_t{5}}}, strings);
     CHECK(c.slots_used() == std::vector<uint32_t>{0});
     const slot_value slots[] = {slot_value::of_int(3)};
     CHECK(c.eval(slots) == value(int64_t{8}));
-    const compiled_expression unknown(expression::parse("A + Q", at), {"A"}, {{"N", int64_t{5}}},
-                                      strings);
+    const compiled_expression unknown(expression::parse("A + Q", expr_at), {"A"},
+                                      {{"N", int64_t{5}}}, strings);
     CHECK_THROWS_WITH_AS(unknown.eval(slots), "t.yaml:3:14: unknown name 'Q' (known: A, N)",
                          input_error);
     // Falling back, a string literal or constant can still be the result (until the fix, a
     // logic_error: the string was in no table).
-    const compiled_expression literal(expression::parse("A > 5 ? Q : 'text'", at), {"A"},
+    const compiled_expression literal(expression::parse("A > 5 ? Q : 'text'", expr_at), {"A"},
                                       {{"N", int64_t{5}}}, strings);
     CHECK(literal.eval(slots) == value(std::string("text")));
-    const compiled_expression constant(expression::parse("A > 5 ? Q : MEM", at), {"A"},
+    const compiled_expression constant(expression::parse("A > 5 ? Q : MEM", expr_at), {"A"},
                                        {{"MEM", std::string("managed")}}, strings);
     CHECK(constant.eval(slots) == value(std::string("managed")));
 }

@@ -1,6 +1,5 @@
 // What a new user trips on, through the CLI as they would meet it: `hone check`'s grouped logs
 // and the hint for template parameters replaced by macros, and one rule for --arch without a GPU.
-#include <dlfcn.h>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -9,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "driver_probe.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -42,12 +42,6 @@ launch:
   block: [BLOCK]
 )",
                        block_param);
-}
-
-bool driver_installed() {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib) dlclose(lib);
-    return lib != nullptr;
 }
 
 }  // namespace

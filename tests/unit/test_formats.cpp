@@ -2,7 +2,6 @@
 // every way a file is refused, and what the store does with an imported run.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
-#include <zlib.h>
 
 #include <cmath>
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "damaged_input.hpp"
 #include "formats/csv.hpp"
 #include "formats/import.hpp"
 #include "formats/json_file.hpp"
@@ -32,7 +32,7 @@ namespace {
 
 // A cache of our own making in Kernel Tuner's layout: an ok record with every field, a failure
 // that still has raw times, the three failure kinds, a record without times.
-const char* const small_cache = R"({
+const char* const small_kt_cache = R"({
 "device_name": "NVIDIA GeForce RTX 2080 Ti",
 "kernel_name": "vadd",
 "problem_size": [1024, 2],
@@ -60,12 +60,6 @@ std::string import_error(const temp_dir& d, const std::string& name, const std::
         return e.what();
     }
     return "";
-}
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-    const auto at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    return text.replace(at, from.size(), to);
 }
 
 const eval_record& by_key(const run_records& run, const std::string& key) {
@@ -144,14 +138,6 @@ void check_samples(const std::vector<double>& got, const std::vector<double>& wa
     for (std::size_t i = 0; i < got.size(); ++i) CHECK(close(got[i], want[i]));
 }
 
-void write_gzip(const std::string& path, const std::string& text, std::size_t keep) {
-    gzFile f = gzopen(path.c_str(), "wb");
-    REQUIRE(f);
-    gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-    gzclose(f);
-    if (keep > 0) std::filesystem::resize_file(path, keep);
-}
-
 }  // namespace
 
 TEST_CASE("formats: statuses map both ways as the issue lists them") {
@@ -215,7 +201,7 @@ TEST_CASE("formats: times in another unit keep their digits where a double can")
 
 TEST_CASE("kt cache: an import keeps parameters, statuses, raw times, compile times and metrics") {
     temp_dir d;
-    const run_records run = import_text(d, "small.json", small_cache);
+    const run_records run = import_text(d, "small.json", small_kt_cache);
     const run_identity& id = run.identity;
     CHECK(id.kernel_name == "vadd");
     CHECK(id.device_name == "NVIDIA GeForce RTX 2080 Ti");
@@ -263,8 +249,8 @@ TEST_CASE("kt cache: an import keeps parameters, statuses, raw times, compile ti
 
 TEST_CASE("kt cache: import then export gives Kernel Tuner's file back") {
     temp_dir d;
-    const run_records run = import_text(d, "small.json", small_cache);
-    const json original = json::parse(small_cache);
+    const run_records run = import_text(d, "small.json", small_kt_cache);
+    const json original = json::parse(small_kt_cache);
     const json back = json::parse(write_kt_cache(run));
     for (const char* k : {"device_name", "kernel_name", "problem_size", "tune_params_keys",
                           "tune_params", "objective"})
@@ -276,7 +262,7 @@ TEST_CASE("kt cache: import then export gives Kernel Tuner's file back") {
         CHECK_MESSAGE(back["cache"][key] == rec, key << "\n" << back["cache"][key].dump());
     }
     const std::string text = write_kt_cache(run);
-    CHECK(object_member_keys(text, "cache") == object_member_keys(small_cache, "cache"));
+    CHECK(object_member_keys(text, "cache") == object_member_keys(small_kt_cache, "cache"));
 }
 
 TEST_CASE("kt cache: a hone run written as a cache reads back with the statuses mapped") {
@@ -481,36 +467,36 @@ TEST_CASE("import: another format, a truncated gzip and a doubtful cache are ref
         "t1.json: not a file hone imports: expected a Kernel Tuner cache");
     has(import_error(d, "list.json", "[1, 2]"), "not a file hone imports");
     has(import_error(d, "broken.json", "{\"cache\": "), "broken.json:1:11: not valid JSON");
-    write_gzip(d.file("cut.json.gz"), small_cache, 200);
+    write_gzip(d.file("cut.json.gz"), small_kt_cache, 200);
     try {
         import_file(d.file("cut.json.gz"));
         FAIL("a truncated gzip was read");
     } catch (const input_error& e) {
         has(e.what(), "damaged or truncated gzip data");
     }
-    write_gzip(d.file("whole.json.gz"), small_cache, 0);
+    write_gzip(d.file("whole.json.gz"), small_kt_cache, 0);
     CHECK(import_file(d.file("whole.json.gz")).records.size() == 5);
     // Kernel Tuner's three failure kinds, nothing else.
-    has(import_error(d, "f.json", replaced(small_cache, "\"InvalidConfig\"", "\"ErrorConfig\"")),
+    has(import_error(d, "f.json", replaced(small_kt_cache, "\"InvalidConfig\"", "\"ErrorConfig\"")),
         "time is the string \"ErrorConfig\"; expected a number or one of InvalidConfig, "
         "CompilationFailedConfig, RuntimeFailedConfig");
     // A parameter the header does not list.
     has(import_error(d, "p.json",
-                     replaced(small_cache, R"("scale": 0.5, "time": 1.625)",
+                     replaced(small_kt_cache, R"("scale": 0.5, "time": 1.625)",
                               R"("scale": 0.5, "tile": "x", "time": 1.625)")),
         "record \"64,1,False,0.5\": unknown parameter 'tile' = \"x\"; expected one of the "
         "parameters block, vec, fast, scale");
     has(import_error(d, "k.json",
-                     replaced(small_cache, R"("64,1,False,0.5": {"block": 64)",
+                     replaced(small_kt_cache, R"("64,1,False,0.5": {"block": 64)",
                               R"("64,1,False,0.5": {"block": 32)")),
         "its key does not name its parameters' values (expected \"32,1,False,0.5\"");
     has(import_error(
             d, "n.json",
-            replaced(small_cache, R"("block": [32, 64])", R"("block": [32, 64], "extra": [1])")),
+            replaced(small_kt_cache, R"("block": [32, 64])", R"("block": [32, 64], "extra": [1])")),
         "parameter 'extra' of \"tune_params\" is not in \"tune_params_keys\"");
     // Position: the offending record's line.
     const std::string e =
-        import_error(d, "pos.json", replaced(small_cache, "\"InvalidConfig\"", "\"Oops\""));
+        import_error(d, "pos.json", replaced(small_kt_cache, "\"InvalidConfig\"", "\"Oops\""));
     CHECK_MESSAGE(e.find("pos.json:12:") != std::string::npos, e);
 }
 
@@ -566,8 +552,8 @@ TEST_CASE("output files are whole or absent, gzip'd on request") {
     temp_dir d;
     write_file_atomically(d.file("a.txt"), "hello\n");
     CHECK(read_maybe_gzip(d.file("a.txt")) == "hello\n");
-    write_file_atomically(d.file("a.json.gz"), small_cache, true);
-    CHECK(read_maybe_gzip(d.file("a.json.gz")) == small_cache);
+    write_file_atomically(d.file("a.json.gz"), small_kt_cache, true);
+    CHECK(read_maybe_gzip(d.file("a.json.gz")) == small_kt_cache);
     CHECK_THROWS_AS(write_file_atomically(d.file("no/such/dir/x"), "x"), env_error);
     // Nothing is left behind: no temporary files.
     int files = 0;
@@ -579,7 +565,7 @@ TEST_CASE("store: an imported run is stored whole, in order, apart from measured
     temp_dir d;
     const std::string db = d.file("r.db");
     run_records measured = hone_run();
-    run_records imported = import_text(d, "small.json", small_cache);
+    run_records imported = import_text(d, "small.json", small_kt_cache);
     // The same identity but for the origin: still another run.
     run_records lookalike = hone_run();
     lookalike.identity.origin = "kernel_tuner cache (x.json)";

@@ -26,7 +26,7 @@ std::vector<std::pair<params, double>> times_at(int64_t n) {
 
 TEST_CASE("hold-out: every other size in one dimension, scored by the held-out run") {
     temp_dir t;
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     std::vector<tuned_entry> entries;
     {
         results_store db(t.file("ladder.db"));
@@ -66,7 +66,7 @@ TEST_CASE("hold-out: every other size in one dimension, scored by the held-out r
 }
 
 TEST_CASE("hold-out in two dimensions: a checkerboard of the tuned grid") {
-    const spec s = load(spec_2d());
+    const spec s = load_synthetic(spec_2d());
     std::vector<tuned_entry> entries;
     for (int64_t m : {256, 512, 1024})
         for (int64_t n : {256, 512, 1024})
@@ -90,7 +90,7 @@ TEST_CASE("hone selection-quality: markdown and JSON; errors") {
         results_store one(t.file("one.db"));
         add_run(one, s, "NVIDIA H100 80GB HBM3", "N=1024", times_at(1024));
     }
-    run_result r =
+    cli_output r =
         hone_cli(fmt::format("selection-quality {} {}", t.file("va.yaml"), t.file("ladder.db")));
     CHECK(r.rc == 0);
     CHECK(r.output.find("3 held-out of 6 tuned sizes") != std::string::npos);

@@ -35,7 +35,7 @@ void write_kernel(const temp_dir& dir) {
               "launch: {grid: 1, block: BLOCK}\n");
 }
 
-device_info h100() {
+device_info h100_info() {
     device_info d;
     d.attrs.name = "NVIDIA H100 80GB HBM3";
     d.attrs.cc_major = 9;
@@ -53,7 +53,7 @@ TEST_CASE("kernel source hash: the source and every file it includes, recursivel
     const std::string h = kernel_source_hash(s.kernel);
     CHECK(h.size() == 32);
     CHECK(kernel_source_hash(s.kernel) == h);
-    CHECK(make_identity(s, h100()).source_hash == h);
+    CHECK(make_identity(s, h100_info()).source_hash == h);
     // A file nobody includes changes nothing.
     dir.write("unrelated.cuh", "#define U 2\n");
     CHECK(kernel_source_hash(s.kernel) == h);
@@ -74,11 +74,11 @@ TEST_CASE("identity: an edited header changes the id, its source hash and nothin
     temp_dir dir;
     write_kernel(dir);
     const spec s = load_spec(dir.file("k.yaml"));
-    const run_identity before = make_identity(s, h100());
+    const run_identity before = make_identity(s, h100_info());
     dir.write("inc/ops.cuh",
               "#include \"detail.cuh\"\n__device__ float op(int v) { return v * D; }\n");
     const spec again = load_spec(dir.file("k.yaml"));
-    const run_identity after = make_identity(again, h100());
+    const run_identity after = make_identity(again, h100_info());
     CHECK(after.id() != before.id());
     CHECK(after.source_hash != before.source_hash);
     CHECK(after.spec_hash == before.spec_hash);
@@ -91,15 +91,15 @@ TEST_CASE("identity: which parameters are -D macros and the timer are part of th
     temp_dir dir;
     write_kernel(dir);
     spec s = load_spec(dir.file("k.yaml"));
-    const std::string base = make_identity(s, h100()).spec_hash;
+    const std::string base = make_identity(s, h100_info()).spec_hash;
     s.params[0].define = true;
-    CHECK(make_identity(s, h100()).spec_hash != base);
+    CHECK(make_identity(s, h100_info()).spec_hash != base);
     s.params[0].define = false;
     s.timing.timer = "events";
-    CHECK(make_identity(s, h100()).spec_hash != base);
+    CHECK(make_identity(s, h100_info()).spec_hash != base);
     s.timing.timer = "auto";
     s.timing.warmup_ms = 1;  // warm-up does not change what is measured
-    CHECK(make_identity(s, h100()).spec_hash == base);
+    CHECK(make_identity(s, h100_info()).spec_hash == base);
 }
 
 TEST_CASE("describe_change names what changed, for the user") {

@@ -15,7 +15,7 @@ using namespace hone;
 
 namespace {
 
-const source_pos at{"t.T1.json", 9, 27};
+const source_pos t1_at{"t.T1.json", 9, 27};
 
 std::vector<value> ints(std::initializer_list<int64_t> v) {
     return {v.begin(), v.end()};
@@ -100,26 +100,26 @@ uint64_t count_of(const std::string& yaml, const std::string& yaml_path) {
 }  // namespace
 
 TEST_CASE("T1 Values: Python lists without Python") {
-    CHECK(eval_python_list("[1, 2, 4]", at) == ints({1, 2, 4}));
-    CHECK(eval_python_list("[1, 2, 4,]", at) == ints({1, 2, 4}));
-    CHECK(eval_python_list("[]", at).empty());
-    const auto bx = eval_python_list("[32 * i for i in range(1, 32)]", at);
+    CHECK(eval_python_list("[1, 2, 4]", t1_at) == ints({1, 2, 4}));
+    CHECK(eval_python_list("[1, 2, 4,]", t1_at) == ints({1, 2, 4}));
+    CHECK(eval_python_list("[]", t1_at).empty());
+    const auto bx = eval_python_list("[32 * i for i in range(1, 32)]", t1_at);
     REQUIRE(bx.size() == 31);
     CHECK(bx.front() == value(int64_t{32}));
     CHECK(bx.back() == value(int64_t{992}));
-    CHECK(eval_python_list("[1] + [2 * i for i in range(1, 11)]", at) ==
+    CHECK(eval_python_list("[1] + [2 * i for i in range(1, 11)]", t1_at) ==
           ints({1, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20}));
-    CHECK(eval_python_list("list(range(0, 10, 3))", at) == ints({0, 3, 6, 9}));
-    CHECK(eval_python_list("[x for x in range(5, 0, -2)]", at) == ints({5, 3, 1}));
-    CHECK(eval_python_list("[2**i for i in range(5)]", at) == ints({1, 2, 4, 8, 16}));
-    CHECK(eval_python_list("[i for i in range(10) if i % 3 == 0]", at) == ints({0, 3, 6, 9}));
-    CHECK(eval_python_list("[16 * i for i in [1, 2, 3]]", at) == ints({16, 32, 48}));
-    CHECK(eval_python_list("[2 ** (i // 2) for i in range(4)]", at) == ints({1, 1, 2, 2}));
-    CHECK(eval_python_list("['a', \"b,c\"]", at) ==
+    CHECK(eval_python_list("list(range(0, 10, 3))", t1_at) == ints({0, 3, 6, 9}));
+    CHECK(eval_python_list("[x for x in range(5, 0, -2)]", t1_at) == ints({5, 3, 1}));
+    CHECK(eval_python_list("[2**i for i in range(5)]", t1_at) == ints({1, 2, 4, 8, 16}));
+    CHECK(eval_python_list("[i for i in range(10) if i % 3 == 0]", t1_at) == ints({0, 3, 6, 9}));
+    CHECK(eval_python_list("[16 * i for i in [1, 2, 3]]", t1_at) == ints({16, 32, 48}));
+    CHECK(eval_python_list("[2 ** (i // 2) for i in range(4)]", t1_at) == ints({1, 1, 2, 2}));
+    CHECK(eval_python_list("['a', \"b,c\"]", t1_at) ==
           std::vector<value>{std::string("a"), std::string("b,c")});
-    CHECK(eval_python_list("[True, False]", at) == std::vector<value>{true, false});
-    CHECK(eval_python_list("[0.5, 1e3]", at) == std::vector<value>{0.5, 1000.0});
-    CHECK(eval_python_list("([1] + [2]) + [3]", at) == ints({1, 2, 3}));
+    CHECK(eval_python_list("[True, False]", t1_at) == std::vector<value>{true, false});
+    CHECK(eval_python_list("[0.5, 1e3]", t1_at) == std::vector<value>{0.5, 1000.0});
+    CHECK(eval_python_list("([1] + [2]) + [3]", t1_at) == ints({1, 2, 3}));
 }
 
 TEST_CASE("T1 Values that cannot be evaluated are errors at the Values field") {
@@ -129,7 +129,7 @@ TEST_CASE("T1 Values that cannot be evaluated are errors at the Values field") {
           "[f(i) for i in range(3)]", "[1] * 3", "{1, 2}", "range(1.5)", "[1, 2] 3"}) {
         INFO(bad);
         try {
-            eval_python_list(bad, at);
+            eval_python_list(bad, t1_at);
             FAIL("no error");
         } catch (const input_error& e) {
             CHECK(e.pos().line == 9);

@@ -54,7 +54,7 @@ std::string error_text_of_kt(const std::string& text) {
     return input_error_of([&] { parse_kt_cache(text, "x.json"); });
 }
 
-bool contains(const std::string& text, const std::string& part) {
+bool has_part(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
 
@@ -79,21 +79,21 @@ TEST_CASE("json_too_deep finds the first bracket past the limit and skips string
 TEST_CASE("deep JSON is refused at its position by every JSON reader") {
     const std::string deep = nested(100000);
     const std::string kt = error_text_of_kt(cache_with(deep));
-    CHECK(contains(kt, "x.json:3:"));
-    CHECK(contains(kt, "nested more than 512 levels"));
+    CHECK(has_part(kt, "x.json:3:"));
+    CHECK(has_part(kt, "nested more than 512 levels"));
     // Just inside the limit is read (the record's own object and the document take two).
     CHECK_NOTHROW(parse_kt_cache(cache_with(nested(max_json_depth - 3)), "x.json"));
 
     const std::string t4 =
         R"({"schema_version": "1.0.0", "results": [{"configuration": {"x": )" + deep + "}}]}";
-    CHECK(contains(input_error_of([&] { read_t4_text(t4, "r.json"); }), "r.json:1:"));
-    CHECK(contains(input_error_of([&] { read_t4_text(t4, "r.json"); }), "nested more than"));
+    CHECK(has_part(input_error_of([&] { read_t4_text(t4, "r.json"); }), "r.json:1:"));
+    CHECK(has_part(input_error_of([&] { read_t4_text(t4, "r.json"); }), "nested more than"));
 
     const std::string wisdom = R"({"format": "hone-wisdom", "entries": )" + deep + "}";
-    CHECK(contains(input_error_of([&] { parse_wisdom(wisdom, "w.json"); }), "nested more than"));
+    CHECK(has_part(input_error_of([&] { parse_wisdom(wisdom, "w.json"); }), "nested more than"));
 
     const std::string t1 = R"({"ConfigurationSpace": )" + deep + "}";
-    CHECK(contains(input_error_of([&] { translate_t1(t1, "t.json", "t.yaml"); }),
+    CHECK(has_part(input_error_of([&] { translate_t1(t1, "t.json", "t.yaml"); }),
                    "nested more than"));
 }
 
@@ -105,19 +105,19 @@ TEST_CASE("T1 Values and constraints nested deeply are refused, not recursed int
     };
     const std::string parens(100000, '(');
     const std::string closes(100000, ')');
-    CHECK(contains(input_error_of([&] {
+    CHECK(has_part(input_error_of([&] {
                        translate_t1(t1(parens + "[1]" + closes, "x > 0"), "t.json", "t.yaml");
                    }),
                    "nested more than 200 deep"));
     // Brackets inside an item are the item's text, which no expression accepts.
-    CHECK(contains(input_error_of([&] {
+    CHECK(has_part(input_error_of([&] {
                        translate_t1(
                            t1(std::string(100000, '[') + "1" + std::string(100000, ']'), "x > 0"),
                            "t.json", "t.yaml");
                    }),
                    "unexpected character '['"));
     const std::string lists = std::string(300, '[') + "1" + std::string(300, ']');
-    CHECK(contains(input_error_of([&] {
+    CHECK(has_part(input_error_of([&] {
                        translate_t1(t1("list(" + lists + ")", "x > 0"), "t.json", "t.yaml");
                    }),
                    "t.json:1:"));
@@ -127,18 +127,18 @@ TEST_CASE("T1 Values and constraints nested deeply are refused, not recursed int
     CHECK(t.constraints == 1);
     CHECK(t.constraints_translated == 0);
     bool said = false;
-    for (const auto& n : t.notes) said = said || contains(n, "nested too deeply");
+    for (const auto& n : t.notes) said = said || has_part(n, "nested too deeply");
     CHECK(said);
 }
 
 TEST_CASE("a number beyond a double's range is an input error at its position") {
     const std::string kt = error_text_of_kt(cache_with("1e400"));
-    CHECK(contains(kt, "x.json:3:"));
-    CHECK(contains(kt, "number overflow"));
+    CHECK(has_part(kt, "x.json:3:"));
+    CHECK(has_part(kt, "number overflow"));
     const std::string w = input_error_of(
         [&] { parse_wisdom("{\"format\": \"hone-wisdom\",\n \"x\": -1e999}", "w.json"); });
-    CHECK(contains(w, "w.json:2:7"));
-    CHECK(contains(input_error_of([&] { parse_json("[1, 2e400]", "a.json"); }), "a.json:1:5"));
+    CHECK(has_part(w, "w.json:2:7"));
+    CHECK(has_part(input_error_of([&] { parse_json("[1, 2e400]", "a.json"); }), "a.json:1:5"));
 }
 
 TEST_CASE("input and inflate limits: refused with the limit and how to raise it") {
@@ -148,10 +148,10 @@ TEST_CASE("input and inflate limits: refused with the limit and how to raise it"
         CHECK(max_input_bytes() == (std::size_t{1} << 20));
         CHECK(max_text_input_bytes() == (std::size_t{1} << 20));
         const std::string zero = input_error_of([] { read_maybe_gzip("/dev/zero"); });
-        CHECK(contains(zero, "/dev/zero"));
-        CHECK(contains(zero, "input limit of 1 MiB"));
-        CHECK(contains(zero, "HONE_MAX_INPUT_MIB"));
-        CHECK(contains(input_error_of([] { load_spec("/dev/zero"); }), "input limit of 1 MiB"));
+        CHECK(has_part(zero, "/dev/zero"));
+        CHECK(has_part(zero, "input limit of 1 MiB"));
+        CHECK(has_part(zero, "HONE_MAX_INPUT_MIB"));
+        CHECK(has_part(input_error_of([] { load_spec("/dev/zero"); }), "input limit of 1 MiB"));
 
         // 2 MiB of zeros gzip to a few KiB: the inflated size is what counts.
         const std::string bomb = dir.file("bomb.json.gz");
@@ -161,8 +161,8 @@ TEST_CASE("input and inflate limits: refused with the limit and how to raise it"
         gzwrite(f, zeros.data(), static_cast<unsigned>(zeros.size()));
         gzclose(f);
         const std::string inflated = input_error_of([&] { read_maybe_gzip(bomb); });
-        CHECK(contains(inflated, "inflates to more than 1 MiB"));
-        CHECK(contains(inflated, "HONE_MAX_INPUT_MIB"));
+        CHECK(has_part(inflated, "inflates to more than 1 MiB"));
+        CHECK(has_part(inflated, "HONE_MAX_INPUT_MIB"));
     }
     CHECK(max_input_bytes() == (std::size_t{1} << 30));
     CHECK(max_text_input_bytes() == (std::size_t{64} << 20));
@@ -187,8 +187,8 @@ TEST_CASE("a T1 file listing too many values is refused before the next list is 
 {"Name": "a", "Values": "list(range(999999))"}, {"Name": "b", "Values": "list(range(999999))"}]},
 "KernelSpecification": {"KernelName": "k", "KernelFile": "k.cu"}})x";
     const std::string e = input_error_of([&] { translate_t1(t1, "t.json", "t.yaml"); });
-    CHECK(contains(e, "t.json:2:"));
-    CHECK(contains(e, "parameter 'a' brings the values of the T1 parameters to 999999"));
+    CHECK(has_part(e, "t.json:2:"));
+    CHECK(has_part(e, "parameter 'a' brings the values of the T1 parameters to 999999"));
 }
 
 TEST_CASE("a count beyond 2^64 stays exact in 128 bits, and the space samples") {
@@ -242,7 +242,7 @@ TEST_CASE("a database row whose parameters nest deeply does not decode: an error
         s.query({id.id(), "", 0, false});
         FAIL("expected an error");
     } catch (const env_error& e) {
-        CHECK(contains(e.what(), "nested more than 512 levels"));
+        CHECK(has_part(e.what(), "nested more than 512 levels"));
     }
 }
 
@@ -263,10 +263,10 @@ TEST_CASE("cache records find their values by hash: every value of a long list, 
     // A value that is not listed is still refused, and so is a boolean for the number 1.
     std::string three = cache_with("1");
     three.replace(three.find("\"x\": 2,"), 7, "\"x\": 3,");
-    CHECK(contains(error_text_of_kt(three), "is not one of the values"));
+    CHECK(has_part(error_text_of_kt(three), "is not one of the values"));
     std::string boolean = cache_with("1");
     boolean.replace(boolean.find("\"x\": 1,"), 7, "\"x\": true,");
-    CHECK(contains(error_text_of_kt(boolean), "is not one of the values"));
+    CHECK(has_part(error_text_of_kt(boolean), "is not one of the values"));
 }
 
 TEST_CASE("replay keeps only what is printed unless the history is asked for") {

@@ -1,6 +1,5 @@
 // Kernel Tuner cache files: what is read, and every way a file can be refused.
 #include <doctest/doctest.h>
-#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -8,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "damaged_input.hpp"
 #include "formats/json_file.hpp"
 #include "formats/kt_cache.hpp"
 #include "hone/error.hpp"
@@ -43,20 +43,6 @@ std::string error_of(const std::string& text) {
         return e.what();
     }
     return "";
-}
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-    const auto at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    return text.replace(at, from.size(), to);
-}
-
-void write_gzip(const std::string& path, const std::string& text, std::size_t keep) {
-    gzFile f = gzopen(path.c_str(), "wb");
-    REQUIRE(f);
-    gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-    gzclose(f);
-    if (keep > 0) std::filesystem::resize_file(path, keep);
 }
 
 }  // namespace

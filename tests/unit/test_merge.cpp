@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-run_identity identity(const std::string& kernel = "scale") {
+run_identity merge_identity(const std::string& kernel = "scale") {
     run_identity id;
     id.config_path = "scale.yaml";
     id.kernel_name = kernel;
@@ -50,7 +50,7 @@ eval_record result(const std::string& key, double median, status st = status::ok
 void fill(const std::string& path, const std::vector<eval_record>& records,
           const std::string& kernel = "scale") {
     results_store s(path);
-    const int64_t run = s.begin_run(identity(kernel));
+    const int64_t run = s.begin_run(merge_identity(kernel));
     for (const auto& r : records) s.put(run, r);
 }
 
@@ -64,8 +64,8 @@ void exec(const std::string& path, const std::string& sql) {
     sqlite3_close(db);
 }
 
-std::string refusal(const std::vector<std::string>& in, const std::string& out,
-                    merge_options opt = {}) {
+std::string merge_refusal(const std::vector<std::string>& in, const std::string& out,
+                          merge_options opt = {}) {
     try {
         merge_databases(in, out, opt);
     } catch (const input_error& e) {
@@ -149,7 +149,7 @@ TEST_CASE("merge: databases of different kernels are refused, or kept apart when
     const std::string a = d.file("a.db"), b = d.file("b.db"), out = d.file("all.db");
     fill(a, {result("X=1", 10)});
     fill(b, {result("X=1", 12)}, "other");
-    const std::string why = refusal({a, b}, out);
+    const std::string why = merge_refusal({a, b}, out);
     CHECK(why.find("kernel other") != std::string::npos);
     CHECK(why.find("--mixed-kernels") != std::string::npos);
     CHECK_FALSE(fs::exists(out));
@@ -165,12 +165,14 @@ TEST_CASE("merge: missing, foreign, damaged inputs and -o naming an input are re
     temp_dir d;
     const std::string a = d.file("a.db"), out = d.file("all.db");
     fill(a, {result("X=1", 10), result("X=2", 20)});
-    CHECK(refusal({a, d.file("none.db")}, out).find("no such file") != std::string::npos);
+    CHECK(merge_refusal({a, d.file("none.db")}, out).find("no such file") != std::string::npos);
     d.write("text.db", "not a database at all, but long enough");
-    CHECK(refusal({a, d.file("text.db")}, out).find("not an SQLite file") != std::string::npos);
+    CHECK(merge_refusal({a, d.file("text.db")}, out).find("not an SQLite file") !=
+          std::string::npos);
     exec(d.file("other.db"), "CREATE TABLE t (x)");
-    CHECK(refusal({a, d.file("other.db")}, out).find("another application") != std::string::npos);
-    CHECK(refusal({a}, a).find("one of the inputs") != std::string::npos);
+    CHECK(merge_refusal({a, d.file("other.db")}, out).find("another application") !=
+          std::string::npos);
+    CHECK(merge_refusal({a}, a).find("one of the inputs") != std::string::npos);
     CHECK_FALSE(fs::exists(out));
 
     // A copy with its pages overwritten past the header: damaged.
@@ -182,7 +184,7 @@ TEST_CASE("merge: missing, foreign, damaged inputs and -o naming an input are re
         const std::string junk(8000, '\x5a');
         f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
     }
-    const std::string why = refusal({a, bad}, out);
+    const std::string why = merge_refusal({a, bad}, out);
     CHECK(why.find("bad.db") != std::string::npos);
     CHECK(why.find("damaged") != std::string::npos);
     CHECK(why.find("nothing was merged") != std::string::npos);
@@ -191,7 +193,7 @@ TEST_CASE("merge: missing, foreign, damaged inputs and -o naming an input are re
     // An existing output is left exactly as it was.
     fill(out, {result("X=9", 90)});
     const auto before = fs::file_size(out);
-    refusal({a, bad}, out);
+    merge_refusal({a, bad}, out);
     CHECK(fs::file_size(out) == before);
     CHECK(results_store(out).query({}).size() == 1);
 }

@@ -25,7 +25,7 @@ using namespace hone;
 
 namespace {
 
-const char* kernel_source = R"(
+const char* pipeline_kernel = R"(
 #if FAIL
 #error failing on purpose
 #endif
@@ -35,7 +35,7 @@ extern "C" __global__ void scale(float* x, long long n) {
 }
 )";
 
-std::string config(const std::string& fail_values) {
+std::string pipeline_config(const std::string& fail_values) {
     return "kernel: {source: scale.cu, name: scale}\n"
            "problem: {N: 4096}\n"
            "params: {X: [1, 2, 3, 4], FAIL: " +
@@ -48,7 +48,7 @@ std::string config(const std::string& fail_values) {
 }
 
 std::string config_with(const std::string& fail_values, const std::string& extra) {
-    return config(fail_values) + extra;
+    return pipeline_config(fail_values) + extra;
 }
 
 // Answers each job with a median of X microseconds, checking that the tuner keeps no more jobs
@@ -99,12 +99,12 @@ class scripted_session final : public gpu_session {
     device_info info_;
 };
 
-struct fixture {
+struct pipeline_fixture {
     temp_dir dir;
     std::shared_ptr<scripted_session> gpu = std::make_shared<scripted_session>();
     tune_options opt;
-    fixture() {
-        dir.write("scale.cu", kernel_source);
+    pipeline_fixture() {
+        dir.write("scale.cu", pipeline_kernel);
         opt.session = gpu;
         opt.jobs = 2;
         opt.cache_dir = dir.file("cache");
@@ -114,7 +114,7 @@ struct fixture {
     // database), so that every compile of the runs under test is ready at once: what the
     // tuner hands over when is then the same on every machine.
     spec load_compiled(const std::string& fail_values) {
-        dir.write("scale.yaml", config(fail_values));
+        dir.write("scale.yaml", pipeline_config(fail_values));
         const spec s = load_spec(dir.file("scale.yaml"));
         tune_options first = opt;
         first.output = dir.file("first.db");
@@ -127,7 +127,7 @@ struct fixture {
 }  // namespace
 
 TEST_CASE("the pipeline measures each configuration once, storing the last while the next runs") {
-    fixture f;
+    pipeline_fixture f;
     std::size_t depth = 1;
     SUBCASE("one job in flight") {
         depth = 1;
@@ -165,7 +165,7 @@ TEST_CASE("the pipeline measures each configuration once, storing the last while
 }
 
 TEST_CASE("the pipeline stores failed compiles without the GPU, and ranks the rest") {
-    fixture f;
+    pipeline_fixture f;
     const spec s = f.load_compiled("[0, 1]");
     const tune_result r = tune(s, f.opt);
     CHECK(r.evaluated == 8);
@@ -193,7 +193,7 @@ TEST_CASE("the pipeline stores failed compiles without the GPU, and ranks the re
 }
 
 TEST_CASE("two tunes at once from two threads of one process, each with its compile pool") {
-    fixture f[2];
+    pipeline_fixture f[2];
     spec specs[2];
     for (int i = 0; i < 2; ++i) {
         specs[i] = f[i].load_compiled("[0, 1]");
@@ -224,7 +224,7 @@ TEST_CASE("two tunes at once from two threads of one process, each with its comp
 }
 
 TEST_CASE("a stop abandons the jobs in flight, stores what finished, and resumes") {
-    fixture f;
+    pipeline_fixture f;
     const spec s = f.load_compiled("[0]");
     volatile std::sig_atomic_t stop = 0;
     f.opt.stop = &stop;
@@ -252,8 +252,8 @@ TEST_CASE("a stop abandons the jobs in flight, stores what finished, and resumes
 TEST_CASE(
     "an adaptive strategy: proposals fill the queue, outcomes steer it, the budget and resume "
     "hold") {
-    fixture f;
-    f.dir.write("scale.cu", kernel_source);
+    pipeline_fixture f;
+    f.dir.write("scale.cu", pipeline_kernel);
     // 4 x 3 = 12 configurations, FAIL=1 failing to compile: information for the strategy.
     f.dir.write("scale.yaml", config_with("[0, 1, 2]",
                                           "search: {strategy: genetic, max_evals: 7, "
@@ -300,7 +300,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a run resumed with a larger budget goes on to it, or says why not") {
-    fixture f;
+    pipeline_fixture f;
     // 4 x 66 = 264 configurations; Y, unused by the kernel, makes the space larger.
     std::string ys;
     for (int y = 0; y < 66; ++y) ys += (y ? ", " : "") + std::to_string(y);
@@ -364,7 +364,7 @@ TEST_CASE("a run resumed with a larger budget goes on to it, or says why not") {
 }
 
 TEST_CASE("--only evaluates one configuration, whatever the strategy") {
-    fixture f;
+    pipeline_fixture f;
     const spec s = f.load_compiled("[0]");
     f.opt.only = "X=3,FAIL=0";
     const tune_result r = tune(s, f.opt);
@@ -378,7 +378,7 @@ TEST_CASE("--only evaluates one configuration, whatever the strategy") {
 }
 
 TEST_CASE("a compile pool kept across runs serves each of them, a cut-short run leaving it empty") {
-    fixture f;
+    pipeline_fixture f;
     f.dir.write("scale.yaml", config_with("[0, 1]", ""));
     const spec s = load_spec(f.dir.file("scale.yaml"));
     compile_cache cache(f.opt.cache_dir);

@@ -44,7 +44,7 @@ replay_options exhaustive(int64_t budget) {
     return o;
 }
 
-run_identity identity(const std::string& kernel) {
+run_identity replay_identity(const std::string& kernel) {
     run_identity id;
     id.config_path = "k.yaml";
     id.kernel_name = kernel;
@@ -140,7 +140,7 @@ TEST_CASE("replay of a hone database, and one with several runs") {
     const std::string db = dir.file("r.db");
     {
         results_store s(db);
-        const int64_t run = s.begin_run(identity("scale"));
+        const int64_t run = s.begin_run(replay_identity("scale"));
         s.put(run, hone_record(64, false, 10.0));
         s.put(run, hone_record(128, false, 8.0));
         s.put(run, hone_record(64, true, std::nullopt));
@@ -162,7 +162,7 @@ TEST_CASE("replay of a hone database, and one with several runs") {
 
     {
         results_store st(db);
-        st.put(st.begin_run(identity("other")), hone_record(64, false, 1.0));
+        st.put(st.begin_run(replay_identity("other")), hone_record(64, false, 1.0));
     }
     try {
         load_recorded_space(db);
@@ -256,8 +256,8 @@ TEST_CASE("hone replay refuses bad input with exit code 2 and says why") {
     dir.write("bad.db", std::string("SQLite format 3\0", 16) + std::string(200, 'x'));
     {
         results_store s(dir.file("two.db"));
-        s.put(s.begin_run(identity("a")), hone_record(64, false, 1.0));
-        s.put(s.begin_run(identity("b")), hone_record(64, false, 1.0));
+        s.put(s.begin_run(replay_identity("a")), hone_record(64, false, 1.0));
+        s.put(s.begin_run(replay_identity("b")), hone_record(64, false, 1.0));
     }
     const std::pair<std::string, std::string> cases[] = {
         {ok + " --strategy anealing", "expected one of: auto, exhaustive, random"},

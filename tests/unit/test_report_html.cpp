@@ -19,7 +19,7 @@ using namespace hone::report_detail;
 
 namespace {
 
-eval_record timed(param_list params, double median_us, status st = status::ok) {
+eval_record timed_params(param_list params, double median_us, status st = status::ok) {
     eval_record r;
     r.params = std::move(params);
     for (const auto& [n, v] : r.params)
@@ -41,7 +41,7 @@ std::vector<eval_record> constructed_space() {
     for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 2; ++b)
             for (int c = 0; c < 2; ++c)
-                out.push_back(timed(
+                out.push_back(timed_params(
                     {{"A", int64_t{a}}, {"B", std::string(b ? "float4" : "float")}, {"C", c == 1}},
                     a_time[a] * b_factor[b]));
     return out;
@@ -73,8 +73,8 @@ TEST_CASE("report: quantiles and boxes") {
 
 TEST_CASE("report: scoring a run keeps every value on the axes and only timed records") {
     auto records = constructed_space();
-    records.push_back(timed({{"A", int64_t{3}}, {"B", std::string("float")}, {"C", false}}, 0,
-                            status::compile_error));
+    records.push_back(timed_params({{"A", int64_t{3}}, {"B", std::string("float")}, {"C", false}},
+                                   0, status::compile_error));
     const scored_run s = score_run(records, rank_by::time);
     CHECK(s.names == std::vector<std::string>{"A", "B", "C"});
     CHECK(s.values[0].size() == 4);  // A=3 only failed, but is a value of the axis
@@ -93,7 +93,8 @@ TEST_CASE("report: sensitivity is the share of variance of log time each paramet
     CHECK(near(eta[1], vb / (va + vb)));
     CHECK(eta[2] < 1e-12);
     // No spread at all: nothing to explain.
-    std::vector<eval_record> flat = {timed({{"A", int64_t{1}}}, 5), timed({{"A", int64_t{2}}}, 5)};
+    std::vector<eval_record> flat = {timed_params({{"A", int64_t{1}}}, 5),
+                                     timed_params({{"A", int64_t{2}}}, 5)};
     CHECK(sensitivity(score_run(flat, rank_by::time))[0] == 0);
 }
 
@@ -158,9 +159,10 @@ TEST_CASE("report: random search's expected best equals enumeration over every d
 }
 
 TEST_CASE("report: best so far follows the stored order; time spent sums the steps") {
-    std::vector<eval_record> records = {
-        timed({{"A", int64_t{1}}}, 0, status::compile_error), timed({{"A", int64_t{2}}}, 9),
-        timed({{"A", int64_t{3}}}, 12), timed({{"A", int64_t{4}}}, 4)};
+    std::vector<eval_record> records = {timed_params({{"A", int64_t{1}}}, 0, status::compile_error),
+                                        timed_params({{"A", int64_t{2}}}, 9),
+                                        timed_params({{"A", int64_t{3}}}, 12),
+                                        timed_params({{"A", int64_t{4}}}, 4)};
     CHECK(best_so_far(records, rank_by::time) == std::vector<double>{0, 9, 9, 4});
     records[1].compile_ms = 1500;
     records[1].gpu.steps = {0.5, 0.25, 0.125, 2, 3};
@@ -219,8 +221,8 @@ TEST_CASE("report: one page, every section, no script, no network, text escaped"
     auto records = constructed_space();
     records[3].params[1].second = std::string("<float&4>");
     records[3].key = "A=1,B=<float&4>,C=true";
-    records.push_back(timed({{"A", int64_t{9}}, {"B", std::string("float")}, {"C", false}}, 0,
-                            status::runtime_fault));
+    records.push_back(timed_params({{"A", int64_t{9}}, {"B", std::string("float")}, {"C", false}},
+                                   0, status::runtime_fault));
     records.back().message = "CUDA_ERROR_ILLEGAL_ADDRESS <700>\nsecond line";
     records[0].compile_ms = 100;
     report_run a{{}, records, "a.db"};
@@ -271,7 +273,7 @@ TEST_CASE("report: a parameter of 100,000 values is scored and noted, not drawn 
     const int n = 100'000;
     for (int i = 0; i < n; ++i)
         records.push_back(
-            timed({{"X", int64_t{n - i}}, {"V", int64_t{i % 3}}}, 1.0 + (i * 7) % 13));
+            timed_params({{"X", int64_t{n - i}}, {"V", int64_t{i % 3}}}, 1.0 + (i * 7) % 13));
     const scored_run s = score_run(records, rank_by::time);
     REQUIRE(s.values.size() == 2);
     CHECK(s.values[0].size() == static_cast<std::size_t>(n));

@@ -35,7 +35,7 @@ TEST_CASE("name families: the first word with a digit, vendor words skipped") {
 }
 
 TEST_CASE("exact: a tuned entry of this device and these sizes, its best valid configuration") {
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     const std::vector<tuned_entry> entries = {
         entry(s, gpu, {{"N", 1024}}, {{va(128, 4), 1.0}, {va(64, 2), 1.1}}),
         entry(s, gpu, {{"N", 4096}}, {{va(256, 2), 1.0}}),
@@ -63,7 +63,7 @@ TEST_CASE("exact: a tuned entry of this device and these sizes, its best valid c
 
 TEST_CASE(
     "nearest, 1-D: linear interpolation of relative time in log2(N) between the bracketing sizes") {
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     // A is the best at 2^10 and poor at 2^20, B the reverse, C second best at both.
     const params A = va(64, 1), B = va(256, 4), C = va(128, 2);
     const std::vector<tuned_entry> entries = {
@@ -73,7 +73,7 @@ TEST_CASE(
     SUBCASE("near the small size: its best") {
         const kernel_selection sel = pick(s, entries, {1 << 11});
         CHECK(sel.tier == selection_tier::nearest);
-        CHECK(sel.key == key_of(A));
+        CHECK(sel.key == params_key(A));
         // Weights 1/d: 9/10 on 2^10, 1/10 on 2^20.
         REQUIRE(sel.neighbours.size() == 2);
         CHECK(sel.predicted_rel == doctest::Approx(0.9 * 1.0 + 0.1 * 1.6));
@@ -83,20 +83,20 @@ TEST_CASE(
     SUBCASE("midway: the configuration good at both, which no single size ranks first") {
         const kernel_selection sel = pick(s, entries, {1 << 15});
         CHECK(sel.tier == selection_tier::nearest);
-        CHECK(sel.key == key_of(C));
+        CHECK(sel.key == params_key(C));
         CHECK(sel.predicted_rel == doctest::Approx(1.08));
         // "Nearest volume" takes one neighbour's best, 30% slower at the other.
         const select_inputs in{s, entries, kernel_source_hash(s), "spec", "13.0"};
         const auto vol = runtime::select_nearest_volume(in, h100(), {1 << 15});
         REQUIRE(vol);
-        CHECK((vol->key == key_of(A) || vol->key == key_of(B)));
+        CHECK((vol->key == params_key(A) || vol->key == params_key(B)));
     }
     SUBCASE("near the large size") {
-        CHECK(pick(s, entries, {1 << 19}).key == key_of(B));
+        CHECK(pick(s, entries, {1 << 19}).key == params_key(B));
     }
     SUBCASE("beyond the tuned range: the nearest size alone") {
         const kernel_selection sel = pick(s, entries, {1 << 24});
-        CHECK(sel.key == key_of(B));
+        CHECK(sel.key == params_key(B));
         REQUIRE(sel.neighbours.size() == 1);
         CHECK(sel.neighbours[0].first == "N=1048576");
         CHECK(sel.neighbours[0].second == doctest::Approx(1.0));
@@ -108,13 +108,13 @@ TEST_CASE(
         more[1].configs.insert(more[1].configs.begin(), tuned_config{va(128, 4), 10, 10, 1.0});
         for (std::size_t i = 1; i < more[1].configs.size(); ++i) more[1].configs[i].rel += 0.01;
         const kernel_selection sel = pick(s, more, {1 << 15});
-        CHECK(sel.key == key_of(C));
+        CHECK(sel.key == params_key(C));
     }
 }
 
 TEST_CASE("nearest: only configurations valid at the requested size") {
     // N % VEC == 0: at N = 2^15 + 2, VEC = 4 is invalid, VEC = 2 valid.
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     const std::vector<tuned_entry> entries = {
         entry(s, gpu, {{"N", 1 << 14}}, {{va(128, 4), 1.0}, {va(128, 2), 1.05}, {va(64, 1), 1.3}}),
         entry(s, gpu, {{"N", 1 << 16}}, {{va(128, 4), 1.0}, {va(128, 2), 1.02}, {va(64, 1), 1.4}}),
@@ -136,7 +136,7 @@ TEST_CASE("nearest: only configurations valid at the requested size") {
 
 TEST_CASE(
     "nearest, 2-D: distance in log2 space per dimension, the nearest tuned size in each quadrant") {
-    const spec s = load(spec_2d());
+    const spec s = load_synthetic(spec_2d());
     auto at = [&](int64_t m, int64_t n, int64_t best, int64_t second) {
         return entry(s, gpu, {{"M", m}, {"N", n}}, {{tile(best), 1.0}, {tile(second), 1.2}});
     };
@@ -215,7 +215,7 @@ launch: {{grid: [N / TILE, M / TILE], block: [TILE, TILE]}}
 }
 
 TEST_CASE("architecture: another GPU of this name family and architecture; never another family") {
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     const std::vector<tuned_entry> entries = {
         entry(s, "NVIDIA H100 PCIe", {{"N", 1024}}, {{va(64, 2), 1.0}}),
         entry(s, "NVIDIA A100-SXM4-80GB", {{"N", 1024}}, {{va(128, 1), 1.0}}, "sm_80"),
@@ -242,7 +242,7 @@ TEST_CASE("architecture: another GPU of this name family and architecture; never
 }
 
 TEST_CASE("stale entries (the kernel source changed since tuning) are skipped with a note") {
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     std::vector<tuned_entry> entries = {entry(s, gpu, {{"N", 1024}}, {{va(64, 2), 1.0}}),
                                         entry(s, gpu, {{"N", 4096}}, {{va(128, 4), 1.0}})};
     entries[0].source_hash = "older source";
@@ -262,7 +262,7 @@ TEST_CASE("stale entries (the kernel source changed since tuning) are skipped wi
 }
 
 TEST_CASE("a spec hash other than the current one is used, with a note") {
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     std::vector<tuned_entry> entries = {entry(s, gpu, {{"N", 1024}}, {{va(64, 2), 1.0}})};
     entries[0].spec_hash = "another";
     const kernel_selection sel = pick(s, entries, {1024});
@@ -272,7 +272,7 @@ TEST_CASE("a spec hash other than the current one is used, with a note") {
 }
 
 TEST_CASE("entries naming other problem sizes than the spec are skipped") {
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     const std::vector<tuned_entry> entries = {entry(s, gpu, {{"M", 1024}}, {{va(64, 2), 1.0}})};
     const kernel_selection sel = pick(s, entries, {1024});
     CHECK(sel.tier == selection_tier::fallback);
@@ -283,7 +283,7 @@ TEST_CASE("entries naming other problem sizes than the spec are skipped") {
 }
 
 TEST_CASE("duplicates of one size: the run with this NVRTC, then the newest") {
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     std::vector<tuned_entry> entries = {entry(s, gpu, {{"N", 1024}}, {{va(64, 2), 1.0}}),
                                         entry(s, gpu, {{"N", 1024}}, {{va(128, 2), 1.0}}),
                                         entry(s, gpu, {{"N", 1024}}, {{va(256, 2), 1.0}})};
@@ -295,7 +295,7 @@ TEST_CASE("duplicates of one size: the run with this NVRTC, then the newest") {
 
 TEST_CASE(
     "default: the verify reference when valid, else the first valid configuration, else an error") {
-    const spec s = load(spec_1d("N % BLOCK == 0"));
+    const spec s = load_synthetic(spec_1d("N % BLOCK == 0"));
     const kernel_selection ref = pick(s, {}, {1024});
     CHECK(ref.tier == selection_tier::fallback);
     CHECK(ref.key == "BLOCK=256,VEC=1");
@@ -314,7 +314,7 @@ TEST_CASE(
 
 TEST_CASE(
     "validity re-evaluates constraints, launch dimensions and buffer counts at the new sizes") {
-    const spec s = load(spec_2d());
+    const spec s = load_synthetic(spec_2d());
     std::string why;
     const bindings ok = runtime::size_scope(s, {256, 256}, h100());
     CHECK(runtime::valid_config(s, ok, tile(32), &why));
@@ -329,7 +329,7 @@ TEST_CASE(
         runtime::valid_config(s, ok, {{"TILE", 32.0}}, &why));  // a real is not the integer 32
     // A block of 64 x 64 threads: launch dimensions are valid, the device limit is a constraint's
     // job.
-    const spec zero = load(spec_1d());
+    const spec zero = load_synthetic(spec_1d());
     CHECK_FALSE(
         runtime::valid_config(zero, runtime::size_scope(zero, {0}, h100()), va(64, 1), &why));
 }

@@ -71,7 +71,7 @@ TEST_CASE("shards: every key in exactly one shard, the parts even, the budget sh
 
 namespace {
 
-const char* kernel_source = R"(
+const char* shard_kernel = R"(
 extern "C" __global__ void scale(float* x, long long n) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i < n) x[i] *= X * Y;
@@ -79,9 +79,9 @@ extern "C" __global__ void scale(float* x, long long n) {
 )";
 
 // Answers each job with a median of X + Y/10 microseconds, one job at a time.
-class fake_session final : public gpu_session {
+class fake_shard_session final : public gpu_session {
   public:
-    explicit fake_session(std::string uuid) {
+    explicit fake_shard_session(std::string uuid) {
         info_.attrs = nominal_device("sm_90").value();
         info_.uuid = std::move(uuid);
     }
@@ -106,7 +106,7 @@ class fake_session final : public gpu_session {
 struct sharded {
     temp_dir dir;
     explicit sharded(const std::string& search) {
-        dir.write("scale.cu", kernel_source);
+        dir.write("scale.cu", shard_kernel);
         dir.write("scale.yaml",
                   "kernel: {source: scale.cu, name: scale}\n"
                   "problem: {N: 4096}\n"
@@ -119,7 +119,7 @@ struct sharded {
     }
     tune_result run(const std::string& db, shard_spec shard, const std::string& uuid = "GPU-a") {
         tune_options opt;
-        opt.session = std::make_shared<fake_session>(uuid);
+        opt.session = std::make_shared<fake_shard_session>(uuid);
         opt.jobs = 1;
         opt.cache_dir = dir.file("cache");
         opt.output = dir.file(db.c_str());

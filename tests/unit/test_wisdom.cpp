@@ -16,7 +16,7 @@ using namespace rt_test;
 namespace {
 
 std::vector<tuned_entry> sample_entries() {
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     std::vector<tuned_entry> out = {
         entry(s, "NVIDIA H100 80GB HBM3", {{"N", 4096}},
               {{va(128, 4), 1.0}, {va(64, 2), 1.25}, {va(256, 1), 2.5}}),
@@ -180,7 +180,7 @@ TEST_CASE("read_tuned: a missing path, a folder, a database, a foreign database"
 
 TEST_CASE("a results database as tuned entries: every ranked configuration, relative to the best") {
     temp_dir t;
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     {
         results_store db(t.file("r.db"));
         add_run(db, s, "NVIDIA H100 80GB HBM3", "N=1024",
@@ -198,21 +198,21 @@ TEST_CASE("a results database as tuned entries: every ranked configuration, rela
     CHECK(a.objective == "time");
     REQUIRE(a.configs.size() == 3);  // the wrong_result is not ranked
     CHECK(a.ranked == 3);
-    CHECK(key_of(a.configs[0].params) == "BLOCK=128,VEC=2");
+    CHECK(params_key(a.configs[0].params) == "BLOCK=128,VEC=2");
     CHECK(a.configs[1].rel == doctest::Approx(1.25));
     CHECK(a.configs[2].rel == doctest::Approx(2.0));
     CHECK(a.configs[2].objective == doctest::Approx(20.0));
     CHECK_FALSE(a.tuned_at.empty());
     // Ranked by GB/s: 1000/4 = 250 GB/s best, 125 relative 2.
     CHECK(b.objective == "gbps");
-    CHECK(key_of(b.configs[0].params) == "BLOCK=128,VEC=2");
+    CHECK(params_key(b.configs[0].params) == "BLOCK=128,VEC=2");
     CHECK(b.configs[0].objective == doctest::Approx(250.0));
     CHECK(b.configs[1].rel == doctest::Approx(2.0));
 }
 
 TEST_CASE("hone export --wisdom: writes, merges, and refuses what it must not overwrite") {
     temp_dir t;
-    const spec s = load(spec_1d());
+    const spec s = load_synthetic(spec_1d());
     {
         results_store db(t.file("r.db"));
         add_run(db, s, "NVIDIA H100 80GB HBM3", "N=1024", {{va(64, 1), 20.0}, {va(128, 2), 10.0}});
@@ -221,7 +221,7 @@ TEST_CASE("hone export --wisdom: writes, merges, and refuses what it must not ov
         results_store empty(t.file("empty.db"));
     }
     const std::string w = t.file("w.json");
-    run_result r = hone_cli(fmt::format("export {} --wisdom {}", t.file("r.db"), w));
+    cli_output r = hone_cli(fmt::format("export {} --wisdom {}", t.file("r.db"), w));
     CHECK(r.rc == 0);
     CHECK(r.output.find("1 entries (1 kernel, 1 device)") != std::string::npos);
     CHECK(read_tuned(w).size() == 1);

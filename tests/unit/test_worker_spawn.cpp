@@ -21,6 +21,7 @@
 #include "driver/gpu.hpp"
 #include "hone/error.hpp"
 #include "process/worker_process.hpp"
+#include "scoped_env.hpp"
 #include "temp_dir.hpp"
 #include "worker/protocol.hpp"
 
@@ -115,22 +116,6 @@ struct busy_application {
         ::close(leaked_pipe[1]);
         ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
         ::sigaction(SIGUSR1, &old_usr1, nullptr);
-    }
-};
-
-struct scoped_env {
-    std::string name;
-    std::optional<std::string> old;
-    scoped_env(const char* n, const std::string& value) : name(n) {
-        if (const char* v = ::getenv(n)) old = v;
-        ::setenv(n, value.c_str(), 1);
-    }
-    ~scoped_env() {
-        if (old) {
-            ::setenv(name.c_str(), old->c_str(), 1);
-        } else {
-            ::unsetenv(name.c_str());
-        }
     }
 };
 
