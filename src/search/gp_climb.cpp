@@ -44,9 +44,7 @@ constexpr std::size_t model_best = 100;    // of which the best ones (the rest d
 constexpr double failure_margin = 0.5;     // a failure scores this much over the worst (log)
 constexpr double noise = 1e-3;
 const std::vector<double> length_scales = {0.15, 0.3, 0.6, 1.2};
-// A descent's neighbours: any other value of a parameter of up to this many values, the next
-// value up or down of a longer list.
-constexpr uint32_t any_value_up_to = 4;
+constexpr uint32_t any_value_up_to = descent_any_value_up_to;  // a descent's neighbours
 // The skill is measured over the latest proposals, once there are enough to rank.
 constexpr std::size_t skill_window = 60;
 constexpr std::size_t skill_min = 10;

@@ -187,16 +187,8 @@ class gp_sweep final : public strategy {
         while (!todo_.empty() && seen_.count(todo_.back())) todo_.pop_back();
         if (!todo_.empty()) return true;
         if (!best_point_ || !polished_.insert(*best_point_).second) return false;
-        const point& c = *best_point_;
-        for (std::size_t i = 0; i < c.size(); ++i) {
-            const uint32_t card = d_.cardinality(i);
-            for (uint32_t k = 0; k < card; ++k) {
-                if (k == c[i] || (card > 4 && k + 1 != c[i] && k != c[i] + 1)) continue;
-                point q = c;
-                q[i] = k;
-                if (d_.contains(q) && !seen_.count(q)) todo_.push_back(std::move(q));
-            }
-        }
+        for (point& q : domain_neighbours(d_, *best_point_, true, descent_any_value_up_to))
+            if (!seen_.count(q)) todo_.push_back(std::move(q));
         std::shuffle(todo_.begin(), todo_.end(), rng_);
         return !todo_.empty();
     }

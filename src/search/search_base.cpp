@@ -91,26 +91,40 @@ std::optional<point> search_base::fresh_sample() {
     return std::nullopt;
 }
 
-std::vector<point> search_base::neighbours(const point& p, bool adjacent_only,
-                                           uint32_t any_value_up_to) const {
-    std::vector<point> out;
-    for (std::size_t i = 0; i < p.size(); ++i)
-        for (uint32_t k : moves(p, i, adjacent_only, any_value_up_to)) {
-            point q = p;
-            q[i] = k;
-            if (d_.contains(q)) out.push_back(std::move(q));
-        }
-    return out;
-}
+namespace {
 
-std::vector<uint32_t> search_base::moves(const point& p, std::size_t i, bool adjacent_only,
-                                         uint32_t any_value_up_to) const {
-    const uint32_t card = d_.cardinality(i);
+std::vector<uint32_t> domain_moves(const search_domain& d, const point& p, std::size_t i,
+                                   bool adjacent_only, uint32_t any_value_up_to) {
+    const uint32_t card = d.cardinality(i);
     const bool adjacent = adjacent_only && card > any_value_up_to;
     std::vector<uint32_t> out;
     for (uint32_t k = 0; k < card; ++k)
         if (k != p[i] && (!adjacent || k + 1 == p[i] || k == p[i] + 1)) out.push_back(k);
     return out;
+}
+
+}  // namespace
+
+std::vector<point> domain_neighbours(const search_domain& d, const point& p, bool adjacent_only,
+                                     uint32_t any_value_up_to) {
+    std::vector<point> out;
+    for (std::size_t i = 0; i < p.size(); ++i)
+        for (uint32_t k : domain_moves(d, p, i, adjacent_only, any_value_up_to)) {
+            point q = p;
+            q[i] = k;
+            if (d.contains(q)) out.push_back(std::move(q));
+        }
+    return out;
+}
+
+std::vector<point> search_base::neighbours(const point& p, bool adjacent_only,
+                                           uint32_t any_value_up_to) const {
+    return domain_neighbours(d_, p, adjacent_only, any_value_up_to);
+}
+
+std::vector<uint32_t> search_base::moves(const point& p, std::size_t i, bool adjacent_only,
+                                         uint32_t any_value_up_to) const {
+    return domain_moves(d_, p, i, adjacent_only, any_value_up_to);
 }
 
 }  // namespace hone

@@ -25,6 +25,15 @@ using point_set = std::unordered_set<point, point_hash>;
 template <class V>
 using point_map = std::unordered_map<point, V, point_hash>;
 
+// Valid points of `d` that differ from p in one parameter: any other value, or only the values
+// next to it in its list; with adjacent_only, a parameter of at most any_value_up_to values
+// still takes any other value. In parameter order, then value order.
+std::vector<point> domain_neighbours(const search_domain& d, const point& p, bool adjacent_only,
+                                     uint32_t any_value_up_to = 0);
+// A descent's neighbours (gp_climb's, sweep's reach 1, gp_sweep's polish): any other value of a
+// parameter of up to this many values, the next value up or down of a longer list.
+constexpr uint32_t descent_any_value_up_to = 4;
+
 // Outcomes as the strategies compare them: log of the time (or of 1/throughput, as the tuner
 // passes throughput negated), so that ratios, not differences, matter.
 inline double log_score(double objective) {

@@ -14,10 +14,6 @@
 namespace hone {
 namespace {
 
-// With reach 1, a centre's neighbours are those of gp_climb's descents: any other value of a
-// parameter of up to this many values, the next value up or down of a longer list.
-constexpr uint32_t near_values = 4;
-
 class sweep final : public search_base {
   public:
     sweep(const search_domain& d, const strategy_setup& s)
@@ -45,8 +41,8 @@ class sweep final : public search_base {
                     centre_ = p, centre_score_ = *s;
             }
             if (!centre_) return false;
-            for (auto& q :
-                 near_ ? neighbours(*centre_, true, near_values) : neighbours(*centre_, false))
+            for (auto& q : near_ ? neighbours(*centre_, true, descent_any_value_up_to)
+                                 : neighbours(*centre_, false))
                 if (!seen(q)) todo_.push_back(std::move(q));
             for (std::size_t i = todo_.size(); i > 1; --i) std::swap(todo_[i - 1], todo_[below(i)]);
         }
