@@ -50,7 +50,7 @@ void in_process_session::choose_timer(prepare_report& report) {
     if (asked == "cupti") {
         c = cupti_timer::enable(why);
         usable = c != nullptr;
-    } else if (asked == "profiler" || asked == "auto") {
+    } else if (timer_wants_profiler(asked)) {
         enable_profiler();
         usable = profiler_ != nullptr;
         if (!usable) why = *profiler_why_;
