@@ -260,8 +260,10 @@ void in_process_session::sample(kernel_launch& k, const sample_mode& mode,
     double span_ms = warm.busy_ms;  // the first launch and the warm-up's batches
     bool retried = false;
     for (;;) {
-        std::size_t count =
-            next_round(r.samples_us.size(), min_n, max_n, criterion.wanted(r.samples_us));
+        // One sample a round needs no prediction (it would summarise the samples once more a
+        // round, beside the stopping rule's own summary).
+        std::size_t count = next_round(r.samples_us.size(), min_n, max_n,
+                                       one_a_round ? 0 : criterion.wanted(r.samples_us));
         if (one_a_round) count = std::min<std::size_t>(count, 1);
         if (count == 0) break;
         const round_result round = take_round(k, mode, count, cover_us, timer, r.samples_us);
