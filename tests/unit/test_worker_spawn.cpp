@@ -366,3 +366,18 @@ TEST_CASE("a worker ended by its destructor is reaped, not left a zombie") {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     CHECK_FALSE(fs::exists(fmt::format("/proc/{}", pid)));
 }
+
+TEST_CASE("hone-worker gpu reads --warm-profiler as an integer and refuses anything else") {
+    worker_process bad(worker_role_command("gpu", {"--device", "0", "--warm-profiler", "yes"}));
+    const worker_reply r = bad.receive(60);
+    REQUIRE(std::holds_alternative<worker_exit>(r));
+    CHECK(std::get<worker_exit>(r).reason == "exit code 2");
+    CHECK(bad.take_output().find("'--warm-profiler' needs an integer") != std::string::npos);
+    // 0 is taken: the worker serves; without a driver its hello is an error, with one a hello.
+    worker_process ok(worker_role_command("gpu", {"--device", "0", "--warm-profiler", "0"}));
+    REQUIRE(ok.send({{"type", "hello"}, {"version", worker_protocol_version}}));
+    const worker_reply h = ok.receive(120);
+    REQUIRE(std::holds_alternative<nlohmann::json>(h));
+    const std::string type = std::get<nlohmann::json>(h).value("type", "");
+    CHECK((type == "hello" || type == "error"));
+}
