@@ -1,6 +1,7 @@
 // The cache key covers everything that determines the binary: the source, the text of every
 // file it includes ("..." and <...> found in its folder or the -I dirs, recursively), the
-// options, the kernel name and the NVRTC version (which also versions NVRTC's own headers).
+// options, the kernel name and the NVRTC version (which also versions NVRTC's own headers and
+// the toolkit's, whose folders compile_nvrtc adds: their hundreds of files are not read).
 #include <filesystem>
 #include <fstream>
 #include <optional>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compile/compile.hpp"
+#include "compile/toolkit_include.hpp"
 
 namespace hone {
 namespace {
@@ -73,6 +74,10 @@ void run_compile(nvrtcProgram p, const compile_request& req, double timeout_s, c
     }
     std::vector<const char*> opts;
     for (const auto& o : req.options) opts.push_back(o.c_str());
+    // After the request's own -I folders: the toolkit's, found where this process compiles.
+    std::vector<std::string> toolkit;
+    for (const auto& dir : toolkit_includes()) toolkit.push_back("-I" + dir);
+    for (const auto& o : toolkit) opts.push_back(o.c_str());
     // NVRTC 12.9+ keeps its own cache in the driver's compute cache. A hit there skips ptxas, so
     // the log loses the resource report (registers, spills), and NVRTC initialises the driver in
     // the compiling process. hone caches compiled kernels itself.

@@ -6,7 +6,9 @@
 #include <regex>
 
 #include "compile/compile.hpp"
+#include "compile/toolkit_include.hpp"
 #include "hone/spec.hpp"
+#include "scoped_env.hpp"
 #include "space/space.hpp"
 #include "temp_dir.hpp"
 
@@ -130,6 +132,37 @@ TEST_CASE("compile_nvrtc reports a syntax error with its line, without throwing"
     CHECK_FALSE(r.timed_out);
     CHECK(r.cubin.empty());
     CHECK(r.log.find("broken.cu(3): error") != std::string::npos);
+}
+
+TEST_CASE("find_toolkit_includes takes the first folder with cuda_fp16.h, and its cccl/") {
+    temp_dir t;
+    std::filesystem::create_directories(t.path / "bare");
+    std::filesystem::create_directories(t.path / "old");
+    std::filesystem::create_directories(t.path / "new" / "cccl");
+    t.write("old/cuda_fp16.h", "");
+    t.write("new/cuda_fp16.h", "");
+    const std::string bare = t.file("bare"), old_dir = t.file("old"), new_dir = t.file("new");
+    CHECK(find_toolkit_includes({bare, t.file("none")}).empty());
+    CHECK(find_toolkit_includes({bare, old_dir, new_dir}) == std::vector<std::string>{old_dir});
+    CHECK(find_toolkit_includes({new_dir, old_dir}) ==
+          std::vector<std::string>{new_dir, new_dir + "/cccl"});
+    scoped_env own("HONE_CUDA_INCLUDE", new_dir);
+    CHECK(toolkit_include_candidates().front() == new_dir);
+}
+
+// The toolkit that builds hone has cuda_fp16.h; NVRTC alone does not find it.
+TEST_CASE("compile_nvrtc finds the toolkit's headers without -I") {
+    REQUIRE_FALSE(toolkit_includes().empty());
+    compile_request req = scale_request("");
+    req.plain_name = "halve";
+    req.source =
+        "#include <cuda_fp16.h>\n"
+        "extern \"C\" __global__ void halve(__half* x) { x[0] = __hmul(x[0], __float2half(0.5f)); "
+        "}\n";
+    req.source_name = "halve.cu";
+    const compile_result r = compile_nvrtc(req);
+    INFO(r.log);
+    CHECK(r.ok);
 }
 
 TEST_CASE("compile_nvrtc cancels a compile past its deadline") {
