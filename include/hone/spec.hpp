@@ -34,6 +34,7 @@ struct problem_size {
     std::string name;
     int64_t value = 0;
     source_pos pos;
+    bool define = true;  // passed to the source as -DNAME=value (problem: {N: {define: false}})
 };
 
 struct param_spec {

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cctype>
 #include <regex>
 #include <set>
+#include <vector>
 
 namespace hone {
 namespace {
@@ -44,9 +47,39 @@ std::set<std::string> template_parameter_names(const std::string& source) {
     return out;
 }
 
-}  // namespace
+// The identifiers under NVRTC's carets: each error is printed as "file(line): error: ...", the
+// source line as written (before macros), and a line with '^' under the token it stopped at.
+// Only syntax errors ("expected ..."), which a macro's value standing for a name causes.
+std::vector<std::string> names_at_carets(std::string_view log) {
+    std::vector<std::string_view> lines;
+    for (std::size_t at = 0; at < log.size();) {
+        const std::size_t eol = std::min(log.find('\n', at), log.size());
+        lines.push_back(log.substr(at, eol - at));
+        at = eol + 1;
+    }
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i + 2 < lines.size(); ++i) {
+        if (lines[i].find(": error: expected") == std::string_view::npos) continue;
+        const std::string_view code = lines[i + 1], caret = lines[i + 2];
+        const std::size_t col = caret.find('^');
+        if (col == std::string_view::npos ||
+            caret.find_first_not_of(" \t^") != std::string_view::npos || col >= code.size())
+            continue;
+        auto word = [&](std::size_t k) {
+            const char c = code[k];
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        };
+        if (!word(col)) continue;
+        std::size_t b = col, e = col;
+        while (b > 0 && word(b - 1)) --b;
+        while (e < code.size() && word(e)) ++e;
+        if (std::isdigit(static_cast<unsigned char>(code[b]))) continue;
+        out.emplace_back(code.substr(b, e - b));
+    }
+    return out;
+}
 
-std::string compile_hint(const spec& s, std::string_view log) {
+std::string template_hint(const spec& s, std::string_view log) {
     // NVRTC's words when a macro's value stands where a template parameter's name should be
     // ("template <int 256>"), and where the template is then used.
     if (log.find("expected a \",\" or \">\"") == std::string_view::npos &&
@@ -63,6 +96,38 @@ std::string compile_hint(const spec& s, std::string_view log) {
         "parameter `define: false` in params (or set kernel.define_placeholders: false when the "
         "kernel's name passes it as a {{PARAM}} placeholder)",
         clashes.size() > 1 ? "s" : "", fmt::join(clashes, ", "), clashes.size() > 1 ? "" : "s");
+}
+
+// A name the source declares (a function parameter, a header's template parameter) that is
+// also a -D macro: NVRTC stops at it with "expected ...", its caret under the name.
+std::string macro_name_hint(const spec& s, std::string_view log) {
+    for (const std::string& name : names_at_carets(log)) {
+        for (const auto& p : s.problem)
+            if (p.define && p.name == name)
+                return fmt::format(
+                    "hint: `{0}` is a problem size, which hone passes as the macro -D{0}={1}: "
+                    "where the source or a header it includes declares a name `{0}`, the macro "
+                    "replaces it with the number. Rename it, or keep the size out of the macros "
+                    "with `define: false` (problem: {{{0}: {{value: {1}, define: false}}}})",
+                    name, p.value);
+        for (const auto& p : s.params)
+            if (p.define && p.name == name)
+                return fmt::format(
+                    "hint: `{0}` is a tuning parameter, which hone passes as the macro "
+                    "-D{0}=<value>: where the source or a header it includes declares a name "
+                    "`{0}`, the macro replaces it. Rename it, or give the parameter "
+                    "`define: false` in params (it then reaches the kernel only through a "
+                    "{{{0}}} placeholder of the kernel's name)",
+                    name);
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string compile_hint(const spec& s, std::string_view log) {
+    if (std::string hint = template_hint(s, log); !hint.empty()) return hint;
+    return macro_name_hint(s, log);
 }
 
 }  // namespace hone

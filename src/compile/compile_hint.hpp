@@ -7,9 +7,10 @@
 
 namespace hone {
 
-// "" or one line starting with "hint: ", for a failed compile's log. Today: a template parameter
-// of the kernel that shares its name with a parameter passed as a -D macro (the macro replaces
-// the name in the template's parameter list, and NVRTC reports a syntax error there).
+// "" or one line starting with "hint: ", for a failed compile's log: a name the kernel or a header
+// declares that is also a -D macro (a tuning parameter or a problem size), so that the macro
+// replaces it and NVRTC reports a syntax error there: a template parameter of the kernel named
+// like a tuning parameter, or the name under an "expected ..." error's caret.
 std::string compile_hint(const spec& s, std::string_view log);
 
 }  // namespace hone

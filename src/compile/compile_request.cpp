@@ -1,6 +1,7 @@
 // From a configuration to the NVRTC option list: every problem size and parameter becomes a
-// macro, so kernels read them as compile-time constants; a parameter with define: false does
-// not (it reaches the kernel only through a {PARAM} placeholder of the name).
+// macro, so kernels read them as compile-time constants; one with define: false does not (a
+// parameter then reaches the kernel only through a {PARAM} placeholder of the name, a size
+// through the kernel's arguments).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -21,7 +22,8 @@ compile_request base_request(const spec& s, const config& c, const bindings& sco
     r.source = s.kernel.source_text;
     r.source_name = s.kernel.source_path;
     r.options.push_back("--gpu-architecture=" + arch);
-    for (const auto& p : s.problem) r.options.push_back(fmt::format("-D{}={}", p.name, p.value));
+    for (const auto& p : s.problem)
+        if (p.define) r.options.push_back(fmt::format("-D{}={}", p.name, p.value));
     for (std::size_t i = 0; i < s.params.size() && i < c.values.size(); ++i) {
         if (!s.params[i].define) continue;  // a template argument only
         r.options.push_back(fmt::format("-D{}={}", s.params[i].name, define_text(c.values[i])));

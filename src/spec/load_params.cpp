@@ -33,9 +33,18 @@ void load_problem(const doc& d, const entry* e, const std::map<std::string, int6
             check_new_name(d, item.key_node, item.key, s);
             problem_size p{item.key, 0, value_pos(d, item)};
             const auto it = overrides.find(item.key);
-            if (item.value.IsSequence()) {  // a size list: one run per value
+            // The map form: {value: SIZE or [SIZES], define: false}.
+            YAML::Node value = item.value;
+            if (item.value.IsMap()) {
+                const auto m = read_map(d, item.value, "problem." + item.key, {"value", "define"});
+                const entry* v = find(m, "value");
+                if (!v) fail(d, item.value, fmt::format("problem.{} needs a value", item.key));
+                value = v->value;
+                if (const entry* def = find(m, "define")) p.define = read_bool(d, def->value);
+            }
+            if (value.IsSequence()) {  // a size list: one run per value
                 std::vector<int64_t> values;
-                for (const YAML::Node& v : read_list(d, item.value, "problem sizes")) {
+                for (const YAML::Node& v : read_list(d, value, "problem sizes")) {
                     const int64_t x = read_int(d, v);
                     if (x <= 0) fail(d, v, fmt::format("expected a positive integer, got {}", x));
                     if (std::find(values.begin(), values.end(), x) != values.end())
@@ -43,14 +52,14 @@ void load_problem(const doc& d, const entry* e, const std::map<std::string, int6
                     values.push_back(x);
                 }
                 if (values.empty())
-                    fail(d, item.value, "an empty list of sizes: give at least one value");
+                    fail(d, value, "an empty list of sizes: give at least one value");
                 p.value = it != overrides.end() ? it->second : values.front();
                 s.problem_lists.emplace_back(item.key, std::move(values));
                 s.problem.push_back(p);
                 continue;
             }
             // Earlier sizes only: s.problem holds exactly those so far.
-            const expression x = read_expr(d, item.value);
+            const expression x = read_expr(d, value);
             check_expr(s, x, use_problem, "a problem size");
             p.value = it != overrides.end() ? it->second : x.eval_int(s.problem_bindings());
             s.problem.push_back(p);

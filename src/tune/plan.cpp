@@ -205,6 +205,8 @@ run_identity make_identity(const spec& s, const device_info& dev) {
     // Which parameters reach the source as -D macros (their values are in each result's key).
     for (const auto& p : s.params)
         if (!p.define) d.add("undefined:" + p.name);
+    for (const auto& p : s.problem)
+        if (!p.define) d.add("undefined size:" + p.name);
     for (const auto& i : s.kernel.include_dirs) d.add(i);
     d.add(s.kernel.max_registers.text()).add(s.kernel.fast_math.text());
     for (const auto& b : s.buffers) {

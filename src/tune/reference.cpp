@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "compile/compile.hpp"
+#include "compile/compile_hint.hpp"
 #include "hone/tuner.hpp"
 #include "tune/internal.hpp"
 
@@ -17,10 +18,11 @@ std::optional<launch_desc> make_reference(const spec& s, const search_space& spa
                                           : make_compile_request(s, ref_cfg, scope, arch);
     const compile_result r = compile(req);
     if (!r.ok) {
-        throw input_error(
-            s.verify.pos,
-            fmt::format("the verify reference ({}) does not compile:\n{}",
-                        is_kernel ? s.verify.reference_kernel : ref_cfg.key(s), r.log));
+        const std::string hint = compile_hint(s, r.log);
+        throw input_error(s.verify.pos,
+                          fmt::format("the verify reference ({}) does not compile:\n{}{}{}",
+                                      is_kernel ? s.verify.reference_kernel : ref_cfg.key(s), r.log,
+                                      hint.empty() || r.log.ends_with('\n') ? "" : "\n", hint));
     }
     launch_desc d;
     d.cubin = r.cubin;

@@ -105,3 +105,51 @@ TEST_CASE(
     // A config whose constraints use no device attribute needs no --arch for `space`.
     CHECK(run_cli(dir, fmt::format("space {}/configs/reduce.yaml", HONE_SOURCE_DIR)).rc == 0);
 }
+
+TEST_CASE(
+    "hone check: a name the kernel declares that is also a problem size's macro gets a hint, and "
+    "the size's define: false compiles") {
+    temp_dir dir;
+    // `int N` becomes `int 4096` under -DN=4096.
+    dir.write("scale.cu",
+              "extern \"C\" __global__ void scale(float* x, int N) {\n"
+              "    const int i = blockIdx.x * BLOCK + threadIdx.x;\n"
+              "    if (i < N) x[i] *= 2.0f;\n"
+              "}\n");
+    auto config = [](const std::string& size) {
+        return fmt::format(R"yaml(kernel: {{source: scale.cu, name: scale}}
+problem:
+  N: {}
+params:
+  BLOCK: [64, 128]
+buffers:
+  x: {{type: float, count: N, role: inout}}
+args: [x, {{value: N, type: int32}}]
+launch:
+  grid: ["ceil_div(N, BLOCK)"]
+  block: [BLOCK]
+)yaml",
+                           size);
+    };
+    dir.write("clash.yaml", config("4096"));
+    const cli_result r = run_cli(dir, "check " + dir.file("clash.yaml") + " --arch sm_90");
+    INFO(r.out);
+    CHECK(r.rc == 1);
+    CHECK(r.out.find("hint: `N` is a problem size, which hone passes as the macro -DN=4096") !=
+          std::string::npos);
+    CHECK(r.out.find("problem: {N: {value: 4096, define: false}}") != std::string::npos);
+    CHECK(occurrences(r.out, "hint:") == 1);
+
+    dir.write("fixed.yaml", config("{value: 4096, define: false}"));
+    const cli_result fixed = run_cli(dir, "check " + dir.file("fixed.yaml") + " --arch sm_90");
+    INFO(fixed.out);
+    CHECK(fixed.rc == 0);
+    CHECK(fixed.out.find("2 ok, 0 failed") != std::string::npos);
+    // A size list in the map form: each size a run, as the plain list.
+    dir.write("sizes.yaml", config("{value: [4096, 8192], define: false}"));
+    const cli_result sizes =
+        run_cli(dir, "tune " + dir.file("sizes.yaml") + " --dry-run --arch sm_90");
+    INFO(sizes.err);
+    CHECK(sizes.rc == 0);
+    CHECK(occurrences(sizes.out, "2 ok, 0 failed") == 2);
+}
