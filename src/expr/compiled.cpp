@@ -60,6 +60,15 @@ bool int_binary(op_code op, int64_t a, int64_t b, slot_value& out) {
             if (b == 0 || b == -1) return false;
             r = floor_div(a, b);
             break;
+        case op_code::bit_and:
+            r = a & b;
+            break;
+        case op_code::bit_xor:
+            r = a ^ b;
+            break;
+        case op_code::bit_or:
+            r = a | b;
+            break;
         case op_code::lt:
             out = slot_value::of_bool(a < b);
             return true;
@@ -298,6 +307,10 @@ slot_value compiled_expression::eval_slot(const slot_value* slots) const {
                 if (a.int_like()) {
                     if (op == op_code::logical_not) {
                         a = slot_value::of_bool(a.i == 0);
+                        break;
+                    }
+                    if (op == op_code::bit_not) {
+                        a = slot_value::of_int(~a.i);
                         break;
                     }
                     if (op == op_code::plus || a.i != INT64_MIN) {

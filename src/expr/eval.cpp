@@ -16,6 +16,37 @@ std::string known_names(const bindings& scope) {
     return out.empty() ? "none" : out;
 }
 
+const char* spelling(op_code op) {
+    switch (op) {
+        case op_code::add:
+            return "+";
+        case op_code::sub:
+            return "-";
+        case op_code::mul:
+            return "*";
+        case op_code::div:
+            return "/";
+        case op_code::mod:
+            return "%";
+        case op_code::floordiv:
+            return "//";
+        case op_code::pow:
+            return "**";
+        case op_code::shl:
+            return "<<";
+        case op_code::shr:
+            return ">>";
+        case op_code::bit_and:
+            return "&";
+        case op_code::bit_xor:
+            return "^";
+        case op_code::bit_or:
+            return "|";
+        default:
+            return "";
+    }
+}
+
 // Python's floor division: the quotient rounded towards minus infinity.
 int64_t floor_div(int64_t a, int64_t b) {
     const int64_t q = a / b;
@@ -34,6 +65,17 @@ value integer_pow(int64_t a, int64_t b, const site& at) {
         if (__builtin_mul_overflow(r, a, &r))
             at.fail(fmt::format("integer overflow in '{}'", at.snippet()));
     return r;
+}
+
+// Python's shifts on 64-bit integers: a negative count is an error, >> rounds towards minus
+// infinity, and a << that loses bits is an overflow.
+value shift(op_code op, int64_t a, int64_t b, const site& at) {
+    if (b < 0) at.fail(fmt::format("negative shift count in '{}'", at.snippet()));
+    if (op == op_code::shr) return b >= 63 ? (a < 0 ? -1 : 0) : a >> b;
+    if (a == 0) return int64_t{0};
+    if (b > 63 || (a >> (63 - b)) != (a < 0 ? -1 : 0))
+        at.fail(fmt::format("integer overflow in '{}'", at.snippet()));
+    return static_cast<int64_t>(static_cast<uint64_t>(a) << b);
 }
 
 value integer_arith(op_code op, int64_t a, int64_t b, const site& at) {
@@ -61,6 +103,15 @@ value integer_arith(op_code op, int64_t a, int64_t b, const site& at) {
             break;
         case op_code::pow:
             return integer_pow(a, b, at);
+        case op_code::shl:
+        case op_code::shr:
+            return shift(op, a, b, at);
+        case op_code::bit_and:
+            return a & b;
+        case op_code::bit_xor:
+            return a ^ b;
+        case op_code::bit_or:
+            return a | b;
         default:
             break;
     }
@@ -86,7 +137,8 @@ value real_arith(op_code op, double a, double b, const site& at) {
             if (a == 0 && b < 0) at.fail(fmt::format("division by zero in '{}'", at.snippet()));
             return finite(std::pow(a, b), at);
         default:
-            at.fail(fmt::format("'%' needs integers, got a real in '{}'", at.snippet()));
+            at.fail(
+                fmt::format("'{}' needs integers, got a real in '{}'", spelling(op), at.snippet()));
     }
 }
 
@@ -138,8 +190,7 @@ value binary(const node& n, const bindings& scope, const source_pos& base, std::
 
 value apply_binary(op_code op, const value& a, const value& b, const site& at) {
     if (op >= op_code::lt) return compare(op, a, b, at);
-    static constexpr const char* spelling[] = {"", "", "", "", "+", "-", "*", "/", "%", "//", "**"};
-    const char* what = spelling[static_cast<int>(op)];
+    const char* what = spelling(op);
     if (std::holds_alternative<double>(a) || std::holds_alternative<double>(b))
         return real_arith(op, real_of(a, at, what), real_of(b, at, what), at);
     return integer_arith(op, int_of(a, at, what), int_of(b, at, what), at);
@@ -147,6 +198,7 @@ value apply_binary(op_code op, const value& a, const value& b, const site& at) {
 
 value apply_unary(op_code op, const value& a, const site& at) {
     if (op == op_code::logical_not) return !truth_of(a, at, logical_spelling(at.n));
+    if (op == op_code::bit_not) return ~int_of(a, at, "unary ~");
     if (const auto* d = std::get_if<double>(&a)) return op == op_code::neg ? -*d : *d;
     const int64_t i = int_of(a, at, op == op_code::neg ? "unary -" : "unary +");
     return op == op_code::neg ? integer_arith(op_code::sub, 0, i, at) : value(i);

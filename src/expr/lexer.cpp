@@ -131,7 +131,8 @@ class lexer {
     }
 
     token punct() {
-        static constexpr std::string_view two[] = {"<=", ">=", "==", "!=", "&&", "||", "//", "**"};
+        static constexpr std::string_view two[] = {"<=", ">=", "==", "!=", "&&",
+                                                   "||", "//", "**", "<<", ">>"};
         const std::size_t start = at_;
         for (auto p : two) {
             if (text_.substr(at_, 2) == p) {
@@ -139,7 +140,7 @@ class lexer {
                 return make(token_kind::punct, start);
             }
         }
-        constexpr std::string_view one = "()?:,+-*/%!<>";
+        constexpr std::string_view one = "()?:,+-*/%!<>&|^~";
         if (one.find(text_[at_]) == std::string_view::npos) {
             const unsigned char c = static_cast<unsigned char>(text_[at_]);
             fail(start, std::isprint(c) ? fmt::format("unexpected character '{}'", text_[at_])

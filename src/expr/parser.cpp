@@ -15,11 +15,16 @@ struct binary_op {
 using binary_level = std::initializer_list<binary_op>;
 
 // Python's precedence, from the loosest to the tightest: or, and, not, comparisons (one level,
-// chained), + -, * / // %, unary - + !, **. The conditional ?: binds loosest of all.
+// chained), |, ^, &, << >>, + -, * / // %, unary - + ! ~, **. The conditional ?: binds loosest of
+// all. As in Python, `N & 3 == 0` is `(N & 3) == 0` (C binds & ^ | looser than comparisons).
 const binary_level or_ops = {{"||", op_code::logical_or}, {"or", op_code::logical_or}};
 const binary_level and_ops = {{"&&", op_code::logical_and}, {"and", op_code::logical_and}};
 const binary_level comparison_ops = {{"<", op_code::lt},  {"<=", op_code::le}, {">", op_code::gt},
                                      {">=", op_code::ge}, {"==", op_code::eq}, {"!=", op_code::ne}};
+const binary_level bit_or_ops = {{"|", op_code::bit_or}};
+const binary_level bit_xor_ops = {{"^", op_code::bit_xor}};
+const binary_level bit_and_ops = {{"&", op_code::bit_and}};
+const binary_level shift_ops = {{"<<", op_code::shl}, {">>", op_code::shr}};
 const binary_level additive_ops = {{"+", op_code::add}, {"-", op_code::sub}};
 const binary_level multiplicative_ops = {
     {"*", op_code::mul}, {"/", op_code::div}, {"//", op_code::floordiv}, {"%", op_code::mod}};
@@ -108,7 +113,7 @@ class parser {
         return make(std::move(n), end_of_previous());
     }
 
-    // Left-associative levels: or, and, additive, multiplicative.
+    // Left-associative levels: or, and, the bitwise ones, shifts, additive, multiplicative.
     template <typename Next>
     node_ptr left_assoc(const binary_level& ops, Next next) {
         node_ptr left = (this->*next)();
@@ -122,6 +127,10 @@ class parser {
 
     node_ptr logical_or() { return left_assoc(or_ops, &parser::logical_and); }
     node_ptr logical_and() { return left_assoc(and_ops, &parser::logical_not); }
+    node_ptr bit_or() { return left_assoc(bit_or_ops, &parser::bit_xor); }
+    node_ptr bit_xor() { return left_assoc(bit_xor_ops, &parser::bit_and); }
+    node_ptr bit_and() { return left_assoc(bit_and_ops, &parser::shift); }
+    node_ptr shift() { return left_assoc(shift_ops, &parser::additive); }
     node_ptr additive() { return left_assoc(additive_ops, &parser::multiplicative); }
     node_ptr multiplicative() { return left_assoc(multiplicative_ops, &parser::unary); }
 
@@ -142,11 +151,11 @@ class parser {
     // Comparisons chain as in Python: `a < b <= c` is `a < b and b <= c`, `b` shared (the
     // language has no side effects, so evaluating it twice is the same as once).
     node_ptr comparison() {
-        const node_ptr first = additive();
+        const node_ptr first = bit_or();
         node_ptr left = first, chain;
         for (op_code op = match(comparison_ops); op != op_code::none; op = match(comparison_ops)) {
             ++at_;
-            node_ptr right = additive();
+            node_ptr right = bit_or();
             node_ptr link = make_binary(op, left, right, false);
             if (!chain) {
                 chain = link;
@@ -166,12 +175,13 @@ class parser {
     node_ptr unary() {
         nesting guard(*this);
         const token& t = peek();
-        if (is_punct("-") || is_punct("+") || is_punct("!")) {
+        if (is_punct("-") || is_punct("+") || is_punct("!") || is_punct("~")) {
             ++at_;
             node n;
             n.kind = node_kind::unary;
             n.op = t.text == "-"   ? op_code::neg
                    : t.text == "+" ? op_code::plus
+                   : t.text == "~" ? op_code::bit_not
                                    : op_code::logical_not;
             n.offset = t.offset;
             n.kids = {unary()};

@@ -68,6 +68,32 @@ TEST_CASE("mixed integer and real promote to real") {
     CHECK(eval("FLAG + 1") == value(int64_t{2}));  // booleans count as 0/1
 }
 
+TEST_CASE("bitwise operators and shifts, at Python's precedence") {
+    CHECK(eval("1 << 22") == value(int64_t{4194304}));
+    CHECK(eval("N >> 3") == value(int64_t{125}));
+    CHECK(eval("-7 >> 1") == value(int64_t{-4}));  // rounds towards minus infinity
+    CHECK(eval("SMALL >> 70") == value(int64_t{-1}));
+    CHECK(eval("BLOCK & (BLOCK - 1)") == value(int64_t{0}));
+    CHECK(eval("6 ^ 3") == value(int64_t{5}));
+    CHECK(eval("4 | 1") == value(int64_t{5}));
+    CHECK(eval("~0") == value(int64_t{-1}));
+    CHECK(eval("-1 << 63") == value(INT64_MIN));
+    // | binds looser than ^, ^ than &, & than shifts, shifts than + and -.
+    CHECK(eval("1 | 2 ^ 3 & 4 << 1 + 1") == value(int64_t{1 | (2 ^ (3 & (4 << 2)))}));
+    // Bitwise operators bind tighter than comparisons (Python, not C).
+    CHECK(eval("BLOCK & 255 == 0") == value(true));  // (BLOCK & 255) == 0; C reads it otherwise
+    CHECK(eval("BLOCK & (255 == 0)") == value(int64_t{0}));
+    CHECK(eval("1 << 2 < 5") == value(true));
+    check_failure("1 << 63", "integer overflow in '1 << 63'", 0);
+    check_failure("BIG << 1", "integer overflow", 0);
+    check_failure("N << -1", "negative shift count in 'N << -1'", 0);
+    check_failure("N >> -1", "negative shift count", 0);
+    check_failure("HALF & 1", "'&' needs integers, got a real", 0);
+    check_failure("MEM | 1", "| needs a number, got the string", 0);
+    check_failure("~HALF", "unary ~ needs an integer, got the real 0.5", 0);
+    check_failure("N & ", "expected a number, name, string or '(', got the end", 4);
+}
+
 TEST_CASE("comparisons, logic and the conditional") {
     CHECK(eval("BLOCK <= 1024") == value(true));
     CHECK(eval("BLOCK > 256") == value(false));

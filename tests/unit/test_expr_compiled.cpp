@@ -129,8 +129,8 @@ class generator {
         return pool[below(std::size(pool))];
     }
     std::string binary_op() {
-        static const char* const pool[] = {"+", "-",  "*", "/",  "//", "%",
-                                           "<", "<=", ">", ">=", "==", "!="};
+        static const char* const pool[] = {"+", "-", "*", "/",  "//", "%",  "<<", ">>", "&",
+                                           "^", "|", "<", "<=", ">",  ">=", "==", "!="};
         return pool[below(std::size(pool))];
     }
     std::string comparison_op() {
@@ -138,7 +138,7 @@ class generator {
         return pool[below(std::size(pool))];
     }
     std::string unary_op() {
-        static const char* const pool[] = {"-", "+", "!"};
+        static const char* const pool[] = {"-", "+", "!", "~"};
         return pool[below(std::size(pool))];
     }
     std::string call(int depth) {
@@ -204,7 +204,16 @@ TEST_CASE("compiled expressions: the tree evaluator's values") {
                              "H",
                              "12 * 1024",
                              "A % (B * 2) == 0",
-                             "not (A == 256 and B == -7)"}) {
+                             "not (A == 256 and B == -7)",
+                             "1 << 22",
+                             "A >> 3",
+                             "B >> 1",
+                             "A & (A - 1)",
+                             "A | 1 ^ 3",
+                             "~A",
+                             "~F",
+                             "(A & 3) == 0",
+                             "A & 3 == 0"}) {
         same(text);
     }
 }
@@ -246,7 +255,14 @@ TEST_CASE("compiled expressions: the tree evaluator's errors, at the same column
                              "1 < 2 < S",
                              "A // Z",
                              "H // 0.0",
-                             "(-8.0) ** 0.5"}) {
+                             "(-8.0) ** 0.5",
+                             "1 << 63",
+                             "BIG << 1",
+                             "A << -1",
+                             "A >> -1",
+                             "H & 1",
+                             "S | 1",
+                             "~H"}) {
         same(text);
     }
 }
