@@ -1,7 +1,8 @@
 // The cache key covers everything that determines the binary: the source, the text of every
 // file it includes ("..." and <...> found in its folder or the -I dirs, recursively), the
 // options, the kernel name and the NVRTC version (which also versions NVRTC's own headers and
-// the toolkit's, whose folders compile_nvrtc adds: their hundreds of files are not read).
+// the toolkit's, whose folders compile_nvrtc adds: their hundreds of files are not read), and
+// the stand-ins for standard headers it gives NVRTC.
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -11,6 +12,7 @@
 
 #include "common/digest.hpp"
 #include "compile/compile.hpp"
+#include "compile/std_shims.hpp"
 
 namespace hone {
 namespace {
@@ -95,7 +97,7 @@ std::string source_digest(std::string_view source, const std::string& source_nam
 
 std::string compile_request::cache_key() const {
     digest d;
-    d.add("hone compile key 1").add(nvrtc_version());
+    d.add("hone compile key 1").add(nvrtc_version()).add(std_shims_version());
     d.add(source_name).add(source).add(name_expression).add(plain_name);
     d.add(std::to_string(options.size()));
     for (const auto& o : options) d.add(o);

@@ -4,11 +4,13 @@
 #include <nvrtc.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "compile/compile.hpp"
+#include "compile/std_shims.hpp"
 #include "compile/toolkit_include.hpp"
 
 namespace hone {
@@ -107,9 +109,23 @@ void run_compile(nvrtcProgram p, const compile_request& req, double timeout_s, c
 compile_result compile_nvrtc(const compile_request& req, double timeout_s) {
     const auto t0 = clock_type::now();
     compile_result r;
+    // Standard headers NVRTC lacks, as in-memory headers, unless the kernel's own folders hold one.
+    static const std::vector<std_shim> shims = std_shims(toolkit_includes());
+    std::vector<const char*> shim_texts, shim_names;
+    for (const std_shim& h : shims) {
+        bool own = false;
+        for (const auto& dir : req.include_dirs) {
+            std::error_code ec;
+            own = own || std::filesystem::exists(std::filesystem::path(dir) / h.name, ec);
+        }
+        if (own) continue;
+        shim_texts.push_back(h.text.c_str());
+        shim_names.push_back(h.name.c_str());
+    }
     nvrtcProgram raw = nullptr;
-    const nvrtcResult rc =
-        nvrtcCreateProgram(&raw, req.source.c_str(), req.source_name.c_str(), 0, nullptr, nullptr);
+    const nvrtcResult rc = nvrtcCreateProgram(&raw, req.source.c_str(), req.source_name.c_str(),
+                                              static_cast<int>(shim_texts.size()),
+                                              shim_texts.data(), shim_names.data());
     if (rc != NVRTC_SUCCESS) {
         fail(r, "nvrtcCreateProgram", rc);
     } else {

@@ -165,6 +165,55 @@ TEST_CASE("compile_nvrtc finds the toolkit's headers without -I") {
     CHECK(r.ok);
 }
 
+// Kernels written for nvcc include the C and C++ standard headers, which NVRTC does not have.
+TEST_CASE("compile_nvrtc gives NVRTC stand-ins for the standard headers, and a kernel's own win") {
+    compile_request req = scale_request("");
+    req.plain_name = "k";
+    req.source_name = "std.cu";
+    req.source = R"(#include <cstdint>
+#include <stdint.h>
+#include <climits>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cassert>
+#include <cstddef>
+#include <type_traits>
+#include <limits>
+#include <utility>
+template <typename T> __device__ T twice(T x) {
+    static_assert(std::is_floating_point<T>::value, "a real");
+    return x * 2;
+}
+extern "C" __global__ void k(float* x, std::size_t n) {
+    const uint32_t i = threadIdx.x;
+    const std::uint64_t wide = i;
+    assert(wide < 1024);
+    if (i == 0) printf("%d\n", INT_MAX);
+    const auto p = std::make_pair(FLT_EPSILON, std::numeric_limits<float>::max());
+    if (i < n) x[i] = twice(std::sqrt(static_cast<float>(wide))) + p.first + DBL_DIG;
+}
+)";
+    const compile_result r = compile_nvrtc(req);
+    INFO(r.log);
+    CHECK(r.ok);
+
+    // A folder of the request's that holds a header of the same name keeps its own.
+    temp_dir own;
+    own.write("cstdint", "#pragma once\n#define OWN_CSTDINT 1\n");
+    compile_request mine = scale_request("");
+    mine.plain_name = "k";
+    mine.source_name = "own.cu";
+    mine.include_dirs = {own.path.string()};
+    mine.options.push_back("-I" + own.path.string());
+    mine.source =
+        "#include <cstdint>\n#ifndef OWN_CSTDINT\n#error not the kernel's own cstdint\n#endif\n"
+        "extern \"C\" __global__ void k(float* x) { x[0] = OWN_CSTDINT; }\n";
+    const compile_result o = compile_nvrtc(mine);
+    INFO(o.log);
+    CHECK(o.ok);
+}
+
 TEST_CASE("compile_nvrtc cancels a compile past its deadline") {
     const compile_result r = compile_nvrtc(scale_request("scale<2, false>"), 1e-9);
     CHECK_FALSE(r.ok);
