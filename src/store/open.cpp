@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -131,6 +132,22 @@ bool is_blank(sqlite3* db, const std::string& path) {
            scalar(db, path, "SELECT count(*) FROM sqlite_schema") == 0;
 }
 
+// Connections that open a new file at once (the sizes of a run tuned side by side) each ask to
+// switch it from the rollback journal to WAL, which takes the file's exclusive lock. Two that hold
+// the shared lock and both ask for it would deadlock, so SQLite answers one of them SQLITE_BUSY
+// at once, without its busy handler: that one tries again, and once another has switched the
+// file the pragma needs no lock.
+void enable_wal(sqlite3* db, const std::string& path) {
+    constexpr int sleep_us = 2000, limit_us = 10'000'000;
+    for (int waited_us = 0;; waited_us += sleep_us) {
+        const int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+        if (rc == SQLITE_OK) return;
+        if (rc != SQLITE_BUSY || waited_us >= limit_us)
+            sql::fail(db, path, "`PRAGMA journal_mode=WAL`");
+        ::usleep(sleep_us);
+    }
+}
+
 }  // namespace
 
 sqlite3* open_checked(const std::string& path) {
@@ -161,7 +178,7 @@ sqlite3* open_checked(const std::string& path) {
     }
     // WAL: a killed writer loses only its open transaction; NORMAL sync is durable across
     // process crashes in WAL mode, which is the failure this store is built for.
-    sql::stmt(db.get(), path, "PRAGMA journal_mode=WAL").run();
+    enable_wal(db.get(), path);
     sql::exec(db.get(), path, "PRAGMA synchronous=NORMAL");
     return db.release();
 }

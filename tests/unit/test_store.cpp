@@ -646,3 +646,30 @@ TEST_CASE("store: connections of one process writing one database at once each s
     for (int w = 0; w < writers; ++w)
         CHECK(s.done(identity(fmt::format("GPU model {}", w)).id()).size() == each);
 }
+
+TEST_CASE("store: connections of one process creating one new database at once all open it") {
+    // Sizes tuned side by side open the run's database at the same moment, before it exists:
+    // each makes the schema (idempotent) and switches the file to WAL, and none may fail.
+    constexpr int rounds = 20, openers = 6;
+    int failed = 0;
+    for (int round = 0; round < rounds; ++round) {
+        temp_dir dir;
+        const std::string path = dir.file("new.db");
+        std::vector<std::thread> threads;
+        std::atomic<int> errors{0};
+        for (int k = 0; k < openers; ++k)
+            threads.emplace_back([&, k] {
+                try {
+                    results_store s(path);
+                    s.begin_run(identity(fmt::format("GPU model {}", k)));
+                } catch (const std::exception& e) {
+                    ++errors;
+                    MESSAGE(std::string(e.what()));
+                }
+            });
+        for (auto& t : threads) t.join();
+        failed += errors;
+        CHECK(results_store(path).runs().size() == openers);
+    }
+    CHECK(failed == 0);
+}
