@@ -10,26 +10,21 @@
 namespace hone::spec_detail {
 namespace {
 
-std::vector<std::string> type_names(bool scalars_only) {
+std::vector<std::string> type_names() {
     std::vector<std::string> out;
-    for (int t = 0; t <= static_cast<int>(elem_type::u64); ++t) {
-        const auto type = static_cast<elem_type>(t);
-        if (!scalars_only || (type != elem_type::f16 && type != elem_type::bf16))
-            out.push_back(elem_name(type));
-    }
+    for (int t = 0; t <= static_cast<int>(elem_type::u64); ++t)
+        out.push_back(elem_name(static_cast<elem_type>(t)));
     return out;
 }
 
-elem_type read_type(const doc& d, const YAML::Node& n, bool scalars_only) {
+elem_type read_type(const doc& d, const YAML::Node& n, bool scalar) {
     const std::string s = read_string(d, n, "an element type");
     const auto t = parse_elem_type(s);
-    // Half-precision scalars have no portable host representation to pass by value.
-    if (!t || (scalars_only && (*t == elem_type::f16 || *t == elem_type::bf16))) {
-        const auto names = type_names(scalars_only);
+    if (!t) {
+        const auto names = type_names();
         fail(d, n,
              fmt::format("unknown {}type '{}' (expected one of: {}){}",
-                         scalars_only ? "scalar " : "element ", s, join(names),
-                         suggestion(s, names)));
+                         scalar ? "scalar " : "element ", s, join(names), suggestion(s, names)));
     }
     return *t;
 }

@@ -11,6 +11,7 @@
 #include "compile/compile.hpp"
 #include "hone/tuner.hpp"
 #include "tune/internal.hpp"
+#include "verify/float16.hpp"
 
 namespace hone {
 namespace {
@@ -51,11 +52,12 @@ uint64_t scalar_bits(elem_type t, const value& v, const source_pos& pos) {
             std::memcpy(&bits, &d, sizeof d);
             break;
         }
-        case elem_type::f16:
+        case elem_type::f16:  // the 16 bits the kernel's __half parameter reads
+            bits = float_to_half(static_cast<float>(as_real()));
+            break;
         case elem_type::bf16:
-            throw input_error(pos,
-                              "half and bfloat16 scalar arguments are not supported: pass "
-                              "a float and convert in the kernel");
+            bits = float_to_bf16(static_cast<float>(as_real()));
+            break;
         default: {
             const int64_t i = as_int();
             std::memcpy(&bits, &i, sizeof i);  // little-endian: the low bytes are the value

@@ -1,5 +1,6 @@
 // Kernels written as for nvcc, tuned as a user would: toolkit headers (cuda_fp16.h, cub), the
-// standard headers NVRTC lacks, sizes kept out of the macros, 2D launches. Every configuration
+// standard headers NVRTC lacks, sizes kept out of the macros, 2D launches, a __half scalar
+// argument. Every configuration
 // compiles, runs and matches its reference (timed: ok, or not_converged where the interval stays
 // wide).
 #include <doctest/doctest.h>
@@ -39,4 +40,5 @@ TEST_CASE("kernels written for nvcc tune, every configuration verified") {
     tune_all_ok("tests/gpu/nvcc_style/transpose.yaml", 12);
     tune_all_ok("tests/gpu/nvcc_style/hist.yaml", 8);
     tune_all_ok("tests/gpu/nvcc_style/std_headers.yaml", 4);
+    tune_all_ok("tests/gpu/nvcc_style/half_scalar.yaml", 4);
 }

@@ -167,10 +167,10 @@ TEST_CASE("kernel::open: a bad config or tuned-results file is an input_error") 
                          doctest::Contains("no such file"), input_error);
     // A config error surfaces as the loader reports it.
     std::string half = spec_1d();
-    half.replace(half.find("type: int64"), 11, "type: half");
+    half.replace(half.find("type: int64"), 11, "type: halv");
     t.write("half.yaml", half);
     CHECK_THROWS_WITH_AS(kernel::open(t.file("half.yaml")),
-                         doctest::Contains("half.yaml:6:34: unknown scalar type 'half'"),
+                         doctest::Contains("half.yaml:6:34: unknown scalar type 'halv'"),
                          input_error);
 }
 

@@ -138,3 +138,23 @@ TEST_CASE("describe_change names what changed, for the user") {
     b.origin = "kernel_tuner 1.0 (x.json)";
     CHECK_FALSE(same_subject(a, b));
 }
+
+TEST_CASE("a size kept out of the macros changes the run's identity; half scalars pass 16 bits") {
+    temp_dir dir;
+    dir.write("k.cu", "extern \"C\" __global__ void k(float* x, __half a, int n) {}\n");
+    auto config = [](const std::string& size, const std::string& scalar) {
+        return "kernel: {source: k.cu, name: k}\nproblem: {N: " + size +
+               "}\nparams: {B: [32]}\nbuffers: {x: {type: float, count: N, role: out}}\n"
+               "args: [x, " +
+               scalar + ", {value: N, type: int32}]\nlaunch: {grid: 1, block: B}\n";
+    };
+    dir.write("a.yaml", config("64", "{value: 0.5, type: half}"));
+    dir.write("b.yaml", config("{value: 64, define: false}", "{value: -2, type: bfloat16}"));
+    const spec a = load_spec(dir.file("a.yaml")), b = load_spec(dir.file("b.yaml"));
+    CHECK(make_identity(a, h100_info()).spec_hash != make_identity(b, h100_info()).spec_hash);
+    const std::vector<kernel_arg> args_a = eval_args(a, a.problem_bindings());
+    const std::vector<kernel_arg> args_b = eval_args(b, b.problem_bindings());
+    REQUIRE(args_a.size() == 3);
+    CHECK(args_a[1].bits == 0x3800);  // 0.5 as IEEE half
+    CHECK(args_b[1].bits == 0xc000);  // -2 as bfloat16
+}

@@ -48,8 +48,8 @@ TEST_CASE("wrong types") {
     check_error(
         yaml({{"buffers", "buffers: {a: {type: flaot, count: N}, c: {type: float, count: N}}"}}), 4,
         21, "unknown element type 'flaot' (expected one of: half, bfloat16, float");
-    check_error(yaml({{"args", "args: [a, c, {value: N, type: half}]"}}), 5, 31,
-                "unknown scalar type 'half'");
+    check_error(yaml({{"args", "args: [a, c, {value: N, type: hlf}]"}}), 5, 31,
+                "unknown scalar type 'hlf' (expected one of: half, bfloat16, float");
     check_error(yaml({{"args", "args: [a, c, {value: 1.5, type: int}]"}}), 5, 14,
                 "the type int32 needs an integer");
     check_error(yaml({}, "timing: {min_samples: 5, max_samples: 3}\n"), 7, 9,
