@@ -1,8 +1,7 @@
 // Kernels written as for nvcc, tuned as a user would: toolkit headers (cuda_fp16.h, cub), the
 // standard headers NVRTC lacks, sizes kept out of the macros, 2D launches, a __half scalar
-// argument. Every configuration
-// compiles, runs and matches its reference (timed: ok, or not_converged where the interval stays
-// wide).
+// argument. Every configuration compiles, runs and matches its reference (timed: ok, or
+// not_converged where the interval stays wide).
 #include <doctest/doctest.h>
 
 #include <cstdio>
