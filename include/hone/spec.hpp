@@ -69,6 +69,9 @@ struct buffer_spec {
     buffer_role role = buffer_role::in;
     init_spec init;
     source_pos pos;
+    // A __constant__ or __device__ variable of the kernel's module that this buffer's contents
+    // are copied into before the module's first launch ("" = none).
+    std::string symbol;
 };
 
 struct arg_spec {

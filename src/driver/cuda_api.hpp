@@ -42,6 +42,7 @@ namespace hone::cu {
     X(cuModuleLoadData) \
     X(cuModuleUnload) \
     X(cuModuleGetFunction) \
+    X(cuModuleGetGlobal) \
     X(cuLibraryLoadData) \
     X(cuLibraryUnload) \
     X(cuLibraryGetKernel) \

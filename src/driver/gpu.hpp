@@ -36,6 +36,12 @@ struct kernel_arg {
     uint64_t bits = 0;  // scalar, little-endian, elem_size(type) bytes used
 };
 
+// A module variable (__constant__ or __device__) filled from a plan buffer before launches.
+struct symbol_fill {
+    std::string name;
+    int buffer = -1;  // index into run_plan::buffers
+};
+
 struct launch_desc {
     std::vector<uint8_t> cubin;
     std::string function;  // lowered (mangled) name or extern "C" name
@@ -44,6 +50,7 @@ struct launch_desc {
     uint32_t shared_bytes = 0;
     std::vector<kernel_arg> args;
     memory_kind memory = memory_kind::device;  // which buffer set the pointers come from
+    std::vector<symbol_fill> symbols;
 };
 
 struct run_plan {

@@ -1,5 +1,7 @@
 #include "driver/resources.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -37,6 +39,17 @@ CUfunction module::function(const std::string& name) const {
     CUfunction f = nullptr;
     check(driver().cuModuleGetFunction(&f, mod_, name.c_str()), "cuModuleGetFunction");
     return f;
+}
+
+std::pair<CUdeviceptr, std::size_t> module::global(const std::string& name) const {
+    CUdeviceptr p = 0;
+    std::size_t bytes = 0;
+    check(driver().cuModuleGetGlobal(&p, &bytes, mod_, name.c_str()),
+          fmt::format("cuModuleGetGlobal('{}': no __constant__ or __device__ variable of that "
+                      "name in the kernel's module?)",
+                      name)
+              .c_str());
+    return {p, bytes};
 }
 
 device_buffer::device_buffer(uint64_t bytes, bool managed) : bytes_(bytes) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "driver/cuda_api.hpp"
 
@@ -33,6 +34,9 @@ class module {
     module(const module&) = delete;
     module& operator=(const module&) = delete;
     CUfunction function(const std::string& name) const;
+    // A __constant__ or __device__ variable: its address and size. Throws cuda_error naming it
+    // when the module has none of that name.
+    std::pair<CUdeviceptr, std::size_t> global(const std::string& name) const;
 
   private:
     CUmodule mod_ = nullptr;

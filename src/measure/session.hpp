@@ -60,6 +60,7 @@ class in_process_session final : public gpu_session {
     // One job (session_run.cpp).
     void reset_outputs(memory_kind k);
     std::vector<CUdeviceptr> pointers(memory_kind k) const;
+    std::vector<uint64_t> buffer_bytes() const;  // each plan buffer's size, in plan order
     void queue_checks(memory_kind k);
     std::string finish_checks(memory_kind k);
     void run_checked(const job& j, job_result& r);

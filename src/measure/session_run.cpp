@@ -26,6 +26,12 @@ std::vector<CUdeviceptr> in_process_session::pointers(memory_kind k) const {
     return out;
 }
 
+std::vector<uint64_t> in_process_session::buffer_bytes() const {
+    std::vector<uint64_t> out;
+    for (const auto& b : buffers_) out.push_back(b.plan.bytes());
+    return out;
+}
+
 void in_process_session::reset_outputs(memory_kind k) {
     for (const auto& b : buffers_)
         if (b.pristine.ptr()) b.in_set(k).copy_from(b.pristine, stream_.get());
@@ -80,6 +86,7 @@ void in_process_session::run_checked(const job& j, job_result& r) {
     const launch_desc& d = j.launch;
     const cu::module m(d.cubin.data());
     kernel_launch k(m, d, pointers(d.memory));
+    fill_symbols(m, d, pointers(d.memory), buffer_bytes(), stream_);
     const launch_limits limits = k.prepare(info_.attrs);
     copy_limits(limits, r);
     r.steps.load_s = seconds_since(t);

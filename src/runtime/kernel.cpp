@@ -420,6 +420,13 @@ kernel kernel::open(const std::string& config, const std::string& tuned,
     p->s = load_spec(config);
     p->opt = opt;
     p->layout = runtime::arg_layout::of(p->s);
+    for (const auto& b : p->s.buffers)
+        if (!b.symbol.empty())
+            throw input_error(
+                b.pos, fmt::format("buffer '{}' fills the kernel's variable '{}': the kernel "
+                                   "handle launches on the application's arguments and "
+                                   "does not fill module variables (tuning does)",
+                                   b.name, b.symbol));
     if (p->s.problem.size() > max_sizes)
         throw input_error({config, 0, 0},
                           fmt::format("{} problem sizes; the kernel handle takes at most {}",

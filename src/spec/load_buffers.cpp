@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include "spec/loader.hpp"
@@ -58,7 +59,8 @@ expression read_memory(const doc& d, const YAML::Node& n, const spec& s) {
 
 buffer_spec read_buffer(const doc& d, const entry& item, const spec& s) {
     const std::string section = "buffers." + item.key;
-    const auto m = read_map(d, item.value, section, {"type", "count", "role", "memory", "init"});
+    const auto m =
+        read_map(d, item.value, section, {"type", "count", "role", "memory", "init", "symbol"});
     buffer_spec b;
     b.name = item.key;
     b.pos = pos_of(d, item.key_node);
@@ -73,6 +75,24 @@ buffer_spec read_buffer(const doc& d, const entry& item, const spec& s) {
     b.memory = expression::constant(std::string("device"));
     if (const entry* mem = find(m, "memory")) b.memory = read_memory(d, mem->value, s);
     if (const entry* init = find(m, "init")) b.init = read_init(d, init->value, section + ".init");
+    if (const entry* sym = find(m, "symbol")) {
+        b.symbol = read_string(d, sym->value, "a variable name");
+        const bool ident = !b.symbol.empty() &&
+                           !std::isdigit(static_cast<unsigned char>(b.symbol[0])) &&
+                           std::all_of(b.symbol.begin(), b.symbol.end(), [](char c) {
+                               return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                           });
+        if (!ident)
+            fail(d, sym->value,
+                 fmt::format("symbol '{}' is not a C identifier: name the kernel's __constant__ "
+                             "or __device__ variable",
+                             b.symbol));
+        if (b.role != buffer_role::in)
+            fail(d, sym->value,
+                 fmt::format("buffer '{}' fills the variable '{}' before the launches: its role "
+                             "must be in (a kernel cannot write back through it)",
+                             b.name, b.symbol));
+    }
     return b;
 }
 

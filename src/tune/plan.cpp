@@ -131,6 +131,13 @@ std::vector<kernel_arg> eval_args(const spec& s, const bindings& scope) {
     return args;
 }
 
+std::vector<symbol_fill> eval_symbols(const spec& s) {
+    std::vector<symbol_fill> out;
+    for (std::size_t i = 0; i < s.buffers.size(); ++i)
+        if (!s.buffers[i].symbol.empty()) out.push_back({s.buffers[i].symbol, static_cast<int>(i)});
+    return out;
+}
+
 run_plan make_run_plan(const spec& s, const search_space& space) {
     run_plan plan;
     plan.timing = s.timing;
@@ -216,6 +223,7 @@ run_identity make_identity(const spec& s, const device_info& dev) {
         d.add(std::to_string(static_cast<int>(b.role)))
             .add(std::to_string(static_cast<int>(b.init.kind)));
         d.add(fmt::format("{}/{}/{}/{}", b.init.a, b.init.b, b.init.seed, b.init.path));
+        if (!b.symbol.empty()) d.add("symbol:" + b.symbol);
     }
     for (const auto& a : s.args)
         d.add(a.is_buffer ? a.buffer : a.scalar.text() + ":" + elem_name(a.type));

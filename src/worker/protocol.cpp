@@ -25,6 +25,7 @@ HONE_JSON_FIELDS(timing_spec, rel_precision, ci, min_samples, max_samples, max_t
                  warmup_ms, l2_flush, sample_mode, timeout_s, timer)
 HONE_JSON_FIELDS(buffer_plan, name, type, count, role, init, verify, need_device, need_managed)
 HONE_JSON_FIELDS(kernel_arg, buffer, type, bits)
+HONE_JSON_FIELDS(symbol_fill, name, buffer)
 HONE_JSON_FIELDS(job, key, launch, verify, deadline_s)
 HONE_JSON_FIELDS(summary, n, median, mean, stddev, min, max, ci_low, ci_high, mean_ci_half)
 HONE_JSON_FIELDS(job_steps, load_s, verify_s, warmup_s, samples_s, waits)
@@ -42,7 +43,8 @@ void to_json(nlohmann::json& j, const launch_desc& v) {
          {"block", v.block},
          {"shared_bytes", v.shared_bytes},
          {"args", v.args},
-         {"memory", v.memory}};
+         {"memory", v.memory},
+         {"symbols", v.symbols}};
 }
 
 void from_json(const nlohmann::json& j, launch_desc& v) {
@@ -54,6 +56,7 @@ void from_json(const nlohmann::json& j, launch_desc& v) {
     v.shared_bytes = j.value("shared_bytes", d.shared_bytes);
     v.args = j.value("args", d.args);
     v.memory = j.value("memory", d.memory);
+    v.symbols = j.value("symbols", d.symbols);
 }
 
 void to_json(nlohmann::json& j, const run_plan& v) {

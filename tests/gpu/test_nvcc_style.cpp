@@ -1,7 +1,7 @@
 // Kernels written as for nvcc, tuned as a user would: toolkit headers (cuda_fp16.h, cub), the
 // standard headers NVRTC lacks, sizes kept out of the macros, 2D launches, a __half scalar
-// argument. Every configuration compiles, runs and matches its reference (timed: ok, or
-// not_converged where the interval stays wide).
+// argument, a __constant__ filter. Every configuration compiles, runs and matches its reference
+// (timed: ok, or not_converged where the interval stays wide).
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -40,4 +40,23 @@ TEST_CASE("kernels written for nvcc tune, every configuration verified") {
     tune_all_ok("tests/gpu/nvcc_style/hist.yaml", 8);
     tune_all_ok("tests/gpu/nvcc_style/std_headers.yaml", 4);
     tune_all_ok("tests/gpu/nvcc_style/half_scalar.yaml", 4);
+    tune_all_ok("tests/gpu/nvcc_style/constant.yaml", 4);
+}
+
+TEST_CASE("a buffer naming a variable the kernel lacks costs each configuration a launch error") {
+    spec s = load_spec(source_dir() + "/tests/gpu/nvcc_style/constant.yaml");
+    s.output = "/tmp/hone_gpu_nvcc_symbol.db";
+    std::remove(s.output.c_str());
+    s.verify.ref = reference_kind::none;
+    for (auto& b : s.buffers)
+        if (b.name == "taps") b.symbol = "tapz";
+    tune_options opt;
+    opt.use_cache = false;
+    const tune_result r = tune(s, opt);
+    REQUIRE(r.records.size() == 4);
+    for (const auto& rec : r.records) {
+        CAPTURE(rec.message);
+        CHECK(rec.st == status::launch_error);
+        CHECK(rec.message.find("'tapz'") != std::string::npos);
+    }
 }
