@@ -167,7 +167,11 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "best point and more while they join the fastest as often as gp_climb's proposals "
            "do; 0 or 1: none"},
           {"generations", 0, 0, 1e6, true,
-           "children for each best point, at most this many times breed; 0: no limit"}}},
+           "children for each best point, at most this many times breed; 0: no limit"},
+          {"pick", 1, 1, 1000, true,
+           "candidate children drawn for each child proposed: the one whose values are most "
+           "common among the fastest configurations seen and rarest among the others is "
+           "proposed; 1: the first drawn"}}},
     };
     return all;
 }

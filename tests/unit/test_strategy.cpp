@@ -759,6 +759,75 @@ TEST_CASE("gp_sweep's breed: once the polish is done, children of the fastest po
     CHECK(run(plateau, {{"breed", 16}}) != run(plateau, {{"breed", 16}, {"generations", 1}}));
 }
 
+TEST_CASE("gp_sweep's pick proposes what gp_climb does until the best stalls") {
+    const grid g({24, 24, 24}, [](const point&) { return true; });
+    const auto f = bowl({19, 4, 15});
+    auto c = make("gp_climb", g, 1, 400);
+    const run_result rc = drive(*c, g, f);
+    const std::size_t k = first_stagnation(rc, f, 0);
+    CAPTURE(k);
+    CHECK(k < 300);
+    auto s = make("gp_sweep", g, 1, 400, {{"pick", 16}});
+    auto p = make("gp_sweep", g, 1, 400, {{"pick", 1}});
+    auto q = make("gp_sweep", g, 1, 400, {{"pick", 16}});
+    const run_result rs = drive(*s, g, f), rp = drive(*p, g, f), rq = drive(*q, g, f);
+    CHECK(std::equal(rc.order.begin(), rc.order.begin() + k, rs.order.begin()));
+    CHECK(rs.order == rq.order);  // deterministic with a seed
+    CHECK(rs.order != rp.order);  // children took the polish's share, picked otherwise
+}
+
+TEST_CASE("gp_sweep's pick proposes valid unseen points within its budget") {
+    const grid g = constrained_grid();
+    const auto f = bowl({4, 1, 3, 2});
+    for (int64_t budget : {1, 37, 200}) {
+        CAPTURE(budget);
+        auto st = make("gp_sweep", g, 5, budget, {{"pick", 64}, {"patience_min", 1}});
+        const run_result r = drive(*st, g, f);  // drive() requires valid points, none twice
+        CHECK(r.order.size() == static_cast<std::size_t>(budget));
+        CHECK(st->done());
+        CHECK(st->propose(8).empty());
+    }
+    auto all = make("gp_sweep", g, 5, 1000, {{"pick", 64}, {"patience_min", 1}});
+    CHECK(drive(*all, g, f).order.size() == g.all().size());
+    CHECK(all->done());
+}
+
+TEST_CASE("gp_sweep's pick: children whose values are the fastest points' and not the rest's") {
+    // Stalled at a best point among 8 fast points that share value 3 of x1 and value 5 of x2,
+    // beside 100 slow points with every value of x0 and x3. Children of the fastest mix their
+    // values but for a mutation now and then; picked among 32 candidates, more of them keep
+    // the fast points' values of x1 and x2.
+    const grid g({8, 8, 8, 8}, [](const point&) { return true; });
+    const objective_fn f = [](const point& p) -> std::optional<double> {
+        if (p[1] == 3 && p[2] == 5) return 1.0 + 0.001 * (p[0] * 8 + p[3]);
+        return 2.0 + 0.01 * (p[0] + p[1] + p[2] + p[3]);
+    };
+    auto run = [&](double pick) {
+        auto st = make("gp_sweep", g, 7, 400, {{"pick", pick}, {"breed", 8}});
+        for (uint32_t a = 0; a < 8; ++a)  // the fast points, x0 and x3 apart
+            st->observe({a, 3, 5, (a * 3) % 8}, f({a, 3, 5, (a * 3) % 8}));
+        std::size_t slow = 0;
+        for (const point& p : g.all())
+            if (slow < 100 && p[1] != 3 && p[2] != 5 &&
+                (p[0] * 7 + p[1] * 3 + p[2] + p[3]) % 29 == 0)
+                st->observe(p, f(p)), ++slow;
+        REQUIRE(slow == 100);
+        std::size_t kept = 0, proposed = 0;
+        for (int call = 0; call < 20 && proposed < 96; ++call)
+            for (const auto& p : st->propose(8)) {
+                ++proposed;
+                kept += p[1] == 3 && p[2] == 5;
+                st->observe(p, f(p));
+            }
+        CHECK(proposed >= 96);
+        return kept;
+    };
+    const std::size_t first = run(1), picked = run(32);
+    MESSAGE("proposals with the fast points' x1 and x2, of 96: pick 1 " << first << ", 32 "
+                                                                        << picked);
+    CHECK(picked >= first + 4);
+}
+
 TEST_CASE("bandit gives every member proposals, whatever their credits") {
     // Proposals that move one parameter of a seen point by more than one step of its list
     // are sweep's (gp_climb's descents move a long list by one step); those that change
@@ -906,6 +975,10 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
           std::string::npos);
     CHECK(strategy_option_error("gp_sweep", "generations", 1.5).find("integer") !=
           std::string::npos);
+    CHECK(strategy_option_error("gp_sweep", "pick", 16) == "");
+    CHECK(strategy_option_error("gp_sweep", "pick", 0).find("must be in 1 .. 1000") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_sweep", "pick", 2.5).find("integer") != std::string::npos);
     CHECK(strategy_option_error("gp_sweep", "shares", 1)
               .find("options are patience, patience_min, share") != std::string::npos);
     CHECK(resolve_strategy("", 100) == "exhaustive");
