@@ -102,23 +102,32 @@ std::string template_hint(const spec& s, std::string_view log) {
 // also a -D macro: NVRTC stops at it with "expected ...", its caret under the name.
 std::string macro_name_hint(const spec& s, std::string_view log) {
     for (const std::string& name : names_at_carets(log)) {
+        std::string kind, value, fix;
         for (const auto& p : s.problem)
-            if (p.define && p.name == name)
-                return fmt::format(
-                    "hint: `{0}` is a problem size, which hone passes as the macro -D{0}={1}: "
-                    "where the source or a header it includes declares a name `{0}`, the macro "
-                    "replaces it with the number. Rename it, or keep the size out of the macros "
-                    "with `define: false` (problem: {{{0}: {{value: {1}, define: false}}}})",
-                    name, p.value);
+            if (p.define && p.name == name) {
+                kind = "a problem size";
+                value = std::to_string(p.value);
+                fix = fmt::format(
+                    "keep the size out of the macros with `define: false` (problem: "
+                    "{{{}: {{value: {}, define: false}}}})",
+                    name, value);
+            }
         for (const auto& p : s.params)
-            if (p.define && p.name == name)
-                return fmt::format(
-                    "hint: `{0}` is a tuning parameter, which hone passes as the macro "
-                    "-D{0}=<value>: where the source or a header it includes declares a name "
-                    "`{0}`, the macro replaces it. Rename it, or give the parameter "
-                    "`define: false` in params (it then reaches the kernel only through a "
-                    "{{{0}}} placeholder of the kernel's name)",
+            if (p.define && p.name == name) {
+                kind = "a tuning parameter";
+                value = "<value>";
+                fix = fmt::format(
+                    "give the parameter `define: false` in params (it then reaches "
+                    "the kernel only through a {{{}}} placeholder of the kernel's "
+                    "name)",
                     name);
+            }
+        if (!kind.empty())
+            return fmt::format(
+                "hint: `{0}` is {1}, which hone passes as the macro -D{0}={2}: where the source or "
+                "a header it includes declares a name `{0}`, the macro replaces it. Rename it, or "
+                "{3}",
+                name, kind, value, fix);
     }
     return "";
 }

@@ -653,37 +653,59 @@ TEST_CASE("gp_sweep's polish 2 tries a stalled best point's descent neighbours")
     }
 }
 
+// gp_climb's run on a bowl and the first evaluation where its best has stalled, against
+// gp_sweep's runs with `on` and with `off`: identical to gp_climb up to there, then apart.
+struct climb_then_apart {
+    const grid g{{24, 24, 24}, [](const point&) { return true; }};
+    const objective_fn f = bowl({19, 4, 15});
+    run_result climb, on, off;
+    std::size_t k = 0;
+    climb_then_apart(const std::map<std::string, double>& on_options,
+                     const std::map<std::string, double>& off_options) {
+        auto c = make("gp_climb", g, 1, 400);
+        climb = drive(*c, g, f);
+        k = first_stagnation(climb, f, 0);
+        on = sweep(on_options);
+        off = sweep(off_options);
+    }
+    run_result sweep(const std::map<std::string, double>& options) const {
+        auto s = make("gp_sweep", g, 1, 400, options);
+        return drive(*s, g, f);
+    }
+    bool same_until_stall() const {
+        return std::equal(climb.order.begin(), climb.order.begin() + k, on.order.begin());
+    }
+};
+
 TEST_CASE("gp_sweep's breed proposes what gp_climb does until the best stalls") {
-    const grid g({24, 24, 24}, [](const point&) { return true; });
-    const auto f = bowl({19, 4, 15});
-    auto c = make("gp_climb", g, 1, 400);
-    const run_result rc = drive(*c, g, f);
-    const std::size_t k = first_stagnation(rc, f, 0);
-    CAPTURE(k);
-    CHECK(k < 300);
-    auto s = make("gp_sweep", g, 1, 400, {{"breed", 20}});
-    auto p = make("gp_sweep", g, 1, 400, {{"breed", 0}});
-    const run_result rs = drive(*s, g, f), rp = drive(*p, g, f);
-    CHECK(std::equal(rc.order.begin(), rc.order.begin() + k, rs.order.begin()));
-    CHECK(rs.order != rp.order);  // the polish ran out: children took its share
+    const climb_then_apart r({{"breed", 20}}, {{"breed", 0}});
+    CAPTURE(r.k);
+    CHECK(r.k < 300);
+    CHECK(r.same_until_stall());
+    CHECK(r.on.order != r.off.order);  // the polish ran out: children took its share
 }
 
-TEST_CASE("gp_sweep's breed proposes valid unseen points within its budget") {
+// Valid unseen points within every budget, and the whole space (480 valid points) for a budget
+// beyond it; patience_min 1 stalls early and often, so that most proposals are children.
+void check_children_budgets(std::map<std::string, double> o) {
     const grid g = constrained_grid();
     const auto f = bowl({4, 1, 3, 2});
+    o["patience_min"] = 1;
     for (int64_t budget : {1, 37, 200}) {
         CAPTURE(budget);
-        // patience_min 1: stalled early and often, so that most proposals are children.
-        auto st = make("gp_sweep", g, 5, budget, {{"breed", 20}, {"patience_min", 1}});
+        auto st = make("gp_sweep", g, 5, budget, o);
         const run_result r = drive(*st, g, f);  // drive() requires valid points, none twice
         CHECK(r.order.size() == static_cast<std::size_t>(budget));
         CHECK(st->done());
         CHECK(st->propose(8).empty());
     }
-    // A budget larger than the space (480 valid points) ends with the space.
-    auto all = make("gp_sweep", g, 5, 1000, {{"breed", 20}, {"patience_min", 1}});
+    auto all = make("gp_sweep", g, 5, 1000, o);
     CHECK(drive(*all, g, f).order.size() == g.all().size());
     CHECK(all->done());
+}
+
+TEST_CASE("gp_sweep's breed proposes valid unseen points within its budget") {
+    check_children_budgets({{"breed", 20}});
 }
 
 TEST_CASE("gp_sweep's breed: once the polish is done, children of the fastest points seen") {
@@ -760,36 +782,16 @@ TEST_CASE("gp_sweep's breed: once the polish is done, children of the fastest po
 }
 
 TEST_CASE("gp_sweep's pick proposes what gp_climb does until the best stalls") {
-    const grid g({24, 24, 24}, [](const point&) { return true; });
-    const auto f = bowl({19, 4, 15});
-    auto c = make("gp_climb", g, 1, 400);
-    const run_result rc = drive(*c, g, f);
-    const std::size_t k = first_stagnation(rc, f, 0);
-    CAPTURE(k);
-    CHECK(k < 300);
-    auto s = make("gp_sweep", g, 1, 400, {{"pick", 16}});
-    auto p = make("gp_sweep", g, 1, 400, {{"pick", 1}});
-    auto q = make("gp_sweep", g, 1, 400, {{"pick", 16}});
-    const run_result rs = drive(*s, g, f), rp = drive(*p, g, f), rq = drive(*q, g, f);
-    CHECK(std::equal(rc.order.begin(), rc.order.begin() + k, rs.order.begin()));
-    CHECK(rs.order == rq.order);  // deterministic with a seed
-    CHECK(rs.order != rp.order);  // children took the polish's share, picked otherwise
+    const climb_then_apart r({{"pick", 16}}, {{"pick", 1}});
+    CAPTURE(r.k);
+    CHECK(r.k < 300);
+    CHECK(r.same_until_stall());
+    CHECK(r.sweep({{"pick", 16}}).order == r.on.order);  // deterministic with a seed
+    CHECK(r.on.order != r.off.order);  // children took the polish's share, picked otherwise
 }
 
 TEST_CASE("gp_sweep's pick proposes valid unseen points within its budget") {
-    const grid g = constrained_grid();
-    const auto f = bowl({4, 1, 3, 2});
-    for (int64_t budget : {1, 37, 200}) {
-        CAPTURE(budget);
-        auto st = make("gp_sweep", g, 5, budget, {{"pick", 64}, {"patience_min", 1}});
-        const run_result r = drive(*st, g, f);  // drive() requires valid points, none twice
-        CHECK(r.order.size() == static_cast<std::size_t>(budget));
-        CHECK(st->done());
-        CHECK(st->propose(8).empty());
-    }
-    auto all = make("gp_sweep", g, 5, 1000, {{"pick", 64}, {"patience_min", 1}});
-    CHECK(drive(*all, g, f).order.size() == g.all().size());
-    CHECK(all->done());
+    check_children_budgets({{"pick", 64}});
 }
 
 TEST_CASE("gp_sweep's pick: children whose values are the fastest points' and not the rest's") {
