@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "expr/functions.hpp"
 
@@ -17,34 +18,14 @@ std::string known_names(const bindings& scope) {
 }
 
 const char* spelling(op_code op) {
-    switch (op) {
-        case op_code::add:
-            return "+";
-        case op_code::sub:
-            return "-";
-        case op_code::mul:
-            return "*";
-        case op_code::div:
-            return "/";
-        case op_code::mod:
-            return "%";
-        case op_code::floordiv:
-            return "//";
-        case op_code::pow:
-            return "**";
-        case op_code::shl:
-            return "<<";
-        case op_code::shr:
-            return ">>";
-        case op_code::bit_and:
-            return "&";
-        case op_code::bit_xor:
-            return "^";
-        case op_code::bit_or:
-            return "|";
-        default:
-            return "";
-    }
+    static constexpr std::pair<op_code, const char*> table[] = {
+        {op_code::add, "+"},     {op_code::sub, "-"},     {op_code::mul, "*"},
+        {op_code::div, "/"},     {op_code::mod, "%"},     {op_code::floordiv, "//"},
+        {op_code::pow, "**"},    {op_code::shl, "<<"},    {op_code::shr, ">>"},
+        {op_code::bit_and, "&"}, {op_code::bit_xor, "^"}, {op_code::bit_or, "|"}};
+    for (const auto& [code, text] : table)
+        if (code == op) return text;
+    return "";
 }
 
 // Python's floor division: the quotient rounded towards minus infinity.
