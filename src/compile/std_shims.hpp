@@ -14,8 +14,8 @@ struct std_shim {
 };
 
 // The stand-ins whose cuda/std header is found under `toolkit_dirs` (and those that need none:
-// <cstdio>, <cfloat>, <cmath>), for nvrtcCreateProgram's in-memory headers. A kernel's own folder or -I
-// folder holding a header of the same name keeps it (the stand-in is then left out).
+// <cstdio>, <cfloat>, <cmath>), for nvrtcCreateProgram's in-memory headers. A kernel's own folder
+// or -I folder holding a header of the same name keeps it (the stand-in is then left out).
 std::vector<std_shim> std_shims(const std::vector<std::string>& toolkit_dirs);
 // A digest of every stand-in's text: part of the compile cache's key.
 const std::string& std_shims_version();

@@ -1,8 +1,8 @@
 // Written as for nvcc: standard headers, which NVRTC lacks and hone stands in for.
-#include <cstdint>
-#include <cmath>
 #include <cassert>
 #include <cfloat>
+#include <cmath>
+#include <cstdint>
 #include <type_traits>
 template <typename T>
 __global__ void rsqrt_scale(const T* __restrict__ x, T* __restrict__ y, std::uint32_t n) {
