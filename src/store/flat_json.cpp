@@ -228,12 +228,16 @@ std::string number_object_text(const std::map<std::string, double>& numbers) {
 }
 
 std::string named_numbers_text(std::initializer_list<std::pair<const char*, value>> numbers) {
-    // In the sorted order of nlohmann::json's objects.
+    // In the sorted order of nlohmann::json's objects (an insertion sort of a few names).
     std::vector<const std::pair<const char*, value>*> sorted;
-    for (const auto& n : numbers) sorted.push_back(&n);
-    std::sort(sorted.begin(), sorted.end(),
-              [](const auto* a, const auto* b) { return std::strcmp(a->first, b->first) < 0; });
+    sorted.reserve(numbers.size());
+    for (const auto& n : numbers) {
+        auto at = sorted.end();
+        while (at != sorted.begin() && std::strcmp((*(at - 1))->first, n.first) > 0) --at;
+        sorted.insert(at, &n);
+    }
     std::string out;
+    out.reserve(24 * numbers.size());
     bool first = true;
     for (const auto* n : sorted) {
         append_name(out, n->first, first);  // the store's own names: plain

@@ -550,6 +550,46 @@ TEST_CASE("json_locate: elements and member names in the text's order") {
     CHECK(array_element_offsets(text, "cache").empty());
 }
 
+TEST_CASE("json_locate: the top-level members as a parser reads them") {
+    const std::string text =
+        " \n{\"x\": [1, {\"a\": [2, 3]}, \"s,]\\\":\"], \"c\\u0061che\": {\"b\": {\"q\": 1}},"
+        " \"\": null, \"r\": \"}\"}";
+    const auto members = top_level_members(text);
+    REQUIRE(members);
+    std::vector<std::string> names;
+    for (const auto& m : *members) names.push_back(m.name);
+    CHECK(names == std::vector<std::string>{"x", "cache", "", "r"});
+    CHECK(names == *top_level_keys(text, "t.json"));
+    CHECK(text[(*members)[0].value] == '[');
+    CHECK(text.compare((*members)[2].value, 4, "null") == 0);
+    // Not an object: none, as top_level_keys says.
+    for (const std::string other : {"[{\"cache\": 1}]", "\"cache\"", "", "  7"})
+        CHECK_FALSE(top_level_members(other));
+    CHECK_FALSE(top_level_keys("[{\"cache\": 1}]", "t.json"));
+    // Text after the top-level object is not read as its members.
+    const auto after = top_level_members("{\"a\": 1} {\"cache\": 2}");
+    REQUIRE(after);
+    CHECK(after->size() == 1);
+    // Every shipped or test cache and T4 file: the same names as the parser's.
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(
+             std::filesystem::path(HONE_SOURCE_DIR) / "tests")) {
+        if (entry.path().extension() != ".json") continue;
+        const std::string file = read_maybe_gzip(entry.path().string());
+        std::optional<std::vector<std::string>> parsed;
+        try {
+            parsed = top_level_keys(file, entry.path().string());
+        } catch (const input_error&) {
+            continue;  // not valid JSON: a parser's to report
+        }
+        const auto scanned = top_level_members(file);
+        CHECK(scanned.has_value() == parsed.has_value());
+        if (!scanned || !parsed) continue;
+        std::vector<std::string> scanned_names;
+        for (const auto& m : *scanned) scanned_names.push_back(m.name);
+        CHECK_MESSAGE(scanned_names == *parsed, entry.path().string());
+    }
+}
+
 TEST_CASE("output files are whole or absent, gzip'd on request") {
     temp_dir d;
     write_file_atomically(d.file("a.txt"), "hello\n");
