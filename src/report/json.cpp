@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "record/json_members.hpp"
 #include "record/params_json.hpp"
 #include "report/report.hpp"
 
@@ -7,24 +8,6 @@ namespace hone {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-// An object of members known to be distinct, built in place: an ordered_json object built from
-// an initializer list grows its vector of members one at a time and copies every member's
-// value (the samples too) at each growth, since a member with a const name cannot be moved.
-class record_members {
-  public:
-    explicit record_members(std::size_t n) : j_(ojson::object()) {
-        j_.get_ref<ojson::object_t&>().reserve(n);
-    }
-    record_members& add(const char* name, ojson v) {
-        j_.get_ref<ojson::object_t&>().emplace_back(name, std::move(v));
-        return *this;
-    }
-    ojson done() { return std::move(j_); }
-
-  private:
-    ojson j_;
-};
 
 // -1 means "not reported" in the records; JSON says so with null.
 ojson known(int v) {
@@ -36,11 +19,11 @@ ojson metric(double v) {
 
 ojson compile_json(const eval_record& r) {
     const resource_usage& u = r.resources;
-    return record_members(4)
+    return json_members(4)
         .add("ms", r.compile_ms)
         .add("cached", r.compile_cached)
         .add("log", r.compile_log)
-        .add("ptxas", record_members(6)
+        .add("ptxas", json_members(6)
                           .add("registers", known(u.registers))
                           .add("spill_store_bytes", u.spill_store_bytes)
                           .add("spill_load_bytes", u.spill_load_bytes)
@@ -52,7 +35,7 @@ ojson compile_json(const eval_record& r) {
 }
 
 ojson function_json(const job_result& g) {
-    return record_members(6)
+    return json_members(6)
         .add("num_regs", known(g.num_regs))
         .add("local_bytes", known(g.local_bytes))
         .add("static_shared_bytes", known(g.static_shared_bytes))
@@ -65,7 +48,7 @@ ojson function_json(const job_result& g) {
 ojson timing_json(const job_result& g) {
     const summary& t = g.time_us;
     if (t.n == 0) return nullptr;
-    return record_members(15)
+    return json_members(15)
         .add("sample_mode", g.sample_mode)
         .add("timer", g.timer)
         .add("n", t.n)
@@ -79,7 +62,7 @@ ojson timing_json(const job_result& g) {
         .add("mean_ci_half_us", t.mean_ci_half)
         .add("gpu_busy_s", g.gpu_busy_s)
         .add("wall_s", g.wall_s)
-        .add("steps", record_members(5)
+        .add("steps", json_members(5)
                           .add("load_s", g.steps.load_s)
                           .add("verify_s", g.steps.verify_s)
                           .add("warmup_s", g.steps.warmup_s)
@@ -91,7 +74,7 @@ ojson timing_json(const job_result& g) {
 }
 
 ojson record_json(const eval_record& r) {
-    return record_members(17)
+    return json_members(17)
         .add("key", r.key)
         .add("params", params_to_json(r.params))
         .add("status", status_name(r.st))
@@ -99,7 +82,7 @@ ojson record_json(const eval_record& r) {
         .add("output", r.gpu.output)
         .add("compile", compile_json(r))
         .add("function", function_json(r.gpu))
-        .add("launch", record_members(3)
+        .add("launch", json_members(3)
                            .add("grid", r.grid)
                            .add("block", r.block)
                            .add("dynamic_shared_bytes", r.dynamic_shared_bytes)
@@ -111,7 +94,7 @@ ojson record_json(const eval_record& r) {
         .add("metrics", r.metrics)
         .add("device", r.device >= 0 ? ojson(r.device) : ojson())
         .add("device_uuid", r.device_uuid)
-        .add("telemetry", record_members(3)
+        .add("telemetry", json_members(3)
                               .add("sm_clock_mhz", metric(r.gpu.telemetry.sm_clock_mhz))
                               .add("temperature_c", metric(r.gpu.telemetry.temperature_c))
                               .add("power_w", metric(r.gpu.telemetry.power_w))
