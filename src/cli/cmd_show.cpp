@@ -53,8 +53,7 @@ class json_runs_writer {
         buffer_ += ",\n    \"results\": [";
         for (std::size_t i = 0; i < records.size(); ++i) {
             buffer_ += i ? ",\n" : "\n";
-            // One record's JSON as an element of to_json's array (the copy is one record's).
-            indent(dump(to_json(std::vector<eval_record>{records[i]}).front()), 6);
+            indent(dump(to_json(records[i])), 6);  // an element of to_json(records)
             if (buffer_.size() > (std::size_t{1} << 20)) flush();
         }
         buffer_ += records.empty() ? "]\n  }" : "\n    ]\n  }";

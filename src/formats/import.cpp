@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "formats/json_file.hpp"
+#include "formats/json_locate.hpp"
 #include "formats/t4.hpp"
 #include "measure/stats.hpp"
 
@@ -206,29 +207,38 @@ void checked_import::each_record(const std::function<void(const eval_record&)>& 
         for (const eval_record& r : held_) each(r);
         return;
     }
+    // The text and header were checked whole by check_import: the records alone are read again.
     kt_counts n;
-    scan_kt_cache(text_, path_,
-                  [&](const kt_cache& c, const std::string&, const sorted_json&, kt_entry&& e) {
-                      each(kt_record(c, e, n));
-                  });
+    scan_kt_records(text_, path_, header_,
+                    [&](const kt_cache& c, const std::string&, const sorted_json&, kt_entry&& e) {
+                        each(kt_record(c, e, n));
+                    });
 }
 
 checked_import check_import(const std::string& path, import_format format) {
     std::string text = read_maybe_gzip(path);
     if (format == import_format::automatic) {
-        const auto keys = top_level_keys(text, path);
+        // The member names from a scan of the bytes (exact for valid JSON; the reader chosen
+        // parses the whole text and says what is wrong with any other). A text that names
+        // neither format is parsed here, so that a syntax error is reported as such.
+        std::optional<std::vector<std::string>> keys;
+        if (const auto members = top_level_members(text)) {
+            keys.emplace();
+            for (const json_member& m : *members) keys->push_back(m.name);
+        }
         auto has = [&](const char* k) {
             return keys && std::find(keys->begin(), keys->end(), k) != keys->end();
         };
-        const bool kt = has("tune_params_keys") && has("cache");
-        const bool t4 = has("results") && has("schema_version");
-        if (!kt && !t4)
+        auto kt = [&] { return has("tune_params_keys") && has("cache"); };
+        auto t4 = [&] { return has("results") && has("schema_version"); };
+        if (!kt() && !t4()) keys = top_level_keys(text, path);
+        if (!kt() && !t4())
             throw input_error(
                 {path, 0, 0},
                 "not a file hone imports: expected a Kernel Tuner cache (a JSON object with "
                 "\"tune_params_keys\", \"tune_params\" and \"cache\") or T4 results (a JSON object "
                 "with \"schema_version\" and \"results\")");
-        format = kt ? import_format::kt_cache : import_format::t4;
+        format = kt() ? import_format::kt_cache : import_format::t4;
     }
     checked_import out;
     out.path_ = path;
@@ -248,7 +258,7 @@ checked_import check_import(const std::string& path, import_format format) {
     // Every record is checked and converted once here, and made again when it is stored.
     kt_counts n;
     std::vector<std::size_t> hashes;  // of the keys, for records given twice
-    const kt_cache c = scan_kt_cache(
+    kt_cache c = scan_kt_cache(
         text, path,
         [&](const kt_cache& h, const std::string& key, const sorted_json& rec, kt_entry&& e) {
             if (hashes.empty()) hashes.reserve(h.record_count);
@@ -260,6 +270,7 @@ checked_import check_import(const std::string& path, import_format format) {
     out.identity = kt_identity(c, path);
     out.notes = kt_notes(c, n);
     out.text_ = std::move(text);
+    out.header_ = std::move(c);
     return out;
 }
 

@@ -29,6 +29,7 @@ class checked_import {
   private:
     friend checked_import check_import(const std::string& path, import_format format);
     std::string path_, text_;        // a Kernel Tuner cache's text, read again by each_record
+    kt_cache header_;                // and its header, as check_import read it
     std::vector<eval_record> held_;  // T4's records
 };
 

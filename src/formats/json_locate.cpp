@@ -109,4 +109,36 @@ std::vector<std::string> object_member_keys(const std::string& text, const std::
     return out;
 }
 
+std::optional<std::vector<json_member>> top_level_members(const std::string& text) {
+    std::size_t i = skip_space(text, 0);
+    if (i >= text.size() || text[i] != '{') return std::nullopt;
+    std::vector<json_member> out;
+    int depth = 0;
+    while (i < text.size()) {
+        const char c = text[i];
+        if (c == '"') {
+            const std::size_t end = skip_string(text, i);
+            const std::size_t colon = skip_space(text, end);
+            // A name of the top-level object: a string followed by a colon.
+            if (depth == 1 && colon < text.size() && text[colon] == ':') {
+                std::string name = text.substr(i + 1, end - i - 2);
+                if (name.find('\\') != std::string::npos) {
+                    try {
+                        name = nlohmann::json::parse(text.substr(i, end - i)).get<std::string>();
+                    } catch (const nlohmann::json::exception&) {
+                        // not valid JSON: the raw text stands, and the parser will say why
+                    }
+                }
+                out.push_back({std::move(name), skip_space(text, colon + 1)});
+            }
+            i = end;
+            continue;
+        }
+        if (c == '{' || c == '[') ++depth;
+        if ((c == '}' || c == ']') && --depth == 0) break;  // the top-level object's end
+        ++i;
+    }
+    return out;
+}
+
 }  // namespace hone

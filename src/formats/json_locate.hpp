@@ -3,6 +3,7 @@
 // and nesting only, no values).
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,15 @@ array_items array_items_of(const std::string& text, const std::string& key);
 // The member names of the object under the top-level object's `key`, decoded, in the order of
 // the text; empty when there is no such object. Assumes `text` is valid JSON.
 std::vector<std::string> object_member_keys(const std::string& text, const std::string& key);
+
+// The members of the top-level object, in the order of the text: each name, decoded, and the
+// offset where its value starts; nullopt when the text does not open with an object. Exact for
+// valid JSON, and a scan of the bytes (strings and nesting), not a parse: for other text it
+// finds what it finds, and only a parser can say what is wrong.
+struct json_member {
+    std::string name;
+    std::size_t value = 0;
+};
+std::optional<std::vector<json_member>> top_level_members(const std::string& text);
 
 }  // namespace hone

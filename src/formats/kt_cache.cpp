@@ -189,12 +189,18 @@ class kt_reader {
         // Both would be read, where a JSON document keeps the last.
         if (head.cache_twice)
             fail({}, "\"cache\" is given twice; a cache has one object of records");
+        read_records(c, each);
+        return c;
+    }
+
+    // The records pass alone, for a header read from this text before.
+    void read_records(const kt_cache& c, const kt_record_fn& each) {
+        if (value_index_.empty()) index_values(c);
         cache_events records(cache_events::part::records,
                              [&](const std::string& key, const sorted_json& rec) {
                                  each(c, key, rec, read_entry(c, key, rec));
                              });
         parse(records);
-        return c;
     }
 
   private:
@@ -414,6 +420,11 @@ std::string kt_cache::key(const kt_entry& e) const {
 
 kt_cache scan_kt_cache(const std::string& text, const std::string& path, const kt_record_fn& each) {
     return kt_reader(text, path).run(each);
+}
+
+void scan_kt_records(const std::string& text, const std::string& path, const kt_cache& header,
+                     const kt_record_fn& each) {
+    kt_reader(text, path).read_records(header, each);
 }
 
 kt_cache parse_kt_cache(const std::string& text, const std::string& path) {

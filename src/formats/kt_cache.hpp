@@ -66,5 +66,9 @@ using kt_record_fn = std::function<void(const kt_cache& header, const std::strin
 // (a document of the whole cache costs some 25 times the text). Returns the header; the same
 // checks and errors as parse_kt_cache.
 kt_cache scan_kt_cache(const std::string& text, const std::string& path, const kt_record_fn& each);
+// The records of a text that scan_kt_cache has read whole before, with the header it returned,
+// read again in one pass (the header and the checks of the whole text are not repeated).
+void scan_kt_records(const std::string& text, const std::string& path, const kt_cache& header,
+                     const kt_record_fn& each);
 
 }  // namespace hone

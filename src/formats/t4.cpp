@@ -11,6 +11,7 @@
 #include "formats/json_file.hpp"
 #include "formats/json_locate.hpp"
 #include "measure/stats.hpp"
+#include "record/json_members.hpp"
 #include "record/params_json.hpp"
 #include "report/report.hpp"
 
@@ -22,48 +23,56 @@ using json = nlohmann::ordered_json;
 // ---- writing ----
 
 json steps_json(const job_steps& s) {
-    return {{"load_s", s.load_s},
-            {"verify_s", s.verify_s},
-            {"warmup_s", s.warmup_s},
-            {"samples_s", s.samples_s},
-            {"waits", s.waits}};
+    return json_members(5)
+        .add("load_s", s.load_s)
+        .add("verify_s", s.verify_s)
+        .add("warmup_s", s.warmup_s)
+        .add("samples_s", s.samples_s)
+        .add("waits", s.waits)
+        .done();
 }
 
 // What T4 has no field for; read back by hone_extension() below.
 json hone_json(const eval_record& r) {
     const resource_usage& u = r.resources;
     const job_result& g = r.gpu;
-    return {
-        {"key", r.key},
-        {"status", status_name(r.st)},
-        {"message", r.message},
-        {"output", g.output},
-        {"compile_log", r.compile_log},
-        {"compile_cached", r.compile_cached},
-        {"sample_mode", g.sample_mode},
-        {"timer", g.timer},
-        {"gpu_busy_s", g.gpu_busy_s},
-        {"wall_s", g.wall_s},
-        {"steps", steps_json(g.steps)},
-        {"resources",
-         {{"registers", u.registers},
-          {"spill_store_bytes", u.spill_store_bytes},
-          {"spill_load_bytes", u.spill_load_bytes},
-          {"stack_bytes", u.stack_bytes},
-          {"shared_static_bytes", u.shared_static_bytes},
-          {"const_bytes", u.const_bytes}}},
-        {"function",
-         {{"num_regs", g.num_regs},
-          {"local_bytes", g.local_bytes},
-          {"static_shared_bytes", g.static_shared_bytes},
-          {"max_threads_per_block", g.max_threads_per_block},
-          {"active_blocks_per_sm", g.active_blocks_per_sm},
-          {"occupancy", g.occupancy}}},
-        {"launch",
-         {{"grid", r.grid}, {"block", r.block}, {"dynamic_shared_bytes", r.dynamic_shared_bytes}}},
-        {"gbps", r.gbps},
-        {"gflops", r.gflops},
-        {"metrics", r.metrics}};
+    return json_members(17)
+        .add("key", r.key)
+        .add("status", status_name(r.st))
+        .add("message", r.message)
+        .add("output", g.output)
+        .add("compile_log", r.compile_log)
+        .add("compile_cached", r.compile_cached)
+        .add("sample_mode", g.sample_mode)
+        .add("timer", g.timer)
+        .add("gpu_busy_s", g.gpu_busy_s)
+        .add("wall_s", g.wall_s)
+        .add("steps", steps_json(g.steps))
+        .add("resources", json_members(6)
+                              .add("registers", u.registers)
+                              .add("spill_store_bytes", u.spill_store_bytes)
+                              .add("spill_load_bytes", u.spill_load_bytes)
+                              .add("stack_bytes", u.stack_bytes)
+                              .add("shared_static_bytes", u.shared_static_bytes)
+                              .add("const_bytes", u.const_bytes)
+                              .done())
+        .add("function", json_members(6)
+                             .add("num_regs", g.num_regs)
+                             .add("local_bytes", g.local_bytes)
+                             .add("static_shared_bytes", g.static_shared_bytes)
+                             .add("max_threads_per_block", g.max_threads_per_block)
+                             .add("active_blocks_per_sm", g.active_blocks_per_sm)
+                             .add("occupancy", g.occupancy)
+                             .done())
+        .add("launch", json_members(3)
+                           .add("grid", r.grid)
+                           .add("block", r.block)
+                           .add("dynamic_shared_bytes", r.dynamic_shared_bytes)
+                           .done())
+        .add("gbps", r.gbps)
+        .add("gflops", r.gflops)
+        .add("metrics", r.metrics)
+        .done();
 }
 
 double metric_or(const eval_record& r, const char* name, double fallback) {

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "record/json_members.hpp"
 #include "record/params_json.hpp"
 #include "report/report.hpp"
 
@@ -18,83 +19,101 @@ ojson metric(double v) {
 
 ojson compile_json(const eval_record& r) {
     const resource_usage& u = r.resources;
-    return {{"ms", r.compile_ms},
-            {"cached", r.compile_cached},
-            {"log", r.compile_log},
-            {"ptxas",
-             {{"registers", known(u.registers)},
-              {"spill_store_bytes", u.spill_store_bytes},
-              {"spill_load_bytes", u.spill_load_bytes},
-              {"stack_bytes", u.stack_bytes},
-              {"shared_static_bytes", u.shared_static_bytes},
-              {"const_bytes", u.const_bytes}}}};
+    return json_members(4)
+        .add("ms", r.compile_ms)
+        .add("cached", r.compile_cached)
+        .add("log", r.compile_log)
+        .add("ptxas", json_members(6)
+                          .add("registers", known(u.registers))
+                          .add("spill_store_bytes", u.spill_store_bytes)
+                          .add("spill_load_bytes", u.spill_load_bytes)
+                          .add("stack_bytes", u.stack_bytes)
+                          .add("shared_static_bytes", u.shared_static_bytes)
+                          .add("const_bytes", u.const_bytes)
+                          .done())
+        .done();
 }
 
 ojson function_json(const job_result& g) {
-    return {{"num_regs", known(g.num_regs)},
-            {"local_bytes", known(g.local_bytes)},
-            {"static_shared_bytes", known(g.static_shared_bytes)},
-            {"max_threads_per_block", known(g.max_threads_per_block)},
-            {"active_blocks_per_sm", known(g.active_blocks_per_sm)},
-            {"occupancy", g.active_blocks_per_sm >= 0 ? ojson(g.occupancy) : ojson(nullptr)}};
+    return json_members(6)
+        .add("num_regs", known(g.num_regs))
+        .add("local_bytes", known(g.local_bytes))
+        .add("static_shared_bytes", known(g.static_shared_bytes))
+        .add("max_threads_per_block", known(g.max_threads_per_block))
+        .add("active_blocks_per_sm", known(g.active_blocks_per_sm))
+        .add("occupancy", g.active_blocks_per_sm >= 0 ? ojson(g.occupancy) : ojson(nullptr))
+        .done();
 }
 
 ojson timing_json(const job_result& g) {
     const summary& t = g.time_us;
     if (t.n == 0) return nullptr;
-    return {{"sample_mode", g.sample_mode},
-            {"timer", g.timer},
-            {"n", t.n},
-            {"median_us", t.median},
-            {"mean_us", t.mean},
-            {"stddev_us", t.stddev},
-            {"min_us", t.min},
-            {"max_us", t.max},
-            {"ci_low_us", t.ci_low},
-            {"ci_high_us", t.ci_high},
-            {"mean_ci_half_us", t.mean_ci_half},
-            {"gpu_busy_s", g.gpu_busy_s},
-            {"wall_s", g.wall_s},
-            {"steps",
-             {{"load_s", g.steps.load_s},
-              {"verify_s", g.steps.verify_s},
-              {"warmup_s", g.steps.warmup_s},
-              {"samples_s", g.steps.samples_s},
-              {"waits", g.steps.waits}}},
-            {"samples_us", g.samples_us}};
+    return json_members(15)
+        .add("sample_mode", g.sample_mode)
+        .add("timer", g.timer)
+        .add("n", t.n)
+        .add("median_us", t.median)
+        .add("mean_us", t.mean)
+        .add("stddev_us", t.stddev)
+        .add("min_us", t.min)
+        .add("max_us", t.max)
+        .add("ci_low_us", t.ci_low)
+        .add("ci_high_us", t.ci_high)
+        .add("mean_ci_half_us", t.mean_ci_half)
+        .add("gpu_busy_s", g.gpu_busy_s)
+        .add("wall_s", g.wall_s)
+        .add("steps", json_members(5)
+                          .add("load_s", g.steps.load_s)
+                          .add("verify_s", g.steps.verify_s)
+                          .add("warmup_s", g.steps.warmup_s)
+                          .add("samples_s", g.steps.samples_s)
+                          .add("waits", g.steps.waits)
+                          .done())
+        .add("samples_us", g.samples_us)
+        .done();
 }
 
 ojson record_json(const eval_record& r) {
-    return {
-        {"key", r.key},
-        {"params", params_to_json(r.params)},
-        {"status", status_name(r.st)},
-        {"message", r.message},
-        {"output", r.gpu.output},
-        {"compile", compile_json(r)},
-        {"function", function_json(r.gpu)},
-        {"launch",
-         {{"grid", r.grid}, {"block", r.block}, {"dynamic_shared_bytes", r.dynamic_shared_bytes}}},
-        {"timing", timing_json(r.gpu)},
-        {"gpu_wall_s", r.gpu.wall_s},  // GPU-side time, a worker restart after a fault included
-        {"gbps", metric(r.gbps)},
-        {"gflops", metric(r.gflops)},
-        {"metrics", r.metrics},
-        {"device", r.device >= 0 ? ojson(r.device) : ojson()},
-        {"device_uuid", r.device_uuid},
-        {"telemetry",
-         {{"sm_clock_mhz", metric(r.gpu.telemetry.sm_clock_mhz)},
-          {"temperature_c", metric(r.gpu.telemetry.temperature_c)},
-          {"power_w", metric(r.gpu.telemetry.power_w)}}},
-        {"created_at", r.created_at}};
+    return json_members(17)
+        .add("key", r.key)
+        .add("params", params_to_json(r.params))
+        .add("status", status_name(r.st))
+        .add("message", r.message)
+        .add("output", r.gpu.output)
+        .add("compile", compile_json(r))
+        .add("function", function_json(r.gpu))
+        .add("launch", json_members(3)
+                           .add("grid", r.grid)
+                           .add("block", r.block)
+                           .add("dynamic_shared_bytes", r.dynamic_shared_bytes)
+                           .done())
+        .add("timing", timing_json(r.gpu))
+        .add("gpu_wall_s", r.gpu.wall_s)  // GPU-side time, a worker restart after a fault included
+        .add("gbps", metric(r.gbps))
+        .add("gflops", metric(r.gflops))
+        .add("metrics", r.metrics)
+        .add("device", r.device >= 0 ? ojson(r.device) : ojson())
+        .add("device_uuid", r.device_uuid)
+        .add("telemetry", json_members(3)
+                              .add("sm_clock_mhz", metric(r.gpu.telemetry.sm_clock_mhz))
+                              .add("temperature_c", metric(r.gpu.telemetry.temperature_c))
+                              .add("power_w", metric(r.gpu.telemetry.power_w))
+                              .done())
+        .add("created_at", r.created_at)
+        .done();
 }
 
 }  // namespace
 
 nlohmann::ordered_json to_json(const std::vector<eval_record>& records) {
     ojson out = ojson::array();
+    out.get_ref<ojson::array_t&>().reserve(records.size());
     for (const auto& r : records) out.push_back(record_json(r));
     return out;
+}
+
+nlohmann::ordered_json to_json(const eval_record& record) {
+    return record_json(record);
 }
 
 nlohmann::ordered_json to_json(const run_identity& id) {

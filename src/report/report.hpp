@@ -60,6 +60,7 @@ std::string reproduce_snippet(const eval_record& best, const std::string& config
 
 // Every field of the records (times in µs; metrics null where undefined), in store order.
 nlohmann::ordered_json to_json(const std::vector<eval_record>& records);
+nlohmann::ordered_json to_json(const eval_record& record);  // one element of that list
 nlohmann::ordered_json to_json(const run_identity& id);
 
 struct progress_info {

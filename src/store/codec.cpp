@@ -64,10 +64,6 @@ constexpr std::array columns = {"key",
                                 "telemetry",
                                 "created_at"};
 
-std::string samples_text(const std::vector<double>& samples) {
-    return nlohmann::json(samples).dump();
-}
-
 // A row that does not decode was not written by this schema's hone: report, never guess.
 // The general parser's values are copied and printed recursively: a depth is refused first.
 template <typename F>
@@ -128,7 +124,7 @@ void bind_record(sql::stmt& s, int64_t run_id, const eval_record& r) {
     const job_result& g = r.gpu;
     const resource_usage& u = r.resources;
     b(r.key);
-    b(params_to_json(r.params).dump());
+    b(scalar_object_text(r.params));
     b(status_name(r.st));
     b(r.message);
     b(g.output);
@@ -151,22 +147,20 @@ void bind_record(sql::stmt& s, int64_t run_id, const eval_record& r) {
     for (uint32_t v : r.grid) b(int64_t{v});
     for (uint32_t v : r.block) b(int64_t{v});
     b(r.dynamic_shared_bytes);
-    b(samples_text(g.samples_us));
+    b(number_array_text(g.samples_us));
     b(g.timer);
-    b(nlohmann::json{{"load_s", g.steps.load_s},
-                     {"verify_s", g.steps.verify_s},
-                     {"warmup_s", g.steps.warmup_s},
-                     {"samples_s", g.steps.samples_s},
-                     {"waits", g.steps.waits}}
-          .dump());
-    b(nlohmann::json(r.metrics).dump());
+    b(named_numbers_text({{"load_s", g.steps.load_s},
+                          {"verify_s", g.steps.verify_s},
+                          {"warmup_s", g.steps.warmup_s},
+                          {"samples_s", g.steps.samples_s},
+                          {"waits", int64_t{g.steps.waits}}}));
+    b(number_object_text(r.metrics));
     b(r.device);
     b(r.device_uuid);
     const gpu_telemetry& tm = g.telemetry;
-    b(nlohmann::json{{"sm_clock_mhz", tm.sm_clock_mhz},
-                     {"temperature_c", tm.temperature_c},
-                     {"power_w", tm.power_w}}
-          .dump());
+    b(named_numbers_text({{"sm_clock_mhz", tm.sm_clock_mhz},
+                          {"temperature_c", tm.temperature_c},
+                          {"power_w", tm.power_w}}));
     b(r.created_at);  // empty: now
 }
 

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -548,6 +550,46 @@ TEST_CASE("json_locate: elements and member names in the text's order") {
     CHECK(array_element_offsets(text, "cache").empty());
 }
 
+TEST_CASE("json_locate: the top-level members as a parser reads them") {
+    const std::string text =
+        " \n{\"x\": [1, {\"a\": [2, 3]}, \"s,]\\\":\"], \"c\\u0061che\": {\"b\": {\"q\": 1}},"
+        " \"\": null, \"r\": \"}\"}";
+    const auto members = top_level_members(text);
+    REQUIRE(members);
+    std::vector<std::string> names;
+    for (const auto& m : *members) names.push_back(m.name);
+    CHECK(names == std::vector<std::string>{"x", "cache", "", "r"});
+    CHECK(names == *top_level_keys(text, "t.json"));
+    CHECK(text[(*members)[0].value] == '[');
+    CHECK(text.compare((*members)[2].value, 4, "null") == 0);
+    // Not an object: none, as top_level_keys says.
+    for (const std::string other : {"[{\"cache\": 1}]", "\"cache\"", "", "  7"})
+        CHECK_FALSE(top_level_members(other));
+    CHECK_FALSE(top_level_keys("[{\"cache\": 1}]", "t.json"));
+    // Text after the top-level object is not read as its members.
+    const auto after = top_level_members("{\"a\": 1} {\"cache\": 2}");
+    REQUIRE(after);
+    CHECK(after->size() == 1);
+    // Every shipped or test cache and T4 file: the same names as the parser's.
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(
+             std::filesystem::path(HONE_SOURCE_DIR) / "tests")) {
+        if (entry.path().extension() != ".json") continue;
+        const std::string file = read_maybe_gzip(entry.path().string());
+        std::optional<std::vector<std::string>> parsed;
+        try {
+            parsed = top_level_keys(file, entry.path().string());
+        } catch (const input_error&) {
+            continue;  // not valid JSON: a parser's to report
+        }
+        const auto scanned = top_level_members(file);
+        CHECK(scanned.has_value() == parsed.has_value());
+        if (!scanned || !parsed) continue;
+        std::vector<std::string> scanned_names;
+        for (const auto& m : *scanned) scanned_names.push_back(m.name);
+        CHECK_MESSAGE(scanned_names == *parsed, entry.path().string());
+    }
+}
+
 TEST_CASE("output files are whole or absent, gzip'd on request") {
     temp_dir d;
     write_file_atomically(d.file("a.txt"), "hello\n");
@@ -673,4 +715,51 @@ TEST_CASE("store: the fast readers of the store's JSON agree with the general pa
         CHECK(read_number_array(json(r.gpu.samples_us).dump(), xs));
         CHECK(xs == r.gpu.samples_us);
     }
+}
+
+TEST_CASE("store: the fast writers of the store's JSON give nlohmann's bytes") {
+    using namespace store_detail;
+    // Reals of every magnitude and layout (integral, tiny, huge, negative zero, the shortest
+    // round trip of random bits), and the non-finite ones nlohmann writes as null.
+    std::vector<double> reals = {0.0,     -0.0,   1.0,  -2.5,     1e-5,     1e-4,   123456.0,
+                                 1e15,    1e16,   1e17, 1e300,    -1e-300,  5e-324, 0.1 + 0.2,
+                                 1.0 / 3, 2258.5, NAN,  INFINITY, -INFINITY};
+    uint64_t bits = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 2000; ++i) {
+        bits ^= bits << 13;
+        bits ^= bits >> 7;
+        bits ^= bits << 17;
+        double d = 0;
+        std::memcpy(&d, &bits, sizeof d);
+        reals.push_back(d);
+        reals.push_back(static_cast<double>(bits % 100000) / 1000);  // times as files hold them
+    }
+    CHECK(number_array_text(reals) == json(reals).dump());
+    CHECK(number_array_text({}) == json(std::vector<double>{}).dump());
+    std::map<std::string, double> metrics = {{"GFLOP/s", 2258.5}, {"time", 0.125}, {"n", 3}};
+    CHECK(number_object_text(metrics) == json(metrics).dump());
+    CHECK(number_object_text({}) == json(std::map<std::string, double>{}).dump());
+    metrics["a\"quote"] = 1;  // escaped by nlohmann
+    metrics["r\xc3\xa9sum\xc3\xa9"] = 2;
+    CHECK(number_object_text(metrics) == json(metrics).dump());
+    CHECK(named_numbers_text({{"warmup_s", 1e-7}, {"load_s", 0.5}, {"waits", int64_t{7}}}) ==
+          json{{"warmup_s", 1e-7}, {"load_s", 0.5}, {"waits", 7}}.dump());
+    const param_list params = {{"BLOCK", int64_t{256}}, {"FAST", true}, {"IDX_T", "long long"},
+                               {"SCALE", 0.5},          {"BIG", 1e300}, {"NEG", int64_t{-4}},
+                               {"MIN", INT64_MIN},      {"OFF", false}};
+    CHECK(scalar_object_text(params) == params_to_json(params).dump());
+    CHECK(scalar_object_text({}) == params_to_json({}).dump());
+    // Escapes, UTF-8 and a repeated name are nlohmann's to write.
+    for (const param_list& odd :
+         {param_list{{"S", "a\tb"}}, param_list{{"S", "caf\xc3\xa9"}},
+          param_list{{"A\\B", int64_t{1}}}, param_list{{"A", int64_t{1}}, {"A", int64_t{2}}}})
+        CHECK(scalar_object_text(odd) == params_to_json(odd).dump());
+    // Text that is not UTF-8 is refused as before (nlohmann's strict dump).
+    CHECK_THROWS_AS(scalar_object_text({{"S", std::string("\xff")}}), json::exception);
+    // What the writers give reads back through the fast readers exactly.
+    std::vector<double> finite, back;
+    for (double d : reals)
+        if (std::isfinite(d)) finite.push_back(d);
+    CHECK(read_number_array(number_array_text(finite), back));
+    CHECK(back == finite);
 }
