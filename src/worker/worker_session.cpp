@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <deque>
 #include <stdexcept>
+#include <thread>
 
 #include "common/clock.hpp"
 #include "hone/error.hpp"
@@ -89,6 +90,10 @@ constexpr std::size_t jobs_in_flight = 2;
 // Output the worker wrote while jobs were queued behind one another is kept in its file until
 // the worker is idle; past this size, one job at a time until it is emptied.
 constexpr uint64_t max_held_output = 16u << 20;
+// A worker that fails to start or prepare after a lost one is replaced again this many times in
+// all, this long apart, before the failure is the run's (see ensure_worker).
+constexpr int restart_tries = 3;
+constexpr std::chrono::milliseconds restart_pause{200};
 
 class worker_session final : public gpu_session {
   public:
@@ -111,15 +116,25 @@ class worker_session final : public gpu_session {
         return proc_ && proc_->output_bytes() > max_held_output ? 1 : jobs_in_flight;
     }
 
+    // Retried as ensure_worker's restarts are: another process's fault can reach this one too.
     prepare_report prepare(const run_plan& plan) override {
         if (!pending_.empty())
             throw std::logic_error("worker session: prepare with jobs in flight");
-        if (fresh_needed_) start();
         plan_.reset();
-        const nlohmann::json reply =
-            request({{"type", "prepare"}, {"plan", plan}}, prepare_timeout_s(plan), "prepare");
-        plan_ = plan;
-        return reply.value("report", prepare_report{});
+        for (int attempt = 1;; ++attempt) {
+            try {
+                if (fresh_needed_) start();
+                const nlohmann::json reply = request({{"type", "prepare"}, {"plan", plan}},
+                                                     prepare_timeout_s(plan), "prepare");
+                plan_ = plan;
+                return reply.value("report", prepare_report{});
+            } catch (const env_error&) {
+                if (attempt >= restart_tries) throw;
+                if (proc_) proc_->kill();
+                fresh_needed_ = true;
+                std::this_thread::sleep_for(restart_pause);
+            }
+        }
     }
 
     job_result run(const job& j) override {
@@ -211,8 +226,24 @@ class worker_session final : public gpu_session {
     }
 
     // After a lost worker: a fresh one, prepared as the old one was, given the jobs it lost.
+    // A fault in another process on the same GPU can reach a context being made there: a fresh
+    // worker's start or prepare was seen to fail with that fault's error (cuMemGetInfo:
+    // CUDA_ERROR_LAUNCH_FAILED, in 3 of 7 runs of two tuners faulting on one H200 at once).
+    // Such a worker is replaced again, restart_tries in all, before its failure is the run's.
     void ensure_worker() {
-        if (!fresh_needed_) return;
+        for (int attempt = 1; fresh_needed_; ++attempt) {
+            try {
+                restart_worker();
+            } catch (const env_error&) {
+                if (attempt >= restart_tries) throw;
+                if (proc_) proc_->kill();
+                fresh_needed_ = true;
+                std::this_thread::sleep_for(restart_pause);
+            }
+        }
+    }
+
+    void restart_worker() {
         start();
         fresh_needed_ = true;  // until prepared: a failure below leaves it to be replaced again
         if (plan_) {
