@@ -226,10 +226,11 @@ class worker_session final : public gpu_session {
     }
 
     // After a lost worker: a fresh one, prepared as the old one was, given the jobs it lost.
-    // A fault in another process on the same GPU can reach a context being made there: a fresh
-    // worker's start or prepare was seen to fail with that fault's error (cuMemGetInfo:
-    // CUDA_ERROR_LAUNCH_FAILED, in 3 of 7 runs of two tuners faulting on one H200 at once).
-    // Such a worker is replaced again, restart_tries in all, before its failure is the run's.
+    // With other processes faulting on the same GPU, a fresh worker's start or prepare has been
+    // seen to fail with a fault's error it did not cause (cuMemGetInfo: CUDA_ERROR_LAUNCH_FAILED;
+    // two tuners running the fault config in one application on an H200: 6 of 7 runs failed
+    // without these retries, 0 of 7 with them). Such a worker is replaced again, restart_tries in
+    // all, before its failure is the run's.
     void ensure_worker() {
         for (int attempt = 1; fresh_needed_; ++attempt) {
             try {
