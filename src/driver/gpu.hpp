@@ -27,6 +27,9 @@ struct buffer_plan {
     bool verify = false;        // compared against the reference after a verified launch
     bool need_device = true;    // some configuration uses it in device memory
     bool need_managed = false;  // some configuration uses it in managed memory
+    // A module variable (__constant__ or __device__) this buffer fills before every module's
+    // launches, the reference's included ("" = none).
+    std::string symbol;
     uint64_t bytes() const { return count * elem_size(type); }
 };
 
@@ -34,12 +37,6 @@ struct kernel_arg {
     int buffer = -1;  // index into run_plan::buffers, or -1 for a scalar
     elem_type type = elem_type::i32;
     uint64_t bits = 0;  // scalar, little-endian, elem_size(type) bytes used
-};
-
-// A module variable (__constant__ or __device__) filled from a plan buffer before launches.
-struct symbol_fill {
-    std::string name;
-    int buffer = -1;  // index into run_plan::buffers
 };
 
 struct launch_desc {
@@ -50,7 +47,6 @@ struct launch_desc {
     uint32_t shared_bytes = 0;
     std::vector<kernel_arg> args;
     memory_kind memory = memory_kind::device;  // which buffer set the pointers come from
-    std::vector<symbol_fill> symbols;
 };
 
 struct run_plan {

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "driver/driver.hpp"
-
 namespace hone {
 namespace {
 
@@ -61,25 +59,6 @@ kernel_launch::kernel_launch(const cu::module& m, const launch_desc& d,
     // Every slot is 8 bytes, little-endian: a pointer to it also points at the value's low
     // bytes, which is what a narrower scalar parameter reads.
     for (auto& v : values_) params_.push_back(&v);
-}
-
-void fill_symbols(const cu::module& m, const launch_desc& d,
-                  const std::vector<CUdeviceptr>& pointers, const std::vector<uint64_t>& bytes,
-                  const cu::stream& s) {
-    for (const symbol_fill& f : d.symbols) {
-        const auto at = static_cast<std::size_t>(f.buffer);
-        if (f.buffer < 0 || at >= pointers.size() || at >= bytes.size())
-            throw std::logic_error(
-                fmt::format("symbol {} names buffer {} of {}", f.name, f.buffer, pointers.size()));
-        const auto [dst, size] = m.global(f.name);
-        if (bytes[at] > size)
-            throw cuda_error(CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
-                             fmt::format("the kernel's variable '{}' holds {} bytes, fewer than "
-                                         "the {} of the buffer that fills it",
-                                         f.name, size, bytes[at]));
-        cu::check(cu::driver().cuMemcpyDtoDAsync(dst, pointers[at], bytes[at], s.get()),
-                  "cuMemcpyDtoDAsync (a kernel variable)");
-    }
 }
 
 launch_limits kernel_launch::prepare(const device_attrs& dev) {

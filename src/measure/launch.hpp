@@ -36,13 +36,6 @@ class kernel_launch {
     std::vector<void*> params_;
 };
 
-// Queues on `s` the copy of each of d.symbols' buffers (pointers[i], bytes[i]: plan buffer i in
-// the launch's memory set) into the module's variable of that name, ahead of the launches. A
-// variable that is missing, or smaller than its buffer, is a cuda_error naming both.
-void fill_symbols(const cu::module& m, const launch_desc& d,
-                  const std::vector<CUdeviceptr>& pointers, const std::vector<uint64_t>& bytes,
-                  const cu::stream& s);
-
 // A kernel that waits on the GPU's global timer (hone_spin in kernels/helpers.cu): queued
 // before the start event, it keeps the GPU busy while the host queues the event and the
 // measured launch.

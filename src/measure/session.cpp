@@ -140,7 +140,7 @@ double in_process_session::compute_reference() {
     try {
         const cu::module m(ref.cubin.data());
         kernel_launch k(m, ref, pointers(ref.memory));
-        fill_symbols(m, ref, pointers(ref.memory), buffer_bytes(), stream_);
+        fill_symbols(m, ref.memory);
         const launch_limits limits = k.prepare(info_.attrs);
         if (!limits.refusal.empty()) throw env_error(limits.refusal);
         start_.record(stream_);

@@ -60,7 +60,10 @@ class in_process_session final : public gpu_session {
     // One job (session_run.cpp).
     void reset_outputs(memory_kind k);
     std::vector<CUdeviceptr> pointers(memory_kind k) const;
-    std::vector<uint64_t> buffer_bytes() const;  // each plan buffer's size, in plan order
+    // Queues the copy of each buffer that names a module variable into m's variable, ahead of
+    // the launches; a variable that is missing, or smaller than its buffer, is a cuda_error
+    // naming both.
+    void fill_symbols(const cu::module& m, memory_kind k);
     void queue_checks(memory_kind k);
     std::string finish_checks(memory_kind k);
     void run_checked(const job& j, job_result& r);

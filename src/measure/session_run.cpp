@@ -26,10 +26,19 @@ std::vector<CUdeviceptr> in_process_session::pointers(memory_kind k) const {
     return out;
 }
 
-std::vector<uint64_t> in_process_session::buffer_bytes() const {
-    std::vector<uint64_t> out;
-    for (const auto& b : buffers_) out.push_back(b.plan.bytes());
-    return out;
+void in_process_session::fill_symbols(const cu::module& m, memory_kind k) {
+    for (const auto& b : buffers_) {
+        if (b.plan.symbol.empty()) continue;
+        const auto [dst, size] = m.global(b.plan.symbol);
+        if (b.plan.bytes() > size)
+            throw cuda_error(CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+                             fmt::format("the kernel's variable '{}' holds {} bytes, fewer than "
+                                         "the {} of the buffer that fills it",
+                                         b.plan.symbol, size, b.plan.bytes()));
+        cu::check(
+            cu::driver().cuMemcpyDtoDAsync(dst, b.in_set(k).ptr(), b.plan.bytes(), stream_.get()),
+            "cuMemcpyDtoDAsync (a kernel variable)");
+    }
 }
 
 void in_process_session::reset_outputs(memory_kind k) {
@@ -86,7 +95,7 @@ void in_process_session::run_checked(const job& j, job_result& r) {
     const launch_desc& d = j.launch;
     const cu::module m(d.cubin.data());
     kernel_launch k(m, d, pointers(d.memory));
-    fill_symbols(m, d, pointers(d.memory), buffer_bytes(), stream_);
+    fill_symbols(m, d.memory);
     const launch_limits limits = k.prepare(info_.attrs);
     copy_limits(limits, r);
     r.steps.load_s = seconds_since(t);

@@ -29,8 +29,6 @@ launch_dims eval_launch(const spec& s, const std::vector<expression>& grid,
                         const std::vector<expression>& block, const bindings& scope);
 memory_kind eval_memory(const spec& s, const bindings& scope);
 std::vector<kernel_arg> eval_args(const spec& s, const bindings& scope);
-// The buffers that fill module variables (buffers.*.symbol), for every launch of the run.
-std::vector<symbol_fill> eval_symbols(const spec& s);
 run_plan make_run_plan(const spec& s, const search_space& space);
 run_identity make_identity(const spec& s, const device_info& dev);
 

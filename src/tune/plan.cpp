@@ -131,13 +131,6 @@ std::vector<kernel_arg> eval_args(const spec& s, const bindings& scope) {
     return args;
 }
 
-std::vector<symbol_fill> eval_symbols(const spec& s) {
-    std::vector<symbol_fill> out;
-    for (std::size_t i = 0; i < s.buffers.size(); ++i)
-        if (!s.buffers[i].symbol.empty()) out.push_back({s.buffers[i].symbol, static_cast<int>(i)});
-    return out;
-}
-
 run_plan make_run_plan(const spec& s, const search_space& space) {
     run_plan plan;
     plan.timing = s.timing;
@@ -155,6 +148,7 @@ run_plan make_run_plan(const spec& s, const search_space& space) {
         p.count = static_cast<uint64_t>(count);
         p.role = b.role;
         p.init = b.init;
+        p.symbol = b.symbol;
         p.need_device = false;
         const bool is_output = b.role != buffer_role::in;
         if (s.verify.ref != reference_kind::none && is_output) {

@@ -34,7 +34,6 @@ std::optional<launch_desc> make_reference(const spec& s, const search_space& spa
     d.block = dims.block;
     d.shared_bytes = dims.shared_bytes;
     d.args = eval_args(s, scope);
-    d.symbols = eval_symbols(s);
     // The reference always reads device memory: its outputs are the same in either set.
     d.memory = eval_memory(s, scope);
     return d;

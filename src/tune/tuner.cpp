@@ -685,7 +685,6 @@ bool pipeline::start_eval(const pending& p, const bindings& scope, eval_record& 
         j.launch.block = d.block;
         j.launch.shared_bytes = d.shared_bytes;
         j.launch.args = eval_args(s_, scope);
-        j.launch.symbols = eval_symbols(s_);
         j.launch.memory = eval_memory(s_, scope);
     } catch (const input_error& e) {
         r.st = status::launch_error;

@@ -23,9 +23,9 @@ HONE_JSON_FIELDS(device_info, ordinal, attrs, uuid, driver_version, free_mem)
 HONE_JSON_FIELDS(init_spec, kind, a, b, seed, path)
 HONE_JSON_FIELDS(timing_spec, rel_precision, ci, min_samples, max_samples, max_time_s, warmup,
                  warmup_ms, l2_flush, sample_mode, timeout_s, timer)
-HONE_JSON_FIELDS(buffer_plan, name, type, count, role, init, verify, need_device, need_managed)
+HONE_JSON_FIELDS(buffer_plan, name, type, count, role, init, verify, need_device, need_managed,
+                 symbol)
 HONE_JSON_FIELDS(kernel_arg, buffer, type, bits)
-HONE_JSON_FIELDS(symbol_fill, name, buffer)
 HONE_JSON_FIELDS(job, key, launch, verify, deadline_s)
 HONE_JSON_FIELDS(summary, n, median, mean, stddev, min, max, ci_low, ci_high, mean_ci_half)
 HONE_JSON_FIELDS(job_steps, load_s, verify_s, warmup_s, samples_s, waits)
@@ -43,8 +43,7 @@ void to_json(nlohmann::json& j, const launch_desc& v) {
          {"block", v.block},
          {"shared_bytes", v.shared_bytes},
          {"args", v.args},
-         {"memory", v.memory},
-         {"symbols", v.symbols}};
+         {"memory", v.memory}};
 }
 
 void from_json(const nlohmann::json& j, launch_desc& v) {
@@ -56,7 +55,6 @@ void from_json(const nlohmann::json& j, launch_desc& v) {
     v.shared_bytes = j.value("shared_bytes", d.shared_bytes);
     v.args = j.value("args", d.args);
     v.memory = j.value("memory", d.memory);
-    v.symbols = j.value("symbols", d.symbols);
 }
 
 void to_json(nlohmann::json& j, const run_plan& v) {

@@ -188,12 +188,12 @@ TEST_CASE("protocol round-trips plans, jobs and results through CBOR") {
     plan.buffers[1].type = elem_type::f16;
     plan.buffers[1].role = buffer_role::inout;
     plan.buffers[1].init.kind = init_kind::random_normal;
+    plan.buffers[1].symbol = "d_filter";
     plan.reference = launch_desc{};
     plan.reference->cubin = {0x7f, 'E', 'L', 'F', 0};
     plan.reference->grid = {4, 2, 1};
     plan.reference->args = {{1, elem_type::f16, 0}, {-1, elem_type::i64, 1ull << 40}};
     plan.reference->memory = memory_kind::managed;
-    plan.reference->symbols = {{"d_filter", 1}};
     plan.timing.max_samples = 77;
     const auto back = json::from_cbor(json::to_cbor(json(plan))).get<run_plan>();
     CHECK(back.buffers[1].type == elem_type::f16);
@@ -204,9 +204,8 @@ TEST_CASE("protocol round-trips plans, jobs and results through CBOR") {
     CHECK(back.reference->grid == plan.reference->grid);
     CHECK(back.reference->args[1].bits == 1ull << 40);
     CHECK(back.reference->memory == memory_kind::managed);
-    REQUIRE(back.reference->symbols.size() == 1);
-    CHECK(back.reference->symbols[0].name == "d_filter");
-    CHECK(back.reference->symbols[0].buffer == 1);
+    CHECK(back.buffers[1].symbol == "d_filter");
+    CHECK(back.buffers[0].symbol.empty());
     CHECK(back.timing.max_samples == 77);
     CHECK_FALSE(json::from_cbor(json::to_cbor(json(run_plan{}))).get<run_plan>().reference);
 
