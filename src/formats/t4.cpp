@@ -22,16 +22,6 @@ using json = nlohmann::ordered_json;
 
 // ---- writing ----
 
-json steps_json(const job_steps& s) {
-    return json_members(5)
-        .add("load_s", s.load_s)
-        .add("verify_s", s.verify_s)
-        .add("warmup_s", s.warmup_s)
-        .add("samples_s", s.samples_s)
-        .add("waits", s.waits)
-        .done();
-}
-
 // What T4 has no field for; read back by hone_extension() below.
 json hone_json(const eval_record& r) {
     const resource_usage& u = r.resources;

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "hone/job_result.hpp"
+
 namespace hone {
 
 class json_members {
@@ -24,5 +26,16 @@ class json_members {
   private:
     ojson j_;
 };
+
+// A job's steps as the JSON reports and the T4 export's hone extension write them.
+inline nlohmann::ordered_json steps_json(const job_steps& s) {
+    return json_members(5)
+        .add("load_s", s.load_s)
+        .add("verify_s", s.verify_s)
+        .add("warmup_s", s.warmup_s)
+        .add("samples_s", s.samples_s)
+        .add("waits", s.waits)
+        .done();
+}
 
 }  // namespace hone

@@ -62,13 +62,7 @@ ojson timing_json(const job_result& g) {
         .add("mean_ci_half_us", t.mean_ci_half)
         .add("gpu_busy_s", g.gpu_busy_s)
         .add("wall_s", g.wall_s)
-        .add("steps", json_members(5)
-                          .add("load_s", g.steps.load_s)
-                          .add("verify_s", g.steps.verify_s)
-                          .add("warmup_s", g.steps.warmup_s)
-                          .add("samples_s", g.steps.samples_s)
-                          .add("waits", g.steps.waits)
-                          .done())
+        .add("steps", steps_json(g.steps))
         .add("samples_us", g.samples_us)
         .done();
 }

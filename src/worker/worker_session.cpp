@@ -10,6 +10,7 @@
 #include <deque>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 
 #include "common/clock.hpp"
 #include "hone/error.hpp"
@@ -90,8 +91,8 @@ constexpr std::size_t jobs_in_flight = 2;
 // Output the worker wrote while jobs were queued behind one another is kept in its file until
 // the worker is idle; past this size, one job at a time until it is emptied.
 constexpr uint64_t max_held_output = 16u << 20;
-// A worker that fails to start or prepare after a lost one is replaced again this many times in
-// all, this long apart, before the failure is the run's (see ensure_worker).
+// A worker that fails to start or prepare is replaced again this many times in all, this long
+// apart, before the failure is the run's (see with_restarts).
 constexpr int restart_tries = 3;
 constexpr std::chrono::milliseconds restart_pause{200};
 
@@ -116,25 +117,17 @@ class worker_session final : public gpu_session {
         return proc_ && proc_->output_bytes() > max_held_output ? 1 : jobs_in_flight;
     }
 
-    // Retried as ensure_worker's restarts are: another process's fault can reach this one too.
     prepare_report prepare(const run_plan& plan) override {
         if (!pending_.empty())
             throw std::logic_error("worker session: prepare with jobs in flight");
         plan_.reset();
-        for (int attempt = 1;; ++attempt) {
-            try {
-                if (fresh_needed_) start();
-                const nlohmann::json reply = request({{"type", "prepare"}, {"plan", plan}},
-                                                     prepare_timeout_s(plan), "prepare");
-                plan_ = plan;
-                return reply.value("report", prepare_report{});
-            } catch (const env_error&) {
-                if (attempt >= restart_tries) throw;
-                if (proc_) proc_->kill();
-                fresh_needed_ = true;
-                std::this_thread::sleep_for(restart_pause);
-            }
-        }
+        return with_restarts([&] {
+            if (fresh_needed_) start();
+            const nlohmann::json reply =
+                request({{"type", "prepare"}, {"plan", plan}}, prepare_timeout_s(plan), "prepare");
+            plan_ = plan;
+            return reply.value("report", prepare_report{});
+        });
     }
 
     job_result run(const job& j) override {
@@ -225,16 +218,16 @@ class worker_session final : public gpu_session {
         finish_start();
     }
 
-    // After a lost worker: a fresh one, prepared as the old one was, given the jobs it lost.
     // With other processes faulting on the same GPU, a fresh worker's start or prepare has been
     // seen to fail with a fault's error it did not cause (cuMemGetInfo: CUDA_ERROR_LAUNCH_FAILED;
     // two tuners running the fault config in one application on an H200: 6 of 7 runs failed
-    // without these retries, 0 of 7 with them). Such a worker is replaced again, restart_tries in
-    // all, before its failure is the run's.
-    void ensure_worker() {
-        for (int attempt = 1; fresh_needed_; ++attempt) {
+    // without these retries, 0 of 7 with them). `step` (a start and prepare) is tried again with
+    // a fresh worker, restart_tries in all, before its failure is the run's.
+    template <typename Step>
+    std::invoke_result_t<Step> with_restarts(Step step) {
+        for (int attempt = 1;; ++attempt) {
             try {
-                restart_worker();
+                return step();
             } catch (const env_error&) {
                 if (attempt >= restart_tries) throw;
                 if (proc_) proc_->kill();
@@ -242,6 +235,11 @@ class worker_session final : public gpu_session {
                 std::this_thread::sleep_for(restart_pause);
             }
         }
+    }
+
+    // After a lost worker: a fresh one, prepared as the old one was, given the jobs it lost.
+    void ensure_worker() {
+        if (fresh_needed_) with_restarts([&] { restart_worker(); });
     }
 
     void restart_worker() {
