@@ -653,6 +653,8 @@ TEST_CASE("gp_sweep's polish 2 tries a stalled best point's descent neighbours")
     }
 }
 
+namespace {
+
 // gp_climb's run on a bowl and the first evaluation where its best has stalled, against
 // gp_sweep's runs with `on` and with `off`: identical to gp_climb up to there, then apart.
 struct climb_then_apart {
@@ -677,6 +679,8 @@ struct climb_then_apart {
     }
 };
 
+}  // namespace
+
 TEST_CASE("gp_sweep's breed proposes what gp_climb does until the best stalls") {
     const climb_then_apart r({{"breed", 20}}, {{"breed", 0}});
     CAPTURE(r.k);
@@ -684,6 +688,8 @@ TEST_CASE("gp_sweep's breed proposes what gp_climb does until the best stalls") 
     CHECK(r.same_until_stall());
     CHECK(r.on.order != r.off.order);  // the polish ran out: children took its share
 }
+
+namespace {
 
 // Valid unseen points within every budget, and the whole space (480 valid points) for a budget
 // beyond it; patience_min 1 stalls early and often, so that most proposals are children.
@@ -703,6 +709,8 @@ void check_children_budgets(std::map<std::string, double> o) {
     CHECK(drive(*all, g, f).order.size() == g.all().size());
     CHECK(all->done());
 }
+
+}  // namespace
 
 TEST_CASE("gp_sweep's breed proposes valid unseen points within its budget") {
     check_children_budgets({{"breed", 20}});
