@@ -11,6 +11,7 @@
 
 #include "formats/json_file.hpp"
 #include "formats/json_locate.hpp"
+#include "formats/t1_import.hpp"
 #include "formats/t4.hpp"
 #include "measure/stats.hpp"
 
@@ -232,6 +233,8 @@ checked_import check_import(const std::string& path, import_format format) {
         auto kt = [&] { return has("tune_params_keys") && has("cache"); };
         auto t4 = [&] { return has("results") && has("schema_version"); };
         if (!kt() && !t4()) keys = top_level_keys(text, path);
+        if (is_t1_members(has("ConfigurationSpace"), has("KernelSpecification")))
+            throw input_error({path, 0, 0}, std::string("not results but ") + t1_not_results);
         if (!kt() && !t4())
             throw input_error(
                 {path, 0, 0},

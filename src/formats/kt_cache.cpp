@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "formats/json_file.hpp"
+#include "formats/t1_import.hpp"
 
 namespace hone {
 namespace {
@@ -168,6 +169,9 @@ class kt_reader {
         check_json_depth(text_, path_);
         cache_events head(cache_events::part::header, nullptr);
         parse(head);
+        if (head.top_object && is_t1_members(head.header.contains("ConfigurationSpace"),
+                                             head.header.contains("KernelSpecification")))
+            fail({}, std::string("not a Kernel Tuner cache but ") + t1_not_results);
         if (!head.top_object || !head.cache_seen || !head.header.contains("tune_params_keys"))
             fail({},
                  "not a Kernel Tuner cache: expected a JSON object with \"tune_params_keys\", "

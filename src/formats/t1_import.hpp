@@ -25,4 +25,12 @@ struct t1_translation {
 t1_translation translate_t1(const std::string& json_text, const std::string& t1_path,
                             const std::string& yaml_path);
 
+// A T1 document's top-level members; what a reader of results says when it is given one.
+inline bool is_t1_members(bool has_configuration_space, bool has_kernel_specification) {
+    return has_configuration_space && has_kernel_specification;
+}
+inline constexpr const char* t1_not_results =
+    "a T1 tuning-input file (parameters and kernel, no measured results): `hone import-t1 FILE "
+    "-o CONFIG.yaml` writes a config from it, and `hone tune CONFIG.yaml` measures it";
+
 }  // namespace hone

@@ -467,6 +467,9 @@ TEST_CASE("import: another format, a truncated gzip and a doubtful cache are ref
     };
     has(import_error(d, "t1.json", R"({"General": {}, "ConfigurationSpace": {}})"),
         "t1.json: not a file hone imports: expected a Kernel Tuner cache");
+    has(import_error(d, "t1_whole.json",
+                     R"({"General": {}, "ConfigurationSpace": {}, "KernelSpecification": {}})"),
+        "t1_whole.json: not results but a T1 tuning-input file");
     has(import_error(d, "list.json", "[1, 2]"), "not a file hone imports");
     has(import_error(d, "broken.json", "{\"cache\": "), "broken.json:1:11: not valid JSON");
     write_gzip(d.file("cut.json.gz"), small_kt_cache, 200);

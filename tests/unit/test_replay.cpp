@@ -253,6 +253,7 @@ TEST_CASE("hone replay refuses bad input with exit code 2 and says why") {
               cache(rec(1, "\"CompilationFailedConfig\"") + "," + rec(2, "\"InvalidConfig\"")));
     dir.write("garbage.bin", "\x01\x02 not json");
     dir.write("foreign.json", R"({"results": []})");
+    dir.write("t1.json", R"({"General": {}, "ConfigurationSpace": {}, "KernelSpecification": {}})");
     dir.write("bad.db", std::string("SQLite format 3\0", 16) + std::string(200, 'x'));
     {
         results_store s(dir.file("two.db"));
@@ -275,6 +276,7 @@ TEST_CASE("hone replay refuses bad input with exit code 2 and says why") {
         {dir.file("all_failed.json"), "no successful record"},
         {dir.file("garbage.bin"), "neither a Kernel Tuner cache"},
         {dir.file("foreign.json"), "not a Kernel Tuner cache"},
+        {dir.file("t1.json"), "T1 tuning-input file (parameters and kernel, no measured results)"},
         {dir.file("bad.db"), "bad.db"},
         {dir.file("two.db"), "pick one with --identity"},
         {dir.file("two.db") + " --identity 9", "no run '9'"},
