@@ -526,18 +526,24 @@ class translator {
                 buffer_notes_.push_back(fmt::format(
                     "buffer '{}': FillType '{}' not translated: zeros", name, fill_type));
             }
-            if (str(a, "MemType", std::string()) == "Constant")
-                buffer_notes_.push_back(fmt::format(
-                    "buffer '{}' is constant memory in T1 (MemType Constant): hone passes a global "
-                    "buffer, so a kernel that reads a __constant__ symbol needs it filled another "
-                    "way",
-                    name));
+            // As Kernel Tuner's T1 reader: a Constant argument is passed and also fills the
+            // module variable of its name (cmem_args).
+            std::string symbol;
+            if (str(a, "MemType", std::string()) == "Constant") {
+                if (role == "in")
+                    symbol = ", symbol: " + name;
+                else
+                    buffer_notes_.push_back(fmt::format(
+                        "buffer '{}' is constant memory in T1 (MemType Constant) but not "
+                        "ReadOnly: passed as a global buffer only, no __constant__ variable filled",
+                        name));
+            }
             buffers.push_back(
-                fmt::format("  {}: {{type: {}, count: {}, role: {}, init: {}}}", name, *t,
+                fmt::format("  {}: {{type: {}, count: {}, role: {}, init: {}{}}}", name, *t,
                             count == "1" || std::all_of(count.begin(), count.end(), ::isdigit)
                                 ? count
                                 : yaml_quote(count),
-                            role, init));
+                            role, init, symbol));
             args.push_back(name);
         }
         if (!buffers.empty()) {

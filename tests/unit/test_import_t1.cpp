@@ -50,7 +50,9 @@ const char* const small_t1 = R"json({
        "Size": "ProblemSize[0]*ProblemSize[1]", "FillValue": 0.0, "Output": 1},
       {"Name": "in", "Type": "float", "MemoryType": "Vector", "AccessType": "ReadOnly", "FillType": "Random",
        "Size": "(ProblemSize[0] + max(bx)) * ProblemSize[1]", "FillValue": 2.0},
-      {"Name": "alpha", "Type": "float", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": 0.5}
+      {"Name": "alpha", "Type": "float", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": 0.5},
+      {"Name": "taps", "Type": "float", "MemoryType": "Vector", "MemType": "Constant", "AccessType": "ReadOnly",
+       "FillType": "Constant", "Size": 9, "FillValue": 1.0}
     ]
   }
 })json";
@@ -170,7 +172,13 @@ TEST_CASE("import-t1: a small T1 file of every form, translated and counted") {
     CHECK(!s.kernel.source_found);
     CHECK(s.kernel.source_path == dir.file("small.cu"));
     CHECK(s.kernel.options == std::vector<std::string>{"-std=c++11"});
-    CHECK(s.args.size() == 3);
+    CHECK(s.args.size() == 4);
+    // A Constant argument is passed and fills the module variable of its name, as Kernel
+    // Tuner's T1 reader passes it in cmem_args too.
+    CHECK(t.yaml.find(
+              "taps: {type: float, count: 9, role: in, init: {constant: 1.0}, symbol: taps}") !=
+          std::string::npos);
+    CHECK(t.yaml.find("args: [out, in, {value: 0.5, type: float}, taps]") != std::string::npos);
     // The same config refuses to load where the source is required.
     CHECK_THROWS_WITH_AS(load_spec_text(t.yaml, yaml_path),
                          doctest::Contains("kernel source 'small.cu' not found"), input_error);
