@@ -132,10 +132,25 @@ std::string macro_name_hint(const spec& s, std::string_view log) {
     return "";
 }
 
+// NVRTC's words for host code: a function without an execution space, or a runtime API call
+// (cudaMalloc, cudaMemcpy, ...), which only the host compiler of nvcc knows.
+std::string host_code_hint(std::string_view log) {
+    static const std::regex runtime_call(R"re(identifier "cuda[A-Z]\w*" is undefined)re");
+    const bool host_function =
+        log.find("host functions are not allowed in JIT mode") != std::string_view::npos;
+    if (!host_function && !std::regex_search(log.begin(), log.end(), runtime_call)) return "";
+    return "hint: NVRTC compiles device code only, and this source has host code (a function "
+           "without __global__ or __device__, such as main, or a CUDA runtime call): hone does "
+           "the host's work from the config. Put the host code between `#ifndef __CUDACC_RTC__` "
+           "and `#endif` (NVRTC defines __CUDACC_RTC__, nvcc does not), or keep the kernels in a "
+           "file of their own";
+}
+
 }  // namespace
 
 std::string compile_hint(const spec& s, std::string_view log) {
     if (std::string hint = template_hint(s, log); !hint.empty()) return hint;
+    if (std::string hint = host_code_hint(log); !hint.empty()) return hint;
     return macro_name_hint(s, log);
 }
 

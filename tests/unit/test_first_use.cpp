@@ -153,3 +153,45 @@ launch:
     CHECK(sizes.rc == 0);
     CHECK(occurrences(sizes.out, "2 ok, 0 failed") == 2);
 }
+
+TEST_CASE(
+    "hone check: a source written for nvcc, with host code, gets a hint, and the guard it names "
+    "compiles") {
+    temp_dir dir;
+    const std::string kernel =
+        "#include <cstdio>\n"
+        "#include <cuda_runtime.h>\n"
+        "__global__ void scale(float* x, int n) {\n"
+        "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) x[i] *= 2.0f;\n"
+        "}\n";
+    const std::string host =
+        "int main() {\n"
+        "    float* d;\n"
+        "    cudaMalloc(&d, 1024 * sizeof(float));\n"
+        "    scale<<<4, 256>>>(d, 1024);\n"
+        "    cudaDeviceSynchronize();\n"
+        "    printf(\"done\\n\");\n"
+        "}\n";
+    const std::string config = R"yaml(kernel: {source: scale.cu, name: scale}
+problem: {N: 4096}
+params: {BLOCK: [64, 128]}
+buffers: {x: {type: float, count: N, role: inout}}
+args: [x, {value: N, type: int32}]
+launch: {grid: ["ceil_div(N, BLOCK)"], block: [BLOCK]}
+)yaml";
+    dir.write("scale.yaml", config);
+    dir.write("scale.cu", kernel + host);
+    const cli_result r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
+    INFO(r.out);
+    CHECK(r.rc == 1);
+    CHECK(r.out.find("hint: NVRTC compiles device code only, and this source has host code") !=
+          std::string::npos);
+    CHECK(occurrences(r.out, "hint:") == 1);
+
+    dir.write("scale.cu", kernel + "#ifndef __CUDACC_RTC__\n" + host + "#endif\n");
+    const cli_result fixed = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
+    INFO(fixed.out);
+    CHECK(fixed.rc == 0);
+    CHECK(fixed.out.find("2 ok, 0 failed") != std::string::npos);
+}
