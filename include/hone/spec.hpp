@@ -34,14 +34,14 @@ struct problem_size {
     std::string name;
     int64_t value = 0;
     source_pos pos;
-    bool define = true;  // passed to the source as -DNAME=value (problem: {N: {define: false}})
+    bool define = true;  // a macro of the source, NAME value (problem: {N: {define: false}})
 };
 
 struct param_spec {
     std::string name;
     std::vector<value> values;  // generators (range, pow2, warp multiples) already expanded
     source_pos pos;
-    // Passed to the compiler as -DNAME=value. False for a parameter that is only a template
+    // Defined as the macro NAME value in the source. False for a parameter that is only a template
     // argument (`define: false`, or kernel.define_placeholders: false): a template parameter
     // of the same name would otherwise be replaced by the macro.
     bool define = true;

@@ -331,7 +331,7 @@ _CONSTANT_TYPES = {"float32": float, "float64": float, "int8": int, "int16": int
 
 
 def _rewrite_source(source_path, cmem_args, params, workdir, source_dir=None):
-    """The source as Kernel Tuner compiles it, where that differs from the file with -D macros:
+    """The source as Kernel Tuner compiles it, where that differs from the file with its macros:
     cmem_args become initialisers, and a loop_unroll_factor parameter's pragma is left out
     where its value is 0. Returns the path of a rewritten copy, or the file's own path."""
     import re

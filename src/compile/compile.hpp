@@ -23,10 +23,10 @@ struct compile_request {
     std::string cache_key() const;  // hex digest of everything that determines the binary
 };
 
-// Builds the request for one configuration: -DNAME=value for every problem size and every
-// param but those with define: false, --gpu-architecture=<arch>, -I dirs, max_registers,
-// fast_math, user options, -lineinfo off.
-// Throws input_error if a name placeholder names no parameter.
+// Builds the request for one configuration: a #define of every problem size and every param
+// but those with define: false, at the top of the source (source_macros.hpp),
+// --gpu-architecture=<arch>, -I dirs, max_registers, fast_math, user options, -lineinfo off. Throws
+// input_error if a name placeholder names no parameter.
 compile_request make_compile_request(const spec& s, const config& c, const bindings& scope,
                                      const std::string& arch);
 // Same for the verify reference kernel (ref == kernel), with the reference parameters.

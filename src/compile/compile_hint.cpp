@@ -92,14 +92,14 @@ std::string template_hint(const spec& s, std::string_view log) {
     if (clashes.empty()) return "";
     return fmt::format(
         "hint: the kernel's template parameter{} {} share{} the name of a tuning parameter, "
-        "which is also passed as a -D macro and replaces that name in the source: give the "
+        "which is also a macro of the source and replaces that name there: give the "
         "parameter `define: false` in params (or set kernel.define_placeholders: false when the "
         "kernel's name passes it as a {{PARAM}} placeholder)",
         clashes.size() > 1 ? "s" : "", fmt::join(clashes, ", "), clashes.size() > 1 ? "" : "s");
 }
 
 // A name the source declares (a function parameter, a header's template parameter) that is
-// also a -D macro: NVRTC stops at it with "expected ...", its caret under the name.
+// also a macro: NVRTC stops at it with "expected ...", its caret under the name.
 std::string macro_name_hint(const spec& s, std::string_view log) {
     for (const std::string& name : names_at_carets(log)) {
         std::string kind, value, fix;
@@ -124,7 +124,8 @@ std::string macro_name_hint(const spec& s, std::string_view log) {
             }
         if (!kind.empty())
             return fmt::format(
-                "hint: `{0}` is {1}, which hone passes as the macro -D{0}={2}: where the source or "
+                "hint: `{0}` is {1}, which hone defines as the macro {0} ({2}): where the source "
+                "or "
                 "a header it includes declares a name `{0}`, the macro replaces it. Rename it, or "
                 "{3}",
                 name, kind, value, fix);

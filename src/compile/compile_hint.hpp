@@ -8,7 +8,7 @@
 namespace hone {
 
 // "" or one line starting with "hint: ", for a failed compile's log: a name the kernel or a header
-// declares that is also a -D macro (a tuning parameter or a problem size), so that the macro
+// declares that is also a macro (a tuning parameter or a problem size), so that the macro
 // replaces it and NVRTC reports a syntax error there: a template parameter of the kernel named
 // like a tuning parameter, or the name under an "expected ..." error's caret; or host code
 // (main, cudaMalloc) in a source written for nvcc.

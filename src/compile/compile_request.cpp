@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "compile/compile.hpp"
+#include "compile/source_macros.hpp"
 
 namespace hone {
 namespace {
@@ -22,13 +23,28 @@ compile_request base_request(const spec& s, const config& c, const bindings& sco
     r.source = s.kernel.source_text;
     r.source_name = s.kernel.source_path;
     r.options.push_back("--gpu-architecture=" + arch);
+    std::vector<std::pair<std::string, std::string>> macros;
     for (const auto& p : s.problem)
-        if (p.define) r.options.push_back(fmt::format("-D{}={}", p.name, p.value));
-    for (std::size_t i = 0; i < s.params.size() && i < c.values.size(); ++i) {
-        if (!s.params[i].define) continue;  // a template argument only
-        r.options.push_back(fmt::format("-D{}={}", s.params[i].name, define_text(c.values[i])));
-    }
+        if (p.define) macros.emplace_back(p.name, std::to_string(p.value));
+    for (std::size_t i = 0; i < s.params.size() && i < c.values.size(); ++i)
+        if (s.params[i].define)  // else a template argument only
+            macros.emplace_back(s.params[i].name, define_text(c.values[i]));
+    // A value over several lines cannot be a #define line: such a macro stays an option.
+    for (auto it = macros.begin(); it != macros.end();)
+        if (it->second.find('\n') != std::string::npos)
+            r.options.push_back("-D" + it->first + "=" + it->second), it = macros.erase(it);
+        else
+            ++it;
     r.include_dirs = kernel_include_dirs(s.kernel);
+    // Headers the kernel's own folders hold may read the macros; the toolkit's must not see them.
+    std::vector<std::string> own = r.include_dirs;
+    const auto& opts = s.kernel.options;
+    for (std::size_t i = 0; i < opts.size(); ++i)
+        if (opts[i] == "-I" && i + 1 < opts.size())
+            own.push_back(opts[++i]);
+        else if (opts[i].size() > 2 && opts[i].compare(0, 2, "-I") == 0)
+            own.push_back(opts[i].substr(2));
+    r.source = source_with_macros(r.source, r.source_name, macros, own);
     for (const auto& dir : r.include_dirs) r.options.push_back("-I" + dir);
     const int64_t max_regs = s.kernel.max_registers.eval_int(scope);
     if (max_regs > 0) r.options.push_back(fmt::format("--maxrregcount={}", max_regs));

@@ -1,7 +1,8 @@
-// Kernels written as for nvcc, tuned as a user would: toolkit headers (cuda_fp16.h, cub), the
-// standard headers NVRTC lacks, sizes kept out of the macros, 2D launches, a __half scalar
-// argument, a __constant__ filter. Every configuration compiles, runs and matches its reference
-// (timed: ok, or not_converged where the interval stays wide).
+// Kernels written as for nvcc, tuned as a user would: toolkit headers (cuda_fp16.h, cub,
+// cuRAND), the standard headers NVRTC lacks, sizes kept out of the macros or left in them beside
+// headers that name template parameters alike, 2D launches, a __half scalar argument, a
+// __constant__ filter. Every configuration compiles, runs and matches its reference (timed: ok,
+// or not_converged where the interval stays wide).
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -41,6 +42,7 @@ TEST_CASE("kernels written for nvcc tune, every configuration verified") {
     tune_all_ok("tests/gpu/nvcc_style/std_headers.yaml", 4);
     tune_all_ok("tests/gpu/nvcc_style/half_scalar.yaml", 4);
     tune_all_ok("tests/gpu/nvcc_style/constant.yaml", 4);
+    tune_all_ok("tests/gpu/nvcc_style/rand_cub.yaml", 4);
 }
 
 TEST_CASE("a buffer naming a variable the kernel lacks costs each configuration a launch error") {

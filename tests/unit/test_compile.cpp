@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "compile/compile.hpp"
+#include "compile/source_macros.hpp"
 #include "compile/toolkit_include.hpp"
 #include "hone/spec.hpp"
 #include "scoped_env.hpp"
@@ -253,9 +254,6 @@ TEST_CASE("make_compile_request turns a configuration into NVRTC options") {
     CHECK(r.name_expression == "k<4, true>");
     CHECK(r.plain_name.empty());
     const std::vector<std::string> expected = {"--gpu-architecture=sm_90",
-                                               "-DN=1024",
-                                               "-DVEC=4",
-                                               "-DFAST=1",
                                                "-I/opt/inc",
                                                "-I" + dir.path.string(),
                                                "--maxrregcount=32",
@@ -264,6 +262,9 @@ TEST_CASE("make_compile_request turns a configuration into NVRTC options") {
                                                "-std=c++17"};
     CHECK(r.options == expected);
     CHECK(r.include_dirs == std::vector<std::string>{"/opt/inc", dir.path.string()});
+    // The macros are the source's first lines, then the file from its line 1.
+    CHECK(r.source == "#define N 1024\n#define VEC 4\n#define FAST 1\n#line 1 \"" +
+                          s.kernel.source_path + "\"\n" + s.kernel.source_text);
     const compile_result built = compile_nvrtc(r);
     INFO(built.log);
     CHECK(built.ok);
@@ -330,4 +331,74 @@ TEST_CASE("expand_name substitutes placeholders and refuses unknown names") {
     CHECK_THROWS_WITH_AS(expand_name("k<{NOPE}>", s, scope, pos), doctest::Contains("'{NOPE}'"),
                          input_error);
     CHECK_THROWS_AS(expand_name("k<{VEC>", s, scope, pos), input_error);
+}
+
+TEST_CASE("shield_system_includes keeps the macros out of headers found outside the kernel's own") {
+    temp_dir dir;
+    dir.write("own.h", "#define OWN_HEADER N\n");
+    const std::vector<std::pair<std::string, std::string>> macros = {{"N", "4096"}, {"T", "float"}};
+    const std::vector<std::string> own = {dir.path.string()};
+    const std::string source =
+        "#include \"own.h\"\n"
+        "#include <own.h>\n"
+        "/* #include <commented.h>\n"
+        "*/ #include <cub/cub.cuh>\n"
+        "  #  include <cstdint> // a comment\n"
+        "__global__ void k() {}";
+    const std::string out = shield_system_includes(source, "dir/k \"1\".cu", macros, own);
+    const std::string expected =
+        "#include \"own.h\"\n"
+        "#include <own.h>\n"
+        "/* #include <commented.h>\n"
+        "*/ #include <cub/cub.cuh>\n"
+        "#undef N\n#undef T\n"
+        "#line 5 \"dir/k \\\"1\\\".cu\"\n"
+        "  #  include <cstdint> // a comment\n"
+        "#define N 4096\n#define T float\n"
+        "#line 6 \"dir/k \\\"1\\\".cu\"\n"
+        "__global__ void k() {}";
+    CHECK(out == expected);
+    // Nothing to shield: the same text.
+    CHECK(shield_system_includes(source, "k.cu", {}, own) == source);
+    CHECK(shield_system_includes("__global__ void k() {}", "k.cu", macros, own) ==
+          "__global__ void k() {}");
+}
+
+TEST_CASE(
+    "a problem size N and a parameter T, both macros, compile with CCCL and cuRAND headers that "
+    "name template parameters N and T; the kernel's own header still reads them") {
+    temp_dir dir;
+    dir.write("own.h", "constexpr int own_n = N;\n");
+    spec s;
+    s.kernel.source_path = (dir.path / "k.cu").string();
+    s.kernel.source_text =
+        "#include <cub/block/block_reduce.cuh>\n"
+        "#include <curand_kernel.h>\n"
+        "#include <own.h>\n"
+        "__global__ void k(float* x) {\n"
+        "    using reduce = cub::BlockReduce<float, T>;\n"
+        "    __shared__ typename reduce::TempStorage t;\n"
+        "    curandStatePhilox4_32_10_t r;\n"
+        "    curand_init(1, threadIdx.x, 0, &r);\n"
+        "    const float v = reduce(t).Sum(curand_uniform(&r));\n"
+        "    if (threadIdx.x == 0) x[0] = v + N + own_n;\n"
+        "    undefined_name;\n"
+        "}\n";
+    s.kernel.name = "k";
+    s.problem = {{"N", 4096, {}}};
+    s.params = {{"T", {int64_t{128}}, {}}};
+    config c;
+    c.values = {int64_t{128}};
+    const bindings scope = {{"N", int64_t{4096}}, {"T", int64_t{128}}};
+    const compile_result r = compile_nvrtc(make_compile_request(s, c, scope, "sm_90"));
+    INFO(r.log);
+    // The one error is the kernel's own, on its own line of its own file.
+    CHECK(!r.ok);
+    CHECK(r.log.find("k.cu(11): error: identifier \"undefined_name\" is undefined") !=
+          std::string::npos);
+    CHECK(r.log.find("1 error detected") != std::string::npos);
+    s.kernel.source_text.erase(s.kernel.source_text.find("    undefined_name;\n"), 20);
+    const compile_result fixed = compile_nvrtc(make_compile_request(s, c, scope, "sm_90"));
+    INFO(fixed.log);
+    CHECK(fixed.ok);
 }

@@ -135,7 +135,7 @@ launch:
     const cli_result r = run_cli(dir, "check " + dir.file("clash.yaml") + " --arch sm_90");
     INFO(r.out);
     CHECK(r.rc == 1);
-    CHECK(r.out.find("hint: `N` is a problem size, which hone passes as the macro -DN=4096") !=
+    CHECK(r.out.find("hint: `N` is a problem size, which hone defines as the macro N (4096)") !=
           std::string::npos);
     CHECK(r.out.find("problem: {N: {value: 4096, define: false}}") != std::string::npos);
     CHECK(occurrences(r.out, "hint:") == 1);

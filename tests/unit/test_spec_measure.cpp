@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "compile/compile.hpp"
 #include "space/space.hpp"
@@ -23,10 +24,12 @@ std::vector<std::string> defines_of(const spec& s) {
         c.values.push_back(p.values.front());
         scope[p.name] = p.values.front();
     }
+    // The macros are the source's first lines, "#define NAME value".
     const compile_request r = make_compile_request(s, c, scope, "sm_90");
     std::vector<std::string> out;
-    for (const auto& o : r.options)
-        if (o.rfind("-D", 0) == 0) out.push_back(o.substr(2, o.find('=') - 2));
+    std::istringstream lines(r.source);
+    for (std::string line; std::getline(lines, line) && line.rfind("#define ", 0) == 0;)
+        out.push_back(line.substr(8, line.find(' ', 8) - 8));
     return out;
 }
 

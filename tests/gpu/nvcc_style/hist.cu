@@ -1,5 +1,5 @@
-// Written as for nvcc: cub from the toolkit (whose template parameters include an N, which the
-// size's macro would replace: the config keeps N out with define: false) and atomics.
+// Written as for nvcc: cub from the toolkit and atomics, the size N an argument (the config keeps
+// it out of the macros with define: false).
 #include <cub/block/block_reduce.cuh>
 extern "C" __global__ void hist(const unsigned* in, unsigned* bins, unsigned n, unsigned* total) {
     __shared__ unsigned local[BINS];
