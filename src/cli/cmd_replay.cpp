@@ -37,32 +37,14 @@ std::string level_name(std::size_t l) {
 
 strategy_setup read_setup(const replay_args& a) {
     strategy_setup s;
-    if (!find_strategy(a.strategy)) {
-        std::string names;
-        for (const auto& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
-        throw input_error({"--strategy", 0, 0},
-                          fmt::format("expected one of: {}, got '{}'", names, a.strategy));
-    }
+    check_strategy_name(a.strategy);
     s.name = a.strategy;
     s.seed = a.seed;
     if (a.max_evals < 1)
         throw input_error({"--max-evals", 0, 0},
                           "the budget must be at least 1 evaluation (replay needs one)");
     s.budget = a.max_evals;
-    for (const auto& o : a.options) {
-        const source_pos pos{"--option " + o, 0, 0};
-        const auto eq = o.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw input_error(pos, "expected NAME=VALUE, e.g. --option population=30");
-        const std::string name = o.substr(0, eq), text = o.substr(eq + 1);
-        double v = 0;
-        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
-            throw input_error(pos, fmt::format("expected a number after '=', got '{}'", text));
-        const std::string why = strategy_option_error(a.strategy, name, v);
-        if (!why.empty()) throw input_error(pos, why);
-        s.options[name] = v;
-    }
+    for (const auto& [name, v] : parse_strategy_options(a.strategy, a.options)) s.options[name] = v;
     return s;
 }
 

@@ -49,10 +49,11 @@ struct tune_args {
     bool per_model = false;
     bool json = false, quiet = false, fresh = false, retry_failed = false, in_process = false;
     int jobs = 0;
-    std::string cache_dir, output, only, l2_flush, timer, captures, shard;
-    shard_spec shard_of;  // parsed --shard
-    bool mpi = false;     // --mpi
-    bool in_mpi = false;  // this is rank 0 of an MPI run, its sessions made
+    std::string cache_dir, output, only, l2_flush, timer, captures, shard, strategy;
+    std::vector<std::string> strategy_options;  // --option NAME=VALUE
+    shard_spec shard_of;                        // parsed --shard
+    bool mpi = false;                           // --mpi
+    bool in_mpi = false;                        // this is rank 0 of an MPI run, its sessions made
     std::vector<std::shared_ptr<gpu_session>> sessions;       // rank 0's: every rank's GPUs
     std::vector<std::shared_ptr<remote_compiler>> compilers;  // rank 0's: the others' pools
     bool no_cache = false, dry_run = false;
@@ -61,6 +62,31 @@ struct tune_args {
     double time_limit = -1;
     std::size_t top = 10;
 };
+
+// --strategy replaces the config's strategy and its options; --option sets options of the
+// strategy in force (the config's, or --strategy's).
+void apply_search_overrides(const tune_args& a, spec& s) {
+    if (!a.strategy.empty()) {
+        check_strategy_name(a.strategy);
+        s.search.strategy = a.strategy;
+        s.search.strategy_pos = {"--strategy", 0, 0};
+        s.search.options.clear();
+    }
+    if (a.strategy_options.empty()) return;
+    if (s.search.strategy.empty())
+        throw input_error({"--option", 0, 0},
+                          "the config names no strategy for the option to apply to: give "
+                          "--strategy NAME too (hone replay --help lists them and their options)");
+    for (const auto& [name, v] : parse_strategy_options(s.search.strategy, a.strategy_options)) {
+        const source_pos pos{"--option " + name, 0, 0};
+        auto it = std::find_if(s.search.options.begin(), s.search.options.end(),
+                               [&](const search_option& o) { return o.name == name; });
+        if (it == s.search.options.end())
+            s.search.options.push_back({name, v, pos});
+        else
+            *it = {name, v, pos};
+    }
+}
 
 std::string time_split_text(const time_split& t, const tune_result& r) {
     const double other = t.wall_s - t.setup_s - t.compile_wait_s - t.gpu_s;
@@ -456,6 +482,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
     if (a.l2_flush == "on") s.timing.l2_flush = true;
     if (a.l2_flush == "off") s.timing.l2_flush = false;
     if (!a.timer.empty()) s.timing.timer = a.timer;
+    apply_search_overrides(a, s);
     tune_options opt;
     opt.device = a.device;
     opt.sessions = sessions;
@@ -882,6 +909,11 @@ options). With a strategy other than exhaustive, the progress line counts up to 
          "0 = no limit)")
         ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
     c->add_option("--time-limit", a->time_limit, "Stop after S seconds")->check(seconds_number());
+    c->add_option("--strategy", a->strategy,
+                  "Override search.strategy (its options too): auto, random, genetic, ... "
+                  "(`hone replay --help` lists them with their options)");
+    c->add_option("-O,--option", a->strategy_options,
+                  "A strategy option NAME=VALUE, as in the search section (repeatable)");
     c->add_option("--l2-flush", a->l2_flush, "Override timing.l2_flush")
         ->check(CLI::IsMember({"on", "off"}));
     c->add_option("--timer", a->timer,

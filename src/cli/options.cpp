@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "hone/error.hpp"
+#include "search/strategy.hpp"
 
 namespace hone::cli {
 
@@ -87,6 +88,34 @@ CLI::Validator seconds_number() {
             return "";
         },
         "", "seconds_number");
+}
+
+void check_strategy_name(const std::string& name) {
+    if (find_strategy(name)) return;
+    std::string names;
+    for (const auto& n : strategy_names()) names += (names.empty() ? "" : ", ") + n;
+    throw input_error({"--strategy", 0, 0},
+                      fmt::format("expected one of: {}, got '{}'", names, name));
+}
+
+std::vector<std::pair<std::string, double>> parse_strategy_options(
+    const std::string& strategy, const std::vector<std::string>& items) {
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& o : items) {
+        const source_pos pos{"--option " + o, 0, 0};
+        const auto eq = o.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw input_error(pos, "expected NAME=VALUE, e.g. --option population=30");
+        const std::string name = o.substr(0, eq), text = o.substr(eq + 1);
+        double v = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
+            throw input_error(pos, fmt::format("expected a number after '=', got '{}'", text));
+        const std::string why = strategy_option_error(strategy, name, v);
+        if (!why.empty()) throw input_error(pos, why);
+        out.emplace_back(name, v);
+    }
+    return out;
 }
 
 }  // namespace hone::cli

@@ -30,4 +30,11 @@ CLI::Validator seed_number();
 // A finite number of seconds, 0 or more.
 CLI::Validator seconds_number();
 
+// --strategy's name, checked against the catalogue; throws input_error naming the choices.
+void check_strategy_name(const std::string& name);
+// --option NAME=VALUE items, checked against `strategy`'s options and ranges; throws
+// input_error at the item.
+std::vector<std::pair<std::string, double>> parse_strategy_options(
+    const std::string& strategy, const std::vector<std::string>& items);
+
 }  // namespace hone::cli

@@ -155,28 +155,35 @@ struct application {
 const std::map<int64_t, status>& expected = fault_statuses();
 
 // shared_gpu: another tuner measures on the same GPU at the same time. Its hanging kernel
-// (MODE=4) holds the GPU, time-sliced, until its deadline kills it, and may push a faulting or
-// wrong kernel of this run past its own deadline: that configuration then ends `timeout`, still
-// costing only itself.
+// (MODE=4) holds the GPU, time-sliced, until its deadline kills it, and may push any kernel of
+// this run that runs meanwhile, a correct one too, past its own deadline: that configuration
+// then ends `timeout`, still costing only itself. The others keep their statuses.
 void check_faults(const tune_result& r, std::size_t configurations, bool shared_gpu = false) {
     CHECK_FALSE(r.interrupted);
     REQUIRE(r.records.size() == configurations);
+    std::size_t timed = 0, pushed = 0;
     for (const auto& rec : r.records) {
         const int64_t mode = std::get<int64_t>(rec.params.at(0).second);
         CAPTURE(rec.key);
         CAPTURE(rec.message);
         const status want = expected.at(mode);
-        if (want == status::ok) {
-            CHECK(has_timing(rec.st));
-        } else if (shared_gpu && rec.st == status::timeout &&
-                   (want == status::runtime_fault || want == status::wrong_result)) {
+        if (shared_gpu && rec.st == status::timeout &&
+            (want == status::ok || want == status::runtime_fault || want == status::wrong_result)) {
             MESSAGE(rec.key << " ended timeout beside the other tuner's hanging kernel");
+            ++pushed;
+        } else if (want == status::ok) {
+            CHECK(has_timing(rec.st));
+            timed += has_timing(rec.st);
         } else {
             CHECK(status_name(rec.st) == std::string(status_name(want)));
         }
     }
+    // Only the correct kernels (MODE=0, one for each of the 3 block sizes) are timed; beside
+    // another tuner one of them at most may have been pushed past its deadline.
+    CHECK(pushed <= 1);
     const auto best = ranked(r.records, rank_by::time);
-    REQUIRE(best.size() == 3);
+    REQUIRE(best.size() == timed);
+    REQUIRE(timed >= (shared_gpu ? 2u : 3u));
     CHECK(std::get<int64_t>(best[0]->params.at(0).second) == 0);
 }
 

@@ -195,3 +195,38 @@ launch: {grid: ["ceil_div(N, BLOCK)"], block: [BLOCK]}
     CHECK(fixed.rc == 0);
     CHECK(fixed.out.find("2 ok, 0 failed") != std::string::npos);
 }
+
+TEST_CASE("hone tune --strategy and --option override the search section, checked before a GPU") {
+    temp_dir dir;
+    dir.write("scale.cu",
+              "extern \"C\" __global__ void scale(float* x, int n) {\n"
+              "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+              "    if (i < n) x[i] *= 2.0f;\n"
+              "}\n");
+    dir.write("scale.yaml", R"yaml(kernel: {source: scale.cu, name: scale}
+problem: {N: 4096}
+params: {BLOCK: [64, 128]}
+buffers: {x: {type: float, count: N, role: inout}}
+args: [x, {value: N, type: int32}]
+launch: {grid: ["ceil_div(N, BLOCK)"], block: [BLOCK]}
+)yaml");
+    const std::string tune = "tune " + dir.file("scale.yaml") + " -o " + dir.file("s.db") + " ";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"--strategy bogus", "--strategy: expected one of: auto, exhaustive, random"},
+        {"--strategy random -O x=1", "--option x=1: strategy random takes no options"},
+        {"-O population=30", "the config names no strategy for the option to apply to"},
+        {"--strategy genetic -O population=1", "population of strategy genetic must be in 2"},
+        {"--strategy genetic -O population", "expected NAME=VALUE"},
+    };
+    for (const auto& [args, expected] : cases) {
+        CAPTURE(args);
+        const cli_result r = run_cli(dir, tune + args);
+        CHECK(r.rc == 2);
+        CHECK(r.err.find(expected) != std::string::npos);
+    }
+    const cli_result ok =
+        run_cli(dir, tune + "--strategy genetic -O population=4 --dry-run --arch sm_90");
+    INFO(ok.err);
+    CHECK(ok.rc == 0);
+    CHECK(ok.out.find("2 ok, 0 failed") != std::string::npos);
+}
