@@ -254,10 +254,11 @@ void register_replay(CLI::App& app, std::function<int()>& action) {
         "replay", "Run a search strategy against a recorded complete space, without a GPU");
     c->footer(
         R"(SPACE is a Kernel Tuner cache file (.json or .json.gz: every configuration of a space,
-compiled and timed) or a hone results database of an exhaustive run. The recorded
-configurations are the space: a strategy sees their parameters, proposes configurations, and
-gets each one's recorded time back (failed records, e.g. InvalidConfig, CompilationFailedConfig,
-RuntimeFailedConfig or hone's compile_error, count as evaluations that found nothing).
+compiled and timed), T4 results (.json or .json.gz) or a hone results database of an
+exhaustive run. The recorded configurations are the space: a strategy sees their parameters,
+proposes configurations, and gets each one's recorded time back (failed records, e.g.
+InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig or hone's compile_error, count as
+evaluations that found nothing).
 
 For each seed, replay reports the number of evaluations until the best found is within 90%,
 95% and 100% of the optimum (performance = optimum time / best time so far), and the simulated
@@ -277,7 +278,7 @@ Examples:
   hone replay gemm_RTX_2080_Ti.json.gz --strategy auto --seeds 20
   hone replay configs/vector_add.db --strategy genetic --option population=30 --json
   hone replay results.db --identity 2 --strategy random --max-evals 200)");
-    c->add_option("space", a->space, "Kernel Tuner cache or hone database")
+    c->add_option("space", a->space, "Kernel Tuner cache, T4 results or hone database")
         ->required()
         ->check(CLI::ExistingFile);
     c->add_option("--strategy", a->strategy, "Strategy (default auto; see below)");

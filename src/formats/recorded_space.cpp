@@ -12,7 +12,9 @@
 
 #include "common/value_key.hpp"
 #include "formats/json_file.hpp"
+#include "formats/json_locate.hpp"
 #include "formats/kt_cache.hpp"
+#include "formats/t4.hpp"
 #include "hone/error.hpp"
 #include "hone/store.hpp"
 
@@ -40,15 +42,15 @@ std::string kt_record_key(const recorded_space& r, std::size_t k) {
     return kt_key(r.values, r.points[k]);
 }
 
-recorded_space from_kt(const std::string& path) {
+recorded_space from_kt(const std::string& path, std::string text) {
     recorded_space r;
     kt_cache c;
     {
         // The records are taken as they are read (no kt_entry is kept), and the text is freed
         // before the points are indexed.
-        const std::string text = read_maybe_gzip(path);
+        const std::string own = std::move(text);
         c = scan_kt_cache(
-            text, path,
+            own, path,
             [&](const kt_cache& h, const std::string&, const nlohmann::json&, kt_entry&& e) {
                 if (r.points.empty()) {  // sized once: doubling lists would hold two copies
                     r.points.reserve(h.record_count);
@@ -81,6 +83,9 @@ std::string describe(const run_identity& id) {
     return fmt::format("{} {} on {} ({}){}", id.id().substr(0, 12), id.kernel_name, id.device_name,
                        id.problem, id.origin.empty() ? "" : ", from " + id.origin);
 }
+
+recorded_space from_run(const std::string& path, const char* format, const run_identity& run,
+                        const std::vector<eval_record>& records);
 
 recorded_space from_hone(const std::string& path, const std::string& choice) {
     const source_pos at{path, 0, 0};
@@ -123,9 +128,15 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
         // A file that starts like SQLite but is not a usable hone database: bad input here.
         throw input_error(at, e.what());
     }
+    return from_run(path, "hone database", run, records);
+}
+
+recorded_space from_run(const std::string& path, const char* format, const run_identity& run,
+                        const std::vector<eval_record>& records) {
+    const source_pos at{path, 0, 0};
     recorded_space r;
     r.path = path;
-    r.format = "hone database";
+    r.format = format;
     r.kernel = run.kernel_name;
     r.device = run.device_name;
     r.problem = run.problem;
@@ -181,17 +192,32 @@ recorded_space load_recorded_space(const std::string& path, const std::string& i
     const std::string head = head_bytes(path, 16);
     if (head.rfind(std::string("SQLite format 3\0", 16), 0) == 0) return from_hone(path, identity);
     if (!identity.empty())
-        throw input_error({"--identity", 0, 0},
-                          fmt::format("{} is a Kernel Tuner cache: it holds one run, --identity "
-                                      "is for hone databases",
-                                      path));
+        throw input_error(
+            {"--identity", 0, 0},
+            fmt::format("{} is a Kernel Tuner cache or T4 file: it holds one run, --identity "
+                        "is for hone databases",
+                        path));
     const std::size_t first = head.find_first_not_of(" \t\r\n");
     const bool gz = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
                     static_cast<unsigned char>(head[1]) == 0x8b;
-    if (gz || (first != std::string::npos && head[first] == '{')) return from_kt(path);
-    throw input_error({path, 0, 0},
-                      "neither a Kernel Tuner cache (JSON, or gzip'd JSON) nor a "
-                      "hone results database (SQLite)");
+    if (!gz && (first == std::string::npos || head[first] != '{'))
+        throw input_error({path, 0, 0},
+                          "neither a Kernel Tuner cache or T4 results (JSON, or gzip'd JSON) nor a "
+                          "hone results database (SQLite)");
+    std::string text = read_maybe_gzip(path);
+    // T4 results are told by their top-level names; anything else is read as a cache, whose
+    // reader says what such a text lacks.
+    bool t4 = false, results = false, version = false;
+    if (const auto members = top_level_members(text)) {
+        for (const json_member& m : *members) {
+            results = results || m.name == "results";
+            version = version || m.name == "schema_version";
+        }
+        t4 = results && version;
+    }
+    if (!t4) return from_kt(path, std::move(text));
+    const run_records run = read_t4_text(text, path);
+    return from_run(path, "T4 results", run.identity, run.records);
 }
 
 }  // namespace hone

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "formats/recorded_space.hpp"
+#include "formats/t4.hpp"
 #include "hone/error.hpp"
 #include "hone/store.hpp"
 #include "run_cli.hpp"
@@ -174,6 +175,27 @@ TEST_CASE("replay of a hone database, and one with several runs") {
     CHECK(load_recorded_space(db, "1").kernel == "scale");
     CHECK(load_recorded_space(db, "2").kernel == "other");
     CHECK_THROWS_AS(load_recorded_space(db, "3"), input_error);
+}
+
+TEST_CASE("replay of T4 results: the same space as the run they were written from") {
+    temp_dir dir;
+    run_records run;
+    run.identity = replay_identity("scale");
+    run.records = {hone_record(64, false, 10.0), hone_record(128, false, 8.0),
+                   hone_record(64, true, std::nullopt), hone_record(128, true, 4.0)};
+    dir.write("r.t4.json", write_t4(run));
+    const recorded_space space = load_recorded_space(dir.file("r.t4.json"));
+    CHECK(space.format == "T4 results");
+    CHECK(space.points.size() == 4);
+    CHECK(space.names == std::vector<std::string>{"BLOCK", "FAST"});
+    CHECK(space.key(space.optimum) == "BLOCK=128,FAST=true");
+    CHECK(space.natural(*space.outcome[space.optimum]) == doctest::Approx(4.0));
+    CHECK(!space.outcome[2].has_value());  // the failed configuration finds nothing
+    const replay_seed s = replay_once(space, exhaustive(10), 1);
+    CHECK(s.best.size() == 4);
+    CHECK(s.evals_to[2] == 4);
+    // A T4 file holds one run.
+    CHECK_THROWS_AS(load_recorded_space(dir.file("r.t4.json"), "1"), input_error);
 }
 
 TEST_CASE("hone replay --json: one object with the summary and a seeds array") {
