@@ -2,8 +2,9 @@
 // defaults): cuRAND's and cub's headers name template parameters N and T, which those macros
 // would replace if the headers saw them. Counts uniform draws above one half; the count is the
 // same in every configuration.
-#include <cub/block/block_reduce.cuh>
 #include <curand_kernel.h>
+
+#include <cub/block/block_reduce.cuh>
 extern "C" __global__ void count_above(unsigned seed, unsigned* total) {
     unsigned count = 0;
     for (unsigned i = blockIdx.x * T + threadIdx.x; i < N; i += gridDim.x * T) {
