@@ -86,6 +86,9 @@ struct launch_spec {
     std::vector<expression> grid;   // 1..3 dims
     std::vector<expression> block;  // 1..3 dims
     expression shared_bytes;        // dynamic shared memory
+    // A cooperative launch (cuLaunchCooperativeKernel): every block resident at once, as a
+    // grid-wide sync (cooperative_groups::this_grid().sync()) needs.
+    bool cooperative = false;
     source_pos pos;
 };
 

@@ -51,6 +51,7 @@ namespace hone::cu {
     X(cuFuncSetAttribute) \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
     X(cuLaunchKernel) \
+    X(cuLaunchCooperativeKernel) \
     X(cuStreamCreate) \
     X(cuStreamDestroy) \
     X(cuStreamSynchronize) \

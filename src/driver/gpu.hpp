@@ -45,6 +45,7 @@ struct launch_desc {
     std::array<uint32_t, 3> grid{1, 1, 1};
     std::array<uint32_t, 3> block{1, 1, 1};
     uint32_t shared_bytes = 0;
+    bool cooperative = false;  // cuLaunchCooperativeKernel: every block resident at once
     std::vector<kernel_arg> args;
     memory_kind memory = memory_kind::device;  // which buffer set the pointers come from
 };

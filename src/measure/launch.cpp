@@ -44,7 +44,11 @@ std::string size_refusal(const launch_limits& l, int64_t threads, int64_t dynami
 
 kernel_launch::kernel_launch(const cu::module& m, const launch_desc& d,
                              const std::vector<CUdeviceptr>& pointers)
-    : fn_(m.function(d.function)), grid_(d.grid), block_(d.block), shared_(d.shared_bytes) {
+    : fn_(m.function(d.function)),
+      grid_(d.grid),
+      block_(d.block),
+      shared_(d.shared_bytes),
+      cooperative_(d.cooperative) {
     values_.reserve(d.args.size());
     for (const auto& a : d.args) {
         if (a.buffer < 0) {
@@ -83,6 +87,16 @@ launch_limits kernel_launch::prepare(const device_attrs& dev) {
             threads, l.num_regs, shared);
         return l;
     }
+    // A cooperative grid must be resident at once; the driver would refuse the launch.
+    const int64_t blocks = int64_t{grid_[0]} * grid_[1] * grid_[2];
+    const int64_t resident = int64_t{l.active_blocks_per_sm} * dev.sm_count;
+    if (cooperative_ && blocks > resident) {
+        l.refusal = fmt::format(
+            "a cooperative grid of {} blocks exceeds the {} that are resident at once ({} a "
+            "multiprocessor x {} multiprocessors)",
+            blocks, resident, l.active_blocks_per_sm, dev.sm_count);
+        return l;
+    }
     const int64_t warps = (threads + dev.warp_size - 1) / dev.warp_size;
     l.occupancy = static_cast<double>(l.active_blocks_per_sm * warps * dev.warp_size) /
                   static_cast<double>(dev.max_threads_per_sm);
@@ -90,9 +104,16 @@ launch_limits kernel_launch::prepare(const device_attrs& dev) {
 }
 
 void kernel_launch::enqueue(const cu::stream& s) {
-    cu::check(cu::driver().cuLaunchKernel(fn_, grid_[0], grid_[1], grid_[2], block_[0], block_[1],
-                                          block_[2], shared_, s.get(), params_.data(), nullptr),
-              "cuLaunchKernel");
+    const cu::api& a = cu::driver();
+    if (cooperative_)
+        cu::check(
+            a.cuLaunchCooperativeKernel(fn_, grid_[0], grid_[1], grid_[2], block_[0], block_[1],
+                                        block_[2], shared_, s.get(), params_.data()),
+            "cuLaunchCooperativeKernel");
+    else
+        cu::check(a.cuLaunchKernel(fn_, grid_[0], grid_[1], grid_[2], block_[0], block_[1],
+                                   block_[2], shared_, s.get(), params_.data(), nullptr),
+                  "cuLaunchKernel");
 }
 
 spin_kernel::spin_kernel(const cu::module& helpers)

@@ -32,6 +32,7 @@ class kernel_launch {
     CUfunction fn_ = nullptr;
     std::array<uint32_t, 3> grid_, block_;
     uint32_t shared_ = 0;
+    bool cooperative_ = false;
     std::vector<uint64_t> values_;  // one slot a parameter, little-endian
     std::vector<void*> params_;
 };

@@ -47,6 +47,7 @@ struct resolved {
     CUfunction fn = nullptr;
     std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
     uint32_t shared_bytes = 0;
+    bool cooperative = false;
     std::vector<uint64_t> scalar_slots;  // per argument: the scalar's value at these sizes
     std::vector<uint64_t> buffer_bytes;  // per argument: the buffer's size (capture)
     // A resolution that failed for the input's sake (no valid configuration, a compile error):
@@ -272,6 +273,7 @@ struct kernel::impl {
         r.grid = d.grid;
         r.block = d.block;
         r.shared_bytes = d.shared_bytes;
+        r.cooperative = at.launch.cooperative;
         const std::vector<kernel_arg> args = eval_args(at, scope);
         r.scalar_slots.assign(args.size(), 0);
         r.buffer_bytes.assign(args.size(), 0);
@@ -495,10 +497,16 @@ void kernel::launch_args(CUstream_st* stream, problem_sizes sizes,
     void* params[max_args];
     for (std::size_t i = 0; i < count; ++i) params[i] = &slots[i];
     const CUresult rc =
-        a.cuLaunchKernel(r->fn, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
-                         r->block[2], r->shared_bytes, stream, params, nullptr);
+        r->cooperative
+            ? a.cuLaunchCooperativeKernel(r->fn, r->grid[0], r->grid[1], r->grid[2], r->block[0],
+                                          r->block[1], r->block[2], r->shared_bytes, stream, params)
+            : a.cuLaunchKernel(r->fn, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
+                               r->block[2], r->shared_bytes, stream, params, nullptr);
     if (rc != CUDA_SUCCESS)
-        cu::check(rc, fmt::format("cuLaunchKernel ({})", k.s.kernel.name).c_str());
+        cu::check(rc, fmt::format("{} ({})",
+                                  r->cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
+                                  k.s.kernel.name)
+                          .c_str());
 }
 
 kernel_selection kernel::selection(problem_sizes sizes, const device_attrs& dev) const {

@@ -30,7 +30,7 @@ std::vector<expression> read_dims(const doc& d, const YAML::Node& n, const std::
 }
 
 void load_launch(const doc& d, const entry& e, spec& s) {
-    const auto m = read_map(d, e.value, "launch", {"grid", "block", "shared_bytes"});
+    const auto m = read_map(d, e.value, "launch", {"grid", "block", "shared_bytes", "cooperative"});
     s.launch.pos = value_pos(d, e);
     s.launch.grid = read_dims(d, require(d, e.value, m, "grid", "launch").value, "grid", s);
     s.launch.block = read_dims(d, require(d, e.value, m, "block", "launch").value, "block", s);
@@ -43,6 +43,8 @@ void load_launch(const doc& d, const entry& e, spec& s) {
                      fmt::format("shared_bytes = {}: expected 0 .. 2147483647", v));
         }
     }
+    if (const entry* coop = find(m, "cooperative"))
+        s.launch.cooperative = read_bool(d, coop->value);
 }
 
 void load_metrics(const doc& d, const entry* e, spec& s) {

@@ -224,6 +224,7 @@ run_identity make_identity(const spec& s, const device_info& dev) {
     for (const auto& g : s.launch.grid) d.add(g.text());
     for (const auto& b : s.launch.block) d.add(b.text());
     d.add(s.launch.shared_bytes.text());
+    if (s.launch.cooperative) d.add("cooperative");
     d.add(fmt::format("{}/{}/{}", s.verify.rtol, s.verify.atol, static_cast<int>(s.verify.ref)));
     for (const auto& [k, v] : s.verify.reference_params) d.add(k + "=" + display_text(v));
     d.add(s.verify.reference_kernel);

@@ -33,6 +33,8 @@ std::optional<launch_desc> make_reference(const spec& s, const search_space& spa
     d.grid = dims.grid;
     d.block = dims.block;
     d.shared_bytes = dims.shared_bytes;
+    // A reference configuration is the tuned kernel; a reference kernel is launched plainly.
+    d.cooperative = !is_kernel && s.launch.cooperative;
     d.args = eval_args(s, scope);
     // The reference always reads device memory: its outputs are the same in either set.
     d.memory = eval_memory(s, scope);

@@ -684,6 +684,7 @@ bool pipeline::start_eval(const pending& p, const bindings& scope, eval_record& 
         j.launch.grid = d.grid;
         j.launch.block = d.block;
         j.launch.shared_bytes = d.shared_bytes;
+        j.launch.cooperative = s_.launch.cooperative;
         j.launch.args = eval_args(s_, scope);
         j.launch.memory = eval_memory(s_, scope);
     } catch (const input_error& e) {

@@ -42,6 +42,7 @@ void to_json(nlohmann::json& j, const launch_desc& v) {
          {"grid", v.grid},
          {"block", v.block},
          {"shared_bytes", v.shared_bytes},
+         {"cooperative", v.cooperative},
          {"args", v.args},
          {"memory", v.memory}};
 }
@@ -53,6 +54,7 @@ void from_json(const nlohmann::json& j, launch_desc& v) {
     v.grid = j.value("grid", d.grid);
     v.block = j.value("block", d.block);
     v.shared_bytes = j.value("shared_bytes", d.shared_bytes);
+    v.cooperative = j.value("cooperative", d.cooperative);
     v.args = j.value("args", d.args);
     v.memory = j.value("memory", d.memory);
 }

@@ -62,3 +62,26 @@ TEST_CASE("a buffer naming a variable the kernel lacks costs each configuration 
         CHECK(rec.message.find("'tapz'") != std::string::npos);
     }
 }
+
+TEST_CASE(
+    "a kernel that syncs its grid tunes with launch.cooperative; a grid too large to be "
+    "resident at once is refused before it launches") {
+    spec s = load_spec(source_dir() + "/tests/gpu/nvcc_style/grid_sum.yaml");
+    REQUIRE(s.launch.cooperative);
+    s.output = "/tmp/hone_gpu_grid_sum.db";
+    std::remove(s.output.c_str());
+    tune_options opt;
+    opt.use_cache = false;
+    const tune_result r = tune(s, opt);
+    REQUIRE(r.records.size() == 6);
+    for (const auto& rec : r.records) {
+        CAPTURE(rec.key);
+        CAPTURE(rec.message);
+        if (rec.key.find("BLOCKS_PER_SM=64") != std::string::npos) {
+            CHECK(rec.st == status::device_limits);
+            CHECK(rec.message.find("a cooperative grid of") != std::string::npos);
+        } else {
+            CHECK(has_timing(rec.st));  // ran, synced its grid, matched the reference
+        }
+    }
+}

@@ -146,6 +146,9 @@ TEST_CASE("settings: launch, metrics, timing, search, output, kernel options") {
     CHECK(s.kernel.fast_math.text() == "VEC == 4");
     CHECK(s.launch.grid.size() == 3);
     CHECK(s.launch.shared_bytes.text() == "BLOCK * 4");
+    CHECK(!s.launch.cooperative);
+    CHECK(load(yaml({{"launch", "launch: {grid: [N], block: [BLOCK], cooperative: true}"}}))
+              .launch.cooperative);
     CHECK(s.metrics.objective == "gflops");
     CHECK(s.timing.sample_mode == "batch");
     CHECK(!s.timing.l2_flush);

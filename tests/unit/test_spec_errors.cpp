@@ -20,8 +20,8 @@ TEST_CASE("unknown keys suggest the closest") {
                 "unknown key 'lanch' in the config (expected one of: kernel");
     check_error(yaml({}, "lanch: {}\n"), 7, 1, "did you mean 'launch'?");
     check_error(yaml({{"launch", "launch: {grid: [1], blok: 64}"}}), 6, 21,
-                "unknown key 'blok' in launch (expected one of: grid, block, shared_bytes); did "
-                "you mean 'block'?");
+                "unknown key 'blok' in launch (expected one of: grid, block, shared_bytes, "
+                "cooperative); did you mean 'block'?");
     check_error(yaml({}, "timing: {min_sample: 3}\n"), 7, 10, "did you mean 'min_samples'?");
     check_error(yaml({}, "search: {strategy: exhaustve}\n"), 7, 20,
                 "got 'exhaustve'; did you mean 'exhaustive'?");
@@ -183,6 +183,8 @@ TEST_CASE("launch dimensions") {
                 "grid[0] = 0: expected 1 .. 2147483647");
     check_error(yaml({{"launch", "launch: {grid: [1], block: 64, shared_bytes: -4}"}}), 6, 46,
                 "shared_bytes = -4");
+    check_error(yaml({{"launch", "launch: {grid: [1], block: 64, cooperative: sometimes}"}}), 6, 45,
+                "expected true or false");
 }
 
 TEST_CASE("verify") {
