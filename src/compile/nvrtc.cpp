@@ -35,6 +35,8 @@ std::string program_log(nvrtcProgram p) {
     std::string log(n, '\0');
     nvrtcGetProgramLog(p, log.data());
     log.resize(n - 1);  // the terminating NUL
+    // A log of ptxas's errors comes after an empty front-end part and its NUL.
+    std::erase(log, '\0');
     return log;
 }
 

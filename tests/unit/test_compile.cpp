@@ -135,6 +135,23 @@ TEST_CASE("compile_nvrtc reports a syntax error with its line, without throwing"
     CHECK(r.log.find("broken.cu(3): error") != std::string::npos);
 }
 
+TEST_CASE("compile_nvrtc reports ptxas's errors as text, without NVRTC's NUL before them") {
+    compile_request req = scale_request("");
+    req.plain_name = "big";
+    req.source =
+        "extern \"C\" __global__ void big(float* x) {\n"
+        "    __shared__ float s[20000];\n"
+        "    s[threadIdx.x] = x[threadIdx.x];\n"
+        "    __syncthreads();\n"
+        "    x[threadIdx.x] = s[threadIdx.x + 1];\n"
+        "}\n";
+    req.source_name = "big.cu";
+    const compile_result r = compile_nvrtc(req);
+    CHECK_FALSE(r.ok);
+    CHECK(r.log.find("uses too much shared data") != std::string::npos);
+    CHECK(r.log.find('\0') == std::string::npos);
+}
+
 TEST_CASE("find_toolkit_includes takes the first folder with cuda_fp16.h, and its cccl/") {
     temp_dir t;
     std::filesystem::create_directories(t.path / "bare");
