@@ -58,6 +58,17 @@ std::optional<double> objective(const spec& s, const eval_record& r) {
         r, parse_rank_by(s.metrics.objective.empty() ? "time" : s.metrics.objective));
 }
 
+// A kernel that syncs its grid faults when it is not launched cooperatively: said where such a
+// source faults (or its reference fails) without launch.cooperative.
+std::string cooperative_hint(const spec& s) {
+    const std::string& src = s.kernel.source_text;
+    if (s.launch.cooperative ||
+        (src.find("this_grid") == std::string::npos && src.find("grid_group") == std::string::npos))
+        return "";
+    return "hint: the source uses cooperative groups' grid (this_grid, grid_group), whose "
+           "sync needs every block resident at once: set launch.cooperative: true";
+}
+
 std::string first_error_line(const std::string& log) {
     std::size_t at = log.find("error");
     if (at == std::string::npos) at = 0;
@@ -197,7 +208,14 @@ tune_result pipeline::run() {
         time_.reference_compile_s = seconds_since(t);
         fill_queue();  // the first configurations compile while the GPU side prepares
         t = steady_clock::now();
-        const auto reports = gpus_->prepare(plan);
+        std::vector<std::optional<prepare_report>> reports;
+        try {
+            reports = gpus_->prepare(plan);
+        } catch (const env_error& e) {
+            const std::string hint = cooperative_hint(s_);
+            if (hint.empty()) throw;
+            throw env_error(std::string(e.what()) + "\n" + hint);
+        }
         for (const auto& r : reports)
             if (r) {
                 time_.prepare = *r;  // the first prepared GPU's (the reference's)
@@ -710,6 +728,8 @@ void pipeline::finish_eval(const bindings& scope, eval_record& r, job_result&& g
     time_.gpu_span_s += r.gpu.gpu_span_s;
     r.st = r.gpu.st;
     r.message = r.gpu.message;
+    if (r.st == status::runtime_fault || r.st == status::launch_error)
+        if (const std::string hint = cooperative_hint(s_); !hint.empty()) r.message += "; " + hint;
     if (has_timing(r.st) && r.gpu.time_us.median > 0) {
         const double secs = r.gpu.time_us.median * 1e-6;
         if (s_.metrics.bytes) r.gbps = s_.metrics.bytes->eval_real(scope) / secs / 1e9;

@@ -84,4 +84,14 @@ TEST_CASE(
             CHECK(has_timing(rec.st));  // ran, synced its grid, matched the reference
         }
     }
+    // Without the cooperative launch the grid's sync faults, first in the reference: the
+    // error says what to set.
+    s.launch.cooperative = false;
+    std::remove(s.output.c_str());
+    try {
+        tune(s, opt);
+        FAIL("a grid sync without a cooperative launch ran");
+    } catch (const env_error& e) {
+        CHECK(std::string(e.what()).find("set launch.cooperative: true") != std::string::npos);
+    }
 }
