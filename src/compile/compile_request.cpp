@@ -4,6 +4,7 @@
 // through the kernel's arguments).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "compile/compile.hpp"
@@ -45,6 +46,13 @@ compile_request base_request(const spec& s, const config& c, const bindings& sco
         else if (opts[i].size() > 2 && opts[i].compare(0, 2, "-I") == 0)
             own.push_back(opts[i].substr(2));
     r.source = source_with_macros(r.source, r.source_name, macros, own);
+    // A header the options include before the source (-include, --pre-include) reads the
+    // macros as options, as before they were defined in the source.
+    const bool pre_include = std::any_of(opts.begin(), opts.end(), [](const std::string& o) {
+        return o == "-include" || o.rfind("--pre-include", 0) == 0 || o.rfind("-include=", 0) == 0;
+    });
+    if (pre_include)
+        for (const auto& [name, value] : macros) r.options.push_back("-D" + name + "=" + value);
     for (const auto& dir : r.include_dirs) r.options.push_back("-I" + dir);
     const int64_t max_regs = s.kernel.max_registers.eval_int(scope);
     if (max_regs > 0) r.options.push_back(fmt::format("--maxrregcount={}", max_regs));

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -418,4 +419,22 @@ TEST_CASE(
     const compile_result fixed = compile_nvrtc(make_compile_request(s, c, scope, "sm_90"));
     INFO(fixed.log);
     CHECK(fixed.ok);
+}
+
+TEST_CASE("a header included before the source (--pre-include) still reads the macros") {
+    temp_dir dir;
+    dir.write("pre.h", "constexpr int pre_n = N;\n");
+    spec s = tiny_spec(dir.path);
+    s.kernel.include_dirs = {};
+    s.kernel.options = {"--pre-include=pre.h"};
+    s.kernel.source_text =
+        "template <int V, bool F> __global__ void k(float* x) { x[0] = V + pre_n; }\n";
+    config c;
+    c.values = {int64_t{4}, true};
+    const bindings scope = {{"N", int64_t{1024}}, {"VEC", int64_t{4}}, {"FAST", true}};
+    const compile_request r = make_compile_request(s, c, scope, "sm_90");
+    CHECK(std::find(r.options.begin(), r.options.end(), "-DN=1024") != r.options.end());
+    const compile_result built = compile_nvrtc(r);
+    INFO(built.log);
+    CHECK(built.ok);
 }
