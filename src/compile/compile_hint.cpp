@@ -147,9 +147,20 @@ std::string host_code_hint(std::string_view log) {
            "file of their own";
 }
 
+// ptxas refuses more than 48 KiB of static shared memory a block; dynamic shared memory may go
+// up to the device's opt-in limit, which hone raises for the launch.
+std::string shared_memory_hint(std::string_view log) {
+    if (log.find("uses too much shared data") == std::string_view::npos) return "";
+    return "hint: static shared memory (__shared__ arrays of a fixed size) is limited to 48 KiB "
+           "a block; for more, declare `extern __shared__` memory and size it with "
+           "launch.shared_bytes (hone raises the kernel's limit up to the device's), or keep such "
+           "configurations out with a constraint";
+}
+
 }  // namespace
 
 std::string compile_hint(const spec& s, std::string_view log) {
+    if (std::string hint = shared_memory_hint(log); !hint.empty()) return hint;
     if (std::string hint = template_hint(s, log); !hint.empty()) return hint;
     if (std::string hint = host_code_hint(log); !hint.empty()) return hint;
     return macro_name_hint(s, log);

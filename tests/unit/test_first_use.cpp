@@ -230,3 +230,28 @@ launch: {grid: ["ceil_div(N, BLOCK)"], block: [BLOCK]}
     CHECK(ok.rc == 0);
     CHECK(ok.out.find("2 ok, 0 failed") != std::string::npos);
 }
+
+TEST_CASE("hone check: static shared memory beyond 48 KiB gets a hint that names shared_bytes") {
+    temp_dir dir;
+    dir.write("big.cu",
+              "extern \"C\" __global__ void big(float* x) {\n"
+              "    __shared__ float s[SIZE];\n"
+              "    s[threadIdx.x] = x[threadIdx.x];\n"
+              "    __syncthreads();\n"
+              "    x[threadIdx.x] = s[(threadIdx.x + 1) % SIZE];\n"
+              "}\n");
+    dir.write("big.yaml", R"yaml(kernel: {source: big.cu, name: big}
+problem: {N: 256}
+params: {SIZE: [1024, 20000]}
+buffers: {x: {type: float, count: N, role: inout}}
+args: [x]
+launch: {grid: [1], block: [N]}
+)yaml");
+    const cli_result r = run_cli(dir, "check " + dir.file("big.yaml") + " --arch sm_90");
+    INFO(r.out);
+    CHECK(r.rc == 1);
+    CHECK(r.out.find("1 ok, 1 failed") != std::string::npos);
+    CHECK(r.out.find("hint: static shared memory (__shared__ arrays of a fixed size) is limited "
+                     "to 48 KiB") != std::string::npos);
+    CHECK(r.out.find('\0') == std::string::npos);
+}
