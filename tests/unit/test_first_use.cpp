@@ -44,6 +44,15 @@ launch:
                        block_param);
 }
 
+// A config of a kernel `scale(float* x, int n)` in scale.cu: two block sizes over N = 4096.
+const char* scale_config = R"yaml(kernel: {source: scale.cu, name: scale}
+problem: {N: 4096}
+params: {BLOCK: [64, 128]}
+buffers: {x: {type: float, count: N, role: inout}}
+args: [x, {value: N, type: int32}]
+launch: {grid: ["ceil_div(N, BLOCK)"], block: [BLOCK]}
+)yaml";
+
 }  // namespace
 
 TEST_CASE(
@@ -173,14 +182,7 @@ TEST_CASE(
         "    cudaDeviceSynchronize();\n"
         "    printf(\"done\\n\");\n"
         "}\n";
-    const std::string config = R"yaml(kernel: {source: scale.cu, name: scale}
-problem: {N: 4096}
-params: {BLOCK: [64, 128]}
-buffers: {x: {type: float, count: N, role: inout}}
-args: [x, {value: N, type: int32}]
-launch: {grid: ["ceil_div(N, BLOCK)"], block: [BLOCK]}
-)yaml";
-    dir.write("scale.yaml", config);
+    dir.write("scale.yaml", scale_config);
     dir.write("scale.cu", kernel + host);
     const cli_result r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
     INFO(r.out);
@@ -203,13 +205,7 @@ TEST_CASE("hone tune --strategy and --option override the search section, checke
               "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
               "    if (i < n) x[i] *= 2.0f;\n"
               "}\n");
-    dir.write("scale.yaml", R"yaml(kernel: {source: scale.cu, name: scale}
-problem: {N: 4096}
-params: {BLOCK: [64, 128]}
-buffers: {x: {type: float, count: N, role: inout}}
-args: [x, {value: N, type: int32}]
-launch: {grid: ["ceil_div(N, BLOCK)"], block: [BLOCK]}
-)yaml");
+    dir.write("scale.yaml", scale_config);
     const std::string tune = "tune " + dir.file("scale.yaml") + " -o " + dir.file("s.db") + " ";
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"--strategy bogus", "--strategy: expected one of: auto, exhaustive, random"},
