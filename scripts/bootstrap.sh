@@ -37,13 +37,16 @@ fi
 export PATH="$cuda_home/bin:$PATH"
 
 # The Python package (python/, docs/python.md) is built and tested when nanobind and pytest can be
-# had (from PyPI, for the tests); without them the rest builds as before.
+# had (from PyPI, for the tests); without them the rest builds as before. NumPy, where it can be
+# had, lets the tests of hone.compat (Kernel Tuner's arguments as a config) run without a GPU.
 python=${PYTHON:-python3}
 hone_python=OFF
 if command -v "$python" >/dev/null; then
   if [ "${1:-}" = --test ]; then
     "$python" -c 'import nanobind, pytest' 2>/dev/null ||
       "$python" -m pip install -q nanobind pytest >/dev/null 2>&1 || true
+    "$python" -c 'import numpy' 2>/dev/null ||
+      "$python" -m pip install -q numpy >/dev/null 2>&1 || true
   fi
   "$python" -c 'import nanobind, pytest' 2>/dev/null && hone_python=ON
 fi

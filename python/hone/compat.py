@@ -12,6 +12,7 @@ import ast
 import inspect
 import itertools
 import json
+import numbers
 import os
 import sys
 import tempfile
@@ -254,6 +255,31 @@ def _enumerated_expr(f, tune_params, limit=2000):
     return None
 
 
+def _shared_bytes(smem_args, params):
+    """Kernel Tuner's smem_args ({"size": bytes, or a function of the parameter dict}) as
+    launch.shared_bytes: the dynamic shared memory of each launch."""
+    if smem_args is None:
+        return None
+    if not isinstance(smem_args, dict) or set(smem_args) != {"size"}:
+        _unsupported("smem_args", 'expected {"size": bytes or a function of the parameters}')
+    size = smem_args["size"]
+    if isinstance(size, bool):
+        _unsupported("smem_args", "size: expected a number of bytes")
+    if isinstance(size, numbers.Integral):
+        if int(size) < 0:
+            _unsupported("smem_args", "size: expected 0 or more bytes")
+        return int(size)
+    if isinstance(size, str):
+        return size
+    if callable(size):
+        e = _callable_expr(size, set(params))
+        if e is None:
+            _unsupported("smem_args", f"size: {getattr(size, '__name__', size)!r} is not "
+                                      "translatable to hone's expression language")
+        return e
+    _unsupported("smem_args", f"size: expected bytes or a function, not {type(size).__name__}")
+
+
 def _restrictions(restrictions, tune_params):
     if restrictions is None:
         return []
@@ -450,7 +476,7 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
                  grid_div_x=None, grid_div_y=None, grid_div_z=None, restrictions=None,
                  iterations=7, block_size_names=None, strategy=None, strategy_options=None,
                  compiler_options=None, defines=None, workdir=None, answer=None, atol=1e-6,
-                 cmem_args=None, rel_precision=None, source_dir=None):
+                 cmem_args=None, rel_precision=None, source_dir=None, smem_args=None):
     """The hone search config (a dict, written as JSON, which is YAML) for Kernel Tuner's
     arguments; array arguments are written into `workdir` as the buffers' init files, and the
     sources compat writes (a source given as text, a rewritten copy) into `workdir`, or with
@@ -614,6 +640,9 @@ def build_config(kernel_name, kernel_source, problem_size, arguments, tune_param
     config["buffers"] = buffers
     config["args"] = args
     config["launch"] = {"grid": grid, "block": block}
+    shared = _shared_bytes(smem_args, params)
+    if shared is not None:
+        config["launch"]["shared_bytes"] = shared
     verify = _verify_section(answer, atol, arguments, buffers, params, restrictions, names)
     if verify:
         config["verify"] = verify
@@ -701,8 +730,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
 
     if verify is not None and not callable(verify):
         _unsupported("verify", "expected a function (answer, result_host, atol=None) -> bool")
-    for name, v in (("smem_args", smem_args),
-                    ("texmem_args", texmem_args), ("observers", observers),
+    for name, v in (("texmem_args", texmem_args), ("observers", observers),
                     ("objectives", objectives), ("simulation_mode", simulation_mode),
                     ("parallel", parallel)):
         if v:
@@ -743,7 +771,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                               grid_div_x, grid_div_y, grid_div_z, restrictions, iterations,
                               block_size_names, strategy, strategy_options, compiler_options,
                               defines, workdir, None if verify else answer, atol, cmem_args,
-                              rel_precision, source_dir)
+                              rel_precision, source_dir, smem_args)
         if cache is not None:
             c = os.fspath(cache)
             config["output"] = os.path.abspath(c if c.endswith(".db") else c + ".db")

@@ -115,13 +115,27 @@ def test_kernel_source_file_and_strategy(tmp_path):
     assert cfg["search"] == {"strategy": "genetic", "max_evals": 20, "population": 8}
 
 
+def test_smem_args_are_the_launch_shared_bytes(tmp_path):
+    cfg, path, _, _ = build(tmp_path, smem_args={"size": 1024})
+    assert cfg["launch"]["shared_bytes"] == 1024
+    cfg, path, _, _ = build(tmp_path, smem_args={"size": np.int32(512)})
+    assert cfg["launch"]["shared_bytes"] == 512
+    cfg, path, _, _ = build(tmp_path, smem_args={"size": lambda p: p["block_size_x"] * 4})
+    assert cfg["launch"]["shared_bytes"] == "(block_size_x * 4)"
+    hone.load_config(path)  # hone accepts it
+    cfg, _, _, _ = build(tmp_path)
+    assert "shared_bytes" not in cfg["launch"]
+
+
 @pytest.mark.parametrize("kw,name", [
     ({"answer": [np.zeros(4), None, None, None]}, "answer"),
     ({"verify": "allclose"}, "verify"),
     ({"cmem_args": {"d_filter": np.zeros(4)}}, "cmem_args"),  # the source declares none
     ({"cmem_args": {"d_filter": np.zeros(4, dtype=np.float16)}}, "cmem_args"),
     ({"cmem_args": {"d_filter": np.zeros(20000, dtype=np.float32)}}, "cmem_args"),
-    ({"smem_args": {"size": 4}}, "smem_args"),
+    ({"smem_args": {"size": -4}}, "smem_args"),
+    ({"smem_args": {"bytes": 4}}, "smem_args"),
+    ({"smem_args": {"size": [4]}}, "smem_args"),
     ({"lang": "OpenCL"}, "lang"),
     ({"compiler": "nvcc"}, "compiler"),
     ({"strategy": "pso"}, "strategy"),
