@@ -223,6 +223,30 @@ def test_compat_tune_kernel_vector_add():
     assert all(len(r["times"]) >= 7 for r in results)
 
 
+def test_compat_smem_args_size_the_dynamic_shared_memory():
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("cupy")
+    from hone.compat import tune_kernel
+    kernel_string = """
+    __global__ void twice(float *out, const float *in, int n) {
+        extern __shared__ float tile[];
+        int i = blockIdx.x * block_size_x + threadIdx.x;
+        tile[threadIdx.x] = i < n ? in[i] : 0.0f;
+        __syncthreads();
+        if (i < n) out[i] = 2.0f * tile[threadIdx.x];
+    }
+    """
+    size = 100003
+    x = np.random.randn(size).astype(np.float32)
+    out = np.zeros_like(x)
+    tune_params = {"block_size_x": [128, 256, 512]}
+    results, env = tune_kernel("twice", kernel_string, size, [out, x, np.int32(size)],
+                               tune_params, smem_args={"size": lambda p: p["block_size_x"] * 4},
+                               answer=[2 * x, None, None], quiet=True)
+    assert len(results) == 3
+    assert all(isinstance(r["time"], float) and r["time"] > 0 for r in results), results
+
+
 def test_compat_answer_and_cmem_args():
     np = pytest.importorskip("numpy")
     pytest.importorskip("cupy")
