@@ -2,7 +2,8 @@
 // results at tuned and untuned sizes, from several threads; selection tiers on the real
 // device; stale entries skipped; a kernel that no longer compiles; the example application
 // with a synthetic wisdom file; and the capture loop (run, capture, tune the captures, export,
-// run again: every size exact). All in suite in_process: they initialise CUDA here.
+// run again: every size exact); a kernel that syncs its grid, launched cooperatively. All in
+// suite in_process: they initialise CUDA here.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -144,6 +145,31 @@ TEST_CASE(
     const kernel_selection fb = plain.selection({{"N", 12345}});
     CHECK(fb.tier == selection_tier::fallback);
     CHECK(fb.key == "BLOCK=256,STRIDED=false,VEC=1");
+}
+
+TEST_CASE("the handle launches a kernel that syncs its grid cooperatively" *
+          doctest::test_suite("in_process")) {
+    cu::primary_context ctx(0);
+    const device_info dev = cu::read_device_info(0);
+    cu::stream st;
+    tmp_dir t;
+    kernel_options opt;
+    opt.cache_dir = t.file("cache");
+    // No tuned results: the verify reference (BLOCK 256, one block a multiprocessor).
+    const kernel k = kernel::open(source_dir() + "/tests/gpu/nvcc_style/grid_sum.yaml", "", opt);
+    const int64_t n = (1 << 20) + 7;
+    std::vector<uint32_t> in(n);
+    uint32_t want = 0;
+    for (int64_t i = 0; i < n; ++i) want += in[i] = static_cast<uint32_t>(i % 1000);
+    cu::device_buffer din(n * 4, false), partial(dev.attrs.sm_count * 64 * 4, false),
+        dout(4, false);
+    din.upload(in.data());
+    k.launch(st.get(), {{"N", n}}, reinterpret_cast<uint32_t*>(din.ptr()),
+             reinterpret_cast<uint32_t*>(partial.ptr()), reinterpret_cast<uint32_t*>(dout.ptr()));
+    REQUIRE(cu::driver().cuStreamSynchronize(st.get()) == CUDA_SUCCESS);
+    uint32_t got = 0;
+    dout.download(&got);
+    CHECK(got == want);
 }
 
 TEST_CASE("the handle from several threads at once, each with its own stream" *
