@@ -1,10 +1,10 @@
 // How the tuning macros (every problem size and parameter, NAME=VALUE) reach a kernel's source:
 // defined in its text, not as -D options, and kept out of the system headers it includes.
 // NVRTC's own builtin header and headers such as CCCL's (cub, thrust, cuda/std) and cuRAND's
-// name template parameters T, N or B: a -DT=128 turns `template <typename T>` into
-// `template <typename 128>` in the builtin header, which every compile reads first, and a
-// problem size N does the same in `template <int N>` of cub's headers, so every configuration
-// failed to compile.
+// name template parameters T, N or B. As options, a parameter T would turn `template <typename
+// T>` into `template <typename 128>` in the builtin header, which every compile reads first, and
+// a problem size N would do the same to cub's `template <int N>`: every configuration would fail
+// to compile.
 #pragma once
 #include <string>
 #include <utility>
