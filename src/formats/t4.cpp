@@ -24,7 +24,6 @@ using json = nlohmann::ordered_json;
 
 // What T4 has no field for; read back by hone_extension() below.
 json hone_json(const eval_record& r) {
-    const resource_usage& u = r.resources;
     const job_result& g = r.gpu;
     return json_members(17)
         .add("key", r.key)
@@ -38,22 +37,8 @@ json hone_json(const eval_record& r) {
         .add("gpu_busy_s", g.gpu_busy_s)
         .add("wall_s", g.wall_s)
         .add("steps", steps_json(g.steps))
-        .add("resources", json_members(6)
-                              .add("registers", u.registers)
-                              .add("spill_store_bytes", u.spill_store_bytes)
-                              .add("spill_load_bytes", u.spill_load_bytes)
-                              .add("stack_bytes", u.stack_bytes)
-                              .add("shared_static_bytes", u.shared_static_bytes)
-                              .add("const_bytes", u.const_bytes)
-                              .done())
-        .add("function", json_members(6)
-                             .add("num_regs", g.num_regs)
-                             .add("local_bytes", g.local_bytes)
-                             .add("static_shared_bytes", g.static_shared_bytes)
-                             .add("max_threads_per_block", g.max_threads_per_block)
-                             .add("active_blocks_per_sm", g.active_blocks_per_sm)
-                             .add("occupancy", g.occupancy)
-                             .done())
+        .add("resources", resources_json(r.resources, unknown_count::minus_one))
+        .add("function", function_json(g, unknown_count::minus_one))
         .add("launch", json_members(3)
                            .add("grid", r.grid)
                            .add("block", r.block)

@@ -9,39 +9,16 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// -1 means "not reported" in the records; JSON says so with null.
-ojson known(int v) {
-    return v >= 0 ? ojson(v) : ojson(nullptr);
-}
 ojson metric(double v) {
     return v > 0 ? ojson(v) : ojson(nullptr);
 }
 
 ojson compile_json(const eval_record& r) {
-    const resource_usage& u = r.resources;
     return json_members(4)
         .add("ms", r.compile_ms)
         .add("cached", r.compile_cached)
         .add("log", r.compile_log)
-        .add("ptxas", json_members(6)
-                          .add("registers", known(u.registers))
-                          .add("spill_store_bytes", u.spill_store_bytes)
-                          .add("spill_load_bytes", u.spill_load_bytes)
-                          .add("stack_bytes", u.stack_bytes)
-                          .add("shared_static_bytes", u.shared_static_bytes)
-                          .add("const_bytes", u.const_bytes)
-                          .done())
-        .done();
-}
-
-ojson function_json(const job_result& g) {
-    return json_members(6)
-        .add("num_regs", known(g.num_regs))
-        .add("local_bytes", known(g.local_bytes))
-        .add("static_shared_bytes", known(g.static_shared_bytes))
-        .add("max_threads_per_block", known(g.max_threads_per_block))
-        .add("active_blocks_per_sm", known(g.active_blocks_per_sm))
-        .add("occupancy", g.active_blocks_per_sm >= 0 ? ojson(g.occupancy) : ojson(nullptr))
+        .add("ptxas", resources_json(r.resources, unknown_count::null))  // -1 means not reported
         .done();
 }
 
@@ -75,7 +52,7 @@ ojson record_json(const eval_record& r) {
         .add("message", r.message)
         .add("output", r.gpu.output)
         .add("compile", compile_json(r))
-        .add("function", function_json(r.gpu))
+        .add("function", function_json(r.gpu, unknown_count::null))
         .add("launch", json_members(3)
                            .add("grid", r.grid)
                            .add("block", r.block)
