@@ -12,6 +12,7 @@
 
 #include "common/digest.hpp"
 #include "compile/compile.hpp"
+#include "compile/includes.hpp"
 #include "compile/std_shims.hpp"
 
 namespace hone {
@@ -19,45 +20,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct include_ref {
-    std::string name;
-    bool quoted = true;  // "name" (else <name>)
-};
-
-std::string_view skip_blanks(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    return s;
-}
-
-// A line-based scan: conditionals are not evaluated, so a header under #if 0 still counts,
-// which can only cause an extra compile, never a stale binary.
+// Conditionals are not evaluated, so a header under #if 0 still counts, which can only cause
+// an extra compile, never a stale binary.
 std::vector<include_ref> scan_includes(std::string_view text) {
     std::vector<include_ref> refs;
     while (!text.empty()) {
         const std::size_t eol = text.find('\n');
-        std::string_view line = skip_blanks(text.substr(0, eol));
+        if (auto ref = include_of(text.substr(0, eol))) refs.push_back(std::move(*ref));
         text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
-        if (!line.starts_with('#')) continue;
-        line = skip_blanks(line.substr(1));
-        if (!line.starts_with("include")) continue;
-        line = skip_blanks(line.substr(7));
-        if (line.empty() || (line.front() != '"' && line.front() != '<')) continue;
-        const char close = line.front() == '"' ? '"' : '>';
-        const std::size_t end = line.find(close, 1);
-        if (end == std::string_view::npos) continue;
-        refs.push_back({std::string(line.substr(1, end - 1)), close == '"'});
     }
     return refs;
-}
-
-std::optional<fs::path> resolve(const include_ref& ref, const fs::path& from_dir,
-                                const std::vector<std::string>& dirs) {
-    std::error_code ec;
-    if (ref.quoted && fs::is_regular_file(from_dir / ref.name, ec)) return from_dir / ref.name;
-    for (const auto& dir : dirs) {
-        if (fs::is_regular_file(fs::path(dir) / ref.name, ec)) return fs::path(dir) / ref.name;
-    }
-    return std::nullopt;
 }
 
 std::optional<std::string> read_text(const fs::path& p) {
@@ -72,7 +44,7 @@ void add_includes(digest& d, std::string_view text, const fs::path& dir,
                   const std::vector<std::string>& dirs, std::set<fs::path>& seen) {
     for (const include_ref& ref : scan_includes(text)) {
         d.add(ref.name);
-        const std::optional<fs::path> path = resolve(ref, dir, dirs);
+        const std::optional<fs::path> path = resolve_include(ref, dir, dirs);
         // Unresolved: one of NVRTC's built-in headers, covered by its version.
         if (!path) continue;
         std::error_code ec;

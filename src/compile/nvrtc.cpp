@@ -4,12 +4,12 @@
 #include <nvrtc.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "compile/compile.hpp"
+#include "compile/includes.hpp"
 #include "compile/std_shims.hpp"
 #include "compile/toolkit_include.hpp"
 
@@ -115,12 +115,7 @@ compile_result compile_nvrtc(const compile_request& req, double timeout_s) {
     static const std::vector<std_shim> shims = std_shims(toolkit_includes());
     std::vector<const char*> shim_texts, shim_names;
     for (const std_shim& h : shims) {
-        bool own = false;
-        for (const auto& dir : req.include_dirs) {
-            std::error_code ec;
-            own = own || std::filesystem::exists(std::filesystem::path(dir) / h.name, ec);
-        }
-        if (own) continue;
+        if (resolve_include({h.name, false}, {}, req.include_dirs)) continue;
         shim_texts.push_back(h.text.c_str());
         shim_names.push_back(h.name.c_str());
     }

@@ -2,9 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <regex>
+#include <optional>
 #include <string_view>
+
+#include "compile/includes.hpp"
 
 namespace hone {
 namespace {
@@ -17,14 +18,6 @@ std::string quoted(const std::string& name) {
         out += c;
     }
     return out + '"';
-}
-
-bool found_in(const std::string& header, const std::vector<std::string>& dirs) {
-    for (const auto& dir : dirs) {
-        std::error_code ec;
-        if (std::filesystem::exists(std::filesystem::path(dir) / header, ec)) return true;
-    }
-    return false;
 }
 
 // Whether a block comment is open at the end of `line`, given whether one was at its start (line
@@ -48,7 +41,6 @@ std::string shield_system_includes(const std::string& source, const std::string&
                                    const std::vector<std::pair<std::string, std::string>>& macros,
                                    const std::vector<std::string>& own_dirs) {
     if (macros.empty() || source.find("include") == std::string::npos) return source;
-    static const std::regex angle_include(R"(^\s*#\s*include\s*<([^>]+)>)");
     std::string out;
     bool changed = false;
     std::size_t line_no = 0;
@@ -57,11 +49,10 @@ std::string shield_system_includes(const std::string& source, const std::string&
         const std::size_t eol = std::min(source.find('\n', at), source.size());
         const std::string line = source.substr(at, eol - at);
         ++line_no;
-        std::smatch m;
         const bool commented = in_comment;
         in_comment = comment_open_after(line, in_comment);
-        if (!commented && line.find('#') != std::string::npos &&
-            std::regex_search(line, m, angle_include) && !found_in(m[1].str(), own_dirs)) {
+        const std::optional<include_ref> ref = commented ? std::nullopt : include_of(line);
+        if (ref && !ref->quoted && !resolve_include(*ref, {}, own_dirs)) {
             changed = true;
             for (const auto& [name, value] : macros) out += "#undef " + name + "\n";
             out += fmt::format("#line {} {}\n", line_no, quoted(source_name));
