@@ -124,10 +124,9 @@ std::string macro_name_hint(const spec& s, std::string_view log) {
             }
         if (!kind.empty())
             return fmt::format(
-                "hint: `{0}` is {1}, which hone defines as the macro {0} ({2}): where the source "
-                "or "
-                "a header it includes declares a name `{0}`, the macro replaces it. Rename it, or "
-                "{3}",
+                "hint: `{0}` is {1}, which hone defines as the macro {0} ({2}): where the "
+                "source or a header it includes declares a name `{0}`, the macro replaces it. "
+                "Rename it, or {3}",
                 name, kind, value, fix);
     }
     return "";

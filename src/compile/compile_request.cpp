@@ -25,17 +25,18 @@ compile_request base_request(const spec& s, const config& c, const bindings& sco
     r.source_name = s.kernel.source_path;
     r.options.push_back("--gpu-architecture=" + arch);
     std::vector<std::pair<std::string, std::string>> macros;
+    auto define = [&](const std::string& name, std::string value) {
+        // A value over several lines cannot be a #define line: such a macro stays an option.
+        if (value.find('\n') != std::string::npos)
+            r.options.push_back("-D" + name + "=" + value);
+        else
+            macros.emplace_back(name, std::move(value));
+    };
     for (const auto& p : s.problem)
-        if (p.define) macros.emplace_back(p.name, std::to_string(p.value));
+        if (p.define) define(p.name, std::to_string(p.value));
     for (std::size_t i = 0; i < s.params.size() && i < c.values.size(); ++i)
         if (s.params[i].define)  // else a template argument only
-            macros.emplace_back(s.params[i].name, define_text(c.values[i]));
-    // A value over several lines cannot be a #define line: such a macro stays an option.
-    for (auto it = macros.begin(); it != macros.end();)
-        if (it->second.find('\n') != std::string::npos)
-            r.options.push_back("-D" + it->first + "=" + it->second), it = macros.erase(it);
-        else
-            ++it;
+            define(s.params[i].name, define_text(c.values[i]));
     r.include_dirs = kernel_include_dirs(s.kernel);
     // Headers the kernel's own folders hold may read the macros; the toolkit's must not see them.
     std::vector<std::string> own = r.include_dirs;
