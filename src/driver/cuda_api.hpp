@@ -4,6 +4,9 @@
 #pragma once
 #include <cuda.h>
 
+#include <array>
+#include <cstdint>
+
 namespace hone::cu {
 
 // clang-format off
@@ -77,6 +80,21 @@ const api& driver();
 
 // Throws cuda_error "<what>: CUDA_ERROR_OUT_OF_MEMORY (out of memory)" unless r is CUDA_SUCCESS.
 void check(CUresult r, const char* what);
+
+// One launch of f on `stream`, cooperative (cuLaunchCooperativeKernel: every block resident at
+// once, as a grid-wide sync needs) or plain (cuLaunchKernel); launch_call_name says which.
+inline CUresult launch(const api& a, CUfunction f, const std::array<uint32_t, 3>& grid,
+                       const std::array<uint32_t, 3>& block, uint32_t shared_bytes, CUstream stream,
+                       void** params, bool cooperative) {
+    return cooperative
+               ? a.cuLaunchCooperativeKernel(f, grid[0], grid[1], grid[2], block[0], block[1],
+                                             block[2], shared_bytes, stream, params)
+               : a.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                  shared_bytes, stream, params, nullptr);
+}
+inline const char* launch_call_name(bool cooperative) {
+    return cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel";
+}
 
 // For a process of hone's own (the GPU worker, `hone tune --in-process`), before CUDA starts:
 // one hardware work queue (CUDA_DEVICE_MAX_CONNECTIONS=1) unless the environment asks for more.

@@ -104,16 +104,9 @@ launch_limits kernel_launch::prepare(const device_attrs& dev) {
 }
 
 void kernel_launch::enqueue(const cu::stream& s) {
-    const cu::api& a = cu::driver();
-    if (cooperative_)
-        cu::check(
-            a.cuLaunchCooperativeKernel(fn_, grid_[0], grid_[1], grid_[2], block_[0], block_[1],
-                                        block_[2], shared_, s.get(), params_.data()),
-            "cuLaunchCooperativeKernel");
-    else
-        cu::check(a.cuLaunchKernel(fn_, grid_[0], grid_[1], grid_[2], block_[0], block_[1],
-                                   block_[2], shared_, s.get(), params_.data(), nullptr),
-                  "cuLaunchKernel");
+    cu::check(cu::launch(cu::driver(), fn_, grid_, block_, shared_, s.get(), params_.data(),
+                         cooperative_),
+              cu::launch_call_name(cooperative_));
 }
 
 spin_kernel::spin_kernel(const cu::module& helpers)

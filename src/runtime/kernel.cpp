@@ -497,16 +497,11 @@ void kernel::launch_args(CUstream_st* stream, problem_sizes sizes,
     void* params[max_args];
     for (std::size_t i = 0; i < count; ++i) params[i] = &slots[i];
     const CUresult rc =
-        r->cooperative
-            ? a.cuLaunchCooperativeKernel(r->fn, r->grid[0], r->grid[1], r->grid[2], r->block[0],
-                                          r->block[1], r->block[2], r->shared_bytes, stream, params)
-            : a.cuLaunchKernel(r->fn, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
-                               r->block[2], r->shared_bytes, stream, params, nullptr);
+        cu::launch(a, r->fn, r->grid, r->block, r->shared_bytes, stream, params, r->cooperative);
     if (rc != CUDA_SUCCESS)
-        cu::check(rc, fmt::format("{} ({})",
-                                  r->cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
-                                  k.s.kernel.name)
-                          .c_str());
+        cu::check(
+            rc,
+            fmt::format("{} ({})", cu::launch_call_name(r->cooperative), k.s.kernel.name).c_str());
 }
 
 kernel_selection kernel::selection(problem_sizes sizes, const device_attrs& dev) const {
