@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 
 #include "spec/loader.hpp"
@@ -77,12 +76,7 @@ buffer_spec read_buffer(const doc& d, const entry& item, const spec& s) {
     if (const entry* init = find(m, "init")) b.init = read_init(d, init->value, section + ".init");
     if (const entry* sym = find(m, "symbol")) {
         b.symbol = read_string(d, sym->value, "a variable name");
-        const bool ident = !b.symbol.empty() &&
-                           !std::isdigit(static_cast<unsigned char>(b.symbol[0])) &&
-                           std::all_of(b.symbol.begin(), b.symbol.end(), [](char c) {
-                               return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                           });
-        if (!ident)
+        if (!is_identifier(b.symbol))
             fail(d, sym->value,
                  fmt::format("symbol '{}' is not a C identifier: name the kernel's __constant__ "
                              "or __device__ variable",
