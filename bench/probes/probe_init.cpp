@@ -25,7 +25,10 @@ int main() {
     check(cuInit(0), "cuInit");
     const double t1 = now_ms();
     CUdevice dev;
-    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    const char* ord = std::getenv("PROBE_DEVICE");  // the ordinal to open (0)
+    check(cuDeviceGet(&dev, ord ? std::atoi(ord) : 0), "cuDeviceGet");
+    CUuuid id;
+    check(cuDeviceGetUuid(&id, dev), "uuid");
     int sms = 0;
     check(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "attr");
     const double t2 = now_ms();
@@ -44,7 +47,9 @@ int main() {
     check(cuStreamSynchronize(s), "sync");
     const double t5 = now_ms();
     std::printf(
-        "init_ms %.1f attrs_ms %.1f ctx_ms %.1f alloc_ms %.1f first_op_ms %.1f total_ms %.1f\n",
-        t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t5 - t0);
+        "init_ms %.1f attrs_ms %.1f ctx_ms %.1f alloc_ms %.1f first_op_ms %.1f total_ms %.1f "
+        "uuid %02x%02x%02x%02x\n",
+        t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t5 - t0, id.bytes[0] & 0xff,
+        id.bytes[1] & 0xff, id.bytes[2] & 0xff, id.bytes[3] & 0xff);
     return 0;
 }

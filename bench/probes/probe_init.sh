@@ -21,7 +21,7 @@ log, names = sys.argv[1], sys.argv[2:]
 rows = {}
 for line in open(log):
     f = line.split()
-    rows.setdefault(int(f[0]), []).append({f[k]: float(f[k + 1]) for k in range(1, len(f), 2)})
+    rows.setdefault(int(f[0]), []).append({f[k]: float(f[k + 1]) for k in range(1, len(f), 2) if f[k].endswith('_ms')})
 for i, runs in sorted(rows.items()):
     name = names[i] if i < len(names) and names[i] else "default"
     print(f"{name}: " + ", ".join(f"{k} {statistics.median(r[k] for r in runs):.1f}" for k in runs[0]))

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <string_view>
 
 #include "driver/driver.hpp"
 
@@ -102,6 +103,32 @@ const api& driver() {
 
 void prefer_one_work_queue() {
     ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
+}
+
+std::optional<std::string> visible_devices_for(const char* visible, int ordinal) {
+    if (ordinal < 0) return std::nullopt;
+    if (!visible) return std::to_string(ordinal);
+    // CUDA reads the list up to its first entry it cannot use; hone takes it entry by entry.
+    std::string_view rest = visible;
+    for (int i = 0;; ++i) {
+        const auto comma = rest.find(',');
+        std::string_view entry = rest.substr(0, comma);
+        while (!entry.empty() && entry.front() == ' ') entry.remove_prefix(1);
+        while (!entry.empty() && entry.back() == ' ') entry.remove_suffix(1);
+        if (i == ordinal) {
+            if (entry.empty()) return std::nullopt;
+            return std::string(entry);
+        }
+        if (comma == std::string_view::npos) return std::nullopt;
+        rest.remove_prefix(comma + 1);
+    }
+}
+
+int see_only_device(int ordinal) {
+    const auto value = visible_devices_for(std::getenv("CUDA_VISIBLE_DEVICES"), ordinal);
+    if (!value) return ordinal;
+    ::setenv("CUDA_VISIBLE_DEVICES", value->c_str(), 1);
+    return 0;
 }
 
 void check(CUresult r, const char* what) {

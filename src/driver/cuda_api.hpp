@@ -6,6 +6,8 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace hone::cu {
 
@@ -101,5 +103,16 @@ inline const char* launch_call_name(bool cooperative) {
 // A session queues everything on one stream; the driver's 8 queues cost context creation time
 // (H100: 93-121 ms against 45-62 with one, in fresh processes). Never for an application.
 void prefer_one_work_queue();
+
+// For a GPU worker, before CUDA starts: this process sees only the GPU `ordinal` names
+// (CUDA_VISIBLE_DEVICES narrowed to that entry of its list, or set to the ordinal), and the
+// ordinal to open in it is returned (0). The driver's start grows with the GPUs it sees: on a
+// 4-GPU H200 host cuInit took 0.75-0.92 s with all visible against 0.17-0.27 s with one
+// (bench/probes/probe_init.sh). The ordinal is returned unchanged where the list has no such
+// entry (the driver's own error then names it).
+int see_only_device(int ordinal);
+// The same from the value of CUDA_VISIBLE_DEVICES (null: unset): the value to set, or nullopt
+// to leave the environment as it is; for tests.
+std::optional<std::string> visible_devices_for(const char* visible, int ordinal);
 
 }  // namespace hone::cu

@@ -122,7 +122,9 @@ class gpu_session {
 // device). Not fault-isolated: a sticky error ends the session.
 // profiler_ahead: warm_start() enables CUPTI's range profiler (for a worker whose plans will
 // time with it).
-std::unique_ptr<gpu_session> make_in_process_session(int ordinal, bool profiler_ahead = false);
+// reported_ordinal: see in_process_session (-1: ordinal).
+std::unique_ptr<gpu_session> make_in_process_session(int ordinal, bool profiler_ahead = false,
+                                                     int reported_ordinal = -1);
 // A supervised worker process runs the in-process session; watchdog, restart and replay of
 // prepare() are handled here (see docs/worker-protocol.md).
 // profiler_ahead: the worker enables CUPTI's range profiler (~0.2 s) while the caller prepares

@@ -49,13 +49,15 @@ int64_t free_device_memory() {
 
 }  // namespace
 
-in_process_session::in_process_session(int ordinal, bool profiler_ahead)
-    : info_(cu::read_device_info(ordinal)),
+in_process_session::in_process_session(int ordinal, bool profiler_ahead, int reported_ordinal)
+    : ordinal_(ordinal),
+      info_(cu::read_device_info(ordinal)),
       ctx_(ordinal),
       helpers_(helper_kernels_image()),
       spin_(helpers_),
       compare_(helpers_, static_cast<int>(info_.attrs.sm_count)),
       profiler_ahead_(profiler_ahead) {
+    if (reported_ordinal >= 0) info_.ordinal = reported_ordinal;
     info_.free_mem = free_device_memory();
     // The clock starts to ramp while the caller prepares (prepare() waits for this, then
     // settles the clock): on its own stream, so that prepare's copies do not wait for it.
@@ -164,8 +166,9 @@ double in_process_session::compute_reference() {
     }
 }
 
-std::unique_ptr<gpu_session> make_in_process_session(int ordinal, bool profiler_ahead) {
-    return std::make_unique<in_process_session>(ordinal, profiler_ahead);
+std::unique_ptr<gpu_session> make_in_process_session(int ordinal, bool profiler_ahead,
+                                                     int reported_ordinal) {
+    return std::make_unique<in_process_session>(ordinal, profiler_ahead, reported_ordinal);
 }
 
 }  // namespace hone

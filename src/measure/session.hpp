@@ -46,7 +46,10 @@ enum class timer_kind { events, cupti, profiler };
 
 class in_process_session final : public gpu_session {
   public:
-    explicit in_process_session(int ordinal, bool profiler_ahead = false);
+    // reported_ordinal: the GPU's ordinal as the caller numbers it, where this process sees
+    // fewer GPUs (a worker narrowed to one; -1: ordinal).
+    explicit in_process_session(int ordinal, bool profiler_ahead = false,
+                                int reported_ordinal = -1);
     const device_info& device() const override { return info_; }
     prepare_report prepare(const run_plan& plan) override;
     job_result run(const job& j) override;
@@ -82,6 +85,7 @@ class in_process_session final : public gpu_session {
     void measure(kernel_launch& k, const std::string& function, warm_up_estimate warm,
                  job_result& r);
 
+    int ordinal_;  // in this process, which may differ from info_.ordinal
     device_info info_;
     cu::primary_context ctx_;
     cu::module helpers_;  // hone's own kernels (kernels/helpers.cu)

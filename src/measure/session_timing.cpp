@@ -32,7 +32,7 @@ void in_process_session::warm_start() {
 void in_process_session::enable_profiler() {
     if (profiler_ || profiler_why_) return;
     std::string failed;
-    profiler_ = profiler_timer::enable(ctx_.get(), info_.ordinal, failed);
+    profiler_ = profiler_timer::enable(ctx_.get(), ordinal_, failed);
     if (!profiler_) profiler_why_ = failed;
 }
 

@@ -98,9 +98,10 @@ std::vector<worker_role> hone_worker_roles() {
         {"gpu",
          [](int fd, const worker_args& a) {
              cu::prefer_one_work_queue();
-             const int ordinal = a.device;
+             const int reported = a.device;
+             const int ordinal = cu::see_only_device(reported);
              const bool ahead = a.warm_profiler;
-             serve_session(fd, [=] { return make_in_process_session(ordinal, ahead); });
+             serve_session(fd, [=] { return make_in_process_session(ordinal, ahead, reported); });
          }},
     };
 }

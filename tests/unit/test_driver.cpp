@@ -198,3 +198,19 @@ TEST_CASE("hone's own GPU processes ask for one hardware work queue, unless told
     else
         ::unsetenv(name);
 }
+
+TEST_CASE("a GPU worker sees only its GPU: CUDA_VISIBLE_DEVICES for an ordinal") {
+    // Unset: the ordinal itself.
+    CHECK(cu::visible_devices_for(nullptr, 0) == "0");
+    CHECK(cu::visible_devices_for(nullptr, 3) == "3");
+    // Set: that entry of the list, as written (indices, UUIDs, MIG instances).
+    CHECK(cu::visible_devices_for("2,3", 0) == "2");
+    CHECK(cu::visible_devices_for("2,3", 1) == "3");
+    CHECK(cu::visible_devices_for("GPU-1234, GPU-abcd", 1) == "GPU-abcd");
+    CHECK(cu::visible_devices_for("MIG-5678", 0) == "MIG-5678");
+    // No such entry, an empty one or a negative ordinal: the environment stays as it is.
+    CHECK_FALSE(cu::visible_devices_for("2,3", 2));
+    CHECK_FALSE(cu::visible_devices_for("", 0));
+    CHECK_FALSE(cu::visible_devices_for("1,,2", 1));
+    CHECK_FALSE(cu::visible_devices_for(nullptr, -1));
+}
