@@ -107,8 +107,8 @@ void prefer_one_work_queue();
 // For a GPU worker, before CUDA starts: this process sees only the GPU `ordinal` names
 // (CUDA_VISIBLE_DEVICES narrowed to that entry of its list, or set to the ordinal), and the
 // ordinal to open in it is returned (0). The driver's start grows with the GPUs it sees: on a
-// 4-GPU H200 host cuInit took 0.75-0.92 s with all visible against 0.17-0.27 s with one
-// (bench/probes/probe_init.sh). The ordinal is returned unchanged where the list has no such
+// 4-GPU H200 host cuInit took 0.75-0.94 s with all visible against 0.17-0.27 s with one
+// (bench/probes/init_visible.sh). The ordinal is returned unchanged where the list has no such
 // entry (the driver's own error then names it).
 int see_only_device(int ordinal);
 // The same from the value of CUDA_VISIBLE_DEVICES (null: unset): the value to set, or nullopt
