@@ -730,9 +730,14 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
 
     if verify is not None and not callable(verify):
         _unsupported("verify", "expected a function (answer, result_host, atol=None) -> bool")
-    for name, v in (("texmem_args", texmem_args), ("observers", observers),
-                    ("objectives", objectives), ("simulation_mode", simulation_mode),
-                    ("parallel", parallel)):
+    if texmem_args:
+        # Kernel Tuner binds them to texture references (texture<T, N> name;), which CUDA 12
+        # removed: no current toolkit compiles such a kernel.
+        _unsupported("texmem_args", "not supported by hone: it binds texture references "
+                     "(texture<T, N> name;), which CUDA 12 removed from the language; pass the "
+                     "array as an argument and read it with a cudaTextureObject_t or __ldg")
+    for name, v in (("observers", observers), ("objectives", objectives),
+                    ("simulation_mode", simulation_mode), ("parallel", parallel)):
         if v:
             _unsupported(name, "not supported by hone")
     if lang is not None and str(lang).lower() not in _LANGS:

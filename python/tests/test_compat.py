@@ -141,6 +141,7 @@ def test_smem_args_are_the_launch_shared_bytes(tmp_path):
     ({"strategy": "pso"}, "strategy"),
     ({"strategy_options": {"maxiter": 3}}, "strategy_options"),
     ({"observers": [object()]}, "observers"),
+    ({"texmem_args": {"tex": {"array": np.zeros(4)}}}, "texmem_args"),
     ({"objective": "GFLOP/s"}, "objective"),
     ({"problem_size": lambda p: p}, "problem_size"),
     ({"grid_div_x": lambda p: 1}, "grid_div_x"),
@@ -156,6 +157,13 @@ def test_refusals_name_the_argument(kw, name):
     base.update(kw)
     with pytest.raises(hone.InputError, match=f"tune_kernel: {name}:"):
         compat.tune_kernel(**base)
+
+
+def test_texmem_args_refusal_says_why():
+    args, _, _ = vector_add_args(16)
+    with pytest.raises(hone.InputError, match="texture references .* CUDA 12 removed"):
+        compat.tune_kernel("vector_add", KERNEL, 16, args, {"block_size_x": [32]},
+                           texmem_args={"tex": {"array": np.zeros(4)}})
 
 
 def test_untranslatable_restriction_over_a_huge_space_is_refused(tmp_path):
