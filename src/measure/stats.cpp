@@ -107,6 +107,32 @@ summary summarize(const std::vector<double>& samples) {
     return s;
 }
 
+double rel_trimmed_mean_ci(const std::vector<double>& samples) {
+    constexpr double trim = 0.2;
+    const std::size_t n = samples.size();
+    if (n < 6) return std::numeric_limits<double>::infinity();
+    std::vector<double> s = samples;
+    std::sort(s.begin(), s.end());
+    const auto k = static_cast<std::size_t>(std::floor(trim * static_cast<double>(n)));
+    const std::size_t h = n - 2 * k;
+    double sum = 0.0;
+    for (std::size_t i = k; i < n - k; ++i) sum += s[i];
+    const double tmean = sum / static_cast<double>(h);
+    if (!(tmean > 0.0)) return std::numeric_limits<double>::infinity();
+    // The winsorized sample: the k lowest set to s[k], the k highest to s[n-k-1].
+    double wsum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) wsum += s[std::clamp(i, k, n - k - 1)];
+    const double wmean = wsum / static_cast<double>(n);
+    double ss = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double d = s[std::clamp(i, k, n - k - 1)] - wmean;
+        ss += d * d;
+    }
+    const double sw = std::sqrt(ss / static_cast<double>(n - 1));
+    const double se = sw / ((1.0 - 2.0 * trim) * std::sqrt(static_cast<double>(n)));
+    return student_t_quantile(h - 1, summary_confidence) * se / tmean;
+}
+
 bool overlaps(const summary& a, const summary& b) {
     return a.ci_low <= b.ci_high && b.ci_low <= a.ci_high;
 }

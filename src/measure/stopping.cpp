@@ -31,7 +31,7 @@ bool relative_ci_criterion::converged(const std::vector<double>& samples) const 
         case ci_kind::mean:
             return mean_ok;
         case ci_kind::either:
-            return median_ok || mean_ok;
+            return median_ok || mean_ok || rel_trimmed_mean_ci(samples) <= rel_;
     }
     return median_ok;
 }
@@ -42,8 +42,9 @@ std::size_t relative_ci_criterion::wanted(const std::vector<double>& samples) co
     const summary s = summarize(samples);
     const double median_w = s.rel_ci(), mean_w = s.rel_mean_ci();
     const double w = kind_ == ci_kind::median ? median_w
-                     : kind_ == ci_kind::mean ? mean_w
-                                              : std::min(median_w, mean_w);
+                     : kind_ == ci_kind::mean
+                         ? mean_w
+                         : std::min({median_w, mean_w, rel_trimmed_mean_ci(samples)});
     if (!(w > rel_)) return n;
     if (!(rel_ > 0) || !std::isfinite(w)) return max_;
     const double want = std::ceil(static_cast<double>(n) * (w / rel_) * (w / rel_));

@@ -157,6 +157,39 @@ TEST_CASE("a bimodal sample stops on the mean's CI where the median's cannot nar
     CHECK(e * 3 > m);
 }
 
+TEST_CASE("the 20%-trimmed mean's interval: Tukey and McLaughlin's formula") {
+    // n = 12, 2 trimmed at each end; the value from the formula in scipy (t on 7 dof).
+    const std::vector<double> v{5, 2, 4, 4, 9, 4, 5, 7, 3, 6, 100, 4.5};
+    CHECK(rel_trimmed_mean_ci(v) == doctest::Approx(0.29526076784242866).epsilon(1e-6));
+    // An outlier moves it no more than any other value past the trimmed ones.
+    std::vector<double> w = v;
+    w[10] = 1e9;
+    CHECK(rel_trimmed_mean_ci(w) == doctest::Approx(rel_trimmed_mean_ci(v)));
+    CHECK(std::isinf(rel_trimmed_mean_ci({1, 2, 3, 4, 5})));
+    CHECK(rel_trimmed_mean_ci(std::vector<double>(20, 3.0)) == 0.0);
+}
+
+TEST_CASE("a bimodal sample with outliers stops on the trimmed mean's CI under either") {
+    // As the range profiler reads a ~2.4 us kernel: two modes 0.16 us apart in ticks of 0.032
+    // us, half the samples in each, and one in 25 a launch 50% long.
+    std::vector<double> pool(2000);
+    for (std::size_t i = 0; i < pool.size(); ++i)
+        pool[i] = i % 25 == 24
+                      ? 3.648
+                      : (i % 2 ? 2.496 : 2.336) + 0.032 * (static_cast<int>(i / 2 % 3) - 1);
+    const relative_ci_criterion median(0.01, 10, 2000, 1e9, ci_kind::median);
+    const relative_ci_criterion mean(0.01, 10, 2000, 1e9, ci_kind::mean);
+    const relative_ci_criterion either(0.01, 10, 2000, 1e9, ci_kind::either);
+    const std::size_t by_median = samples_until_done(median, pool);
+    const std::size_t by_mean = samples_until_done(mean, pool);
+    const std::size_t by_either = samples_until_done(either, pool);
+    CHECK(by_median == 2000);  // the median's interval straddles both modes: capped
+    CHECK(by_mean > 150);      // the outliers widen the mean's
+    CHECK(by_either < 100);
+    CHECK(by_either * 2 < by_mean);
+    CHECK(either.wanted(std::vector<double>(pool.begin(), pool.begin() + 20)) < by_mean);
+}
+
 TEST_CASE("the stopping rule predicts the samples its interval needs") {
     const relative_ci_criterion c(0.01, 10, 100000, 1e9, ci_kind::mean);
     const std::vector<double> noisy = normal_sample(100000, 100, 5, 7);
