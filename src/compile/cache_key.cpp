@@ -69,7 +69,7 @@ std::string source_digest(std::string_view source, const std::string& source_nam
 
 std::string compile_request::cache_key() const {
     digest d;
-    d.add("hone compile key 1").add(nvrtc_version()).add(std_shims_version());
+    d.add("hone compile key 2").add(nvrtc_version()).add(std_shims_version());
     d.add(source_name).add(source).add(name_expression).add(plain_name);
     d.add(std::to_string(options.size()));
     for (const auto& o : options) d.add(o);

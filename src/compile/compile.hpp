@@ -61,6 +61,8 @@ compile_result compile_nvrtc(const compile_request& req, double timeout_s = 0.0)
 // function's, or those of `function` (a lowered name) when the log lists several.
 resource_usage parse_ptxas_info(const std::string& log);
 resource_usage parse_ptxas_info(const std::string& log, const std::string& function);
+// The entry (__global__) functions ptxas's verbose log names, in order.
+std::vector<std::string> ptxas_entry_functions(const std::string& log);
 std::string nvrtc_version();  // "13.0"
 
 }  // namespace hone

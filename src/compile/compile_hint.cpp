@@ -146,6 +146,20 @@ std::string host_code_hint(std::string_view log) {
            "file of their own";
 }
 
+// A header of the C++ library's host side (streams, containers, threads), which NVRTC has not:
+// the include belongs with the host code.
+std::string host_header_hint(std::string_view log) {
+    static const std::regex missing(
+        R"re(cannot open source file "(iostream|ostream|istream|fstream|sstream|iomanip|vector|string|map|unordered_map|set|list|deque|memory|thread|mutex|future|chrono|random|functional|algorithm|numeric|filesystem)")re");
+    std::match_results<std::string_view::const_iterator> m;
+    if (!std::regex_search(log.begin(), log.end(), m, missing)) return "";
+    return fmt::format(
+        "hint: <{}> is a header of the C++ library's host side, which NVRTC (device code only) "
+        "does not have: put its #include and the host code that uses it between `#ifndef "
+        "__CUDACC_RTC__` and `#endif` (NVRTC defines __CUDACC_RTC__, nvcc does not)",
+        m[1].str());
+}
+
 // ptxas refuses more than 48 KiB of static shared memory a block; dynamic shared memory may go
 // up to the device's opt-in limit, which hone raises for the launch.
 std::string shared_memory_hint(std::string_view log) {
@@ -162,7 +176,41 @@ std::string compile_hint(const spec& s, std::string_view log) {
     if (std::string hint = shared_memory_hint(log); !hint.empty()) return hint;
     if (std::string hint = template_hint(s, log); !hint.empty()) return hint;
     if (std::string hint = host_code_hint(log); !hint.empty()) return hint;
+    if (std::string hint = host_header_hint(log); !hint.empty()) return hint;
     return macro_name_hint(s, log);
+}
+
+std::string failure_log(std::string_view log) {
+    std::string out;
+    while (!log.empty()) {
+        const auto end = log.find('\n');
+        const std::string_view line = log.substr(0, end);
+        log.remove_prefix(end == std::string_view::npos ? log.size() : end + 1);
+        if (line.starts_with("ptxas info") || line.starts_with("ptxas         .")) continue;
+        out.append(line);
+        if (end != std::string_view::npos) out.push_back('\n');
+    }
+    return out;
+}
+
+std::string log_group_key(std::string_view log) {
+    std::string out;
+    for (std::size_t i = 0; i < log.size();) {
+        const bool hex =
+            log[i] == '0' && i + 1 < log.size() && (log[i + 1] == 'x' || log[i + 1] == 'X');
+        if (std::isdigit(static_cast<unsigned char>(log[i]))) {
+            i += hex ? 2 : 0;
+            const auto more = [&](char c) {
+                const auto u = static_cast<unsigned char>(c);
+                return hex ? std::isxdigit(u) != 0 : std::isdigit(u) != 0 || c == '.';
+            };
+            while (i < log.size() && more(log[i])) ++i;
+            out.push_back('#');
+        } else {
+            out.push_back(log[i++]);
+        }
+    }
+    return out;
 }
 
 }  // namespace hone

@@ -14,4 +14,10 @@ namespace hone {
 // (main, cudaMalloc) in a source written for nvcc.
 std::string compile_hint(const spec& s, std::string_view log);
 
+// A failed compile's log as shown: without ptxas's report of the functions that did compile
+// ("ptxas info" lines and their properties), which only hides the error.
+std::string failure_log(std::string_view log);
+// Failed logs that differ only in numbers (sizes, compile times, hex values) share this key.
+std::string log_group_key(std::string_view log);
+
 }  // namespace hone

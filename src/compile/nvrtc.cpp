@@ -1,8 +1,10 @@
 // One NVRTC compile, straight to CUBIN: loading a CUBIN takes ~0.04 ms where JIT-compiling PTX
 // in the driver takes ~119 ms (../shared/FACTS.md).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <type_traits>
@@ -101,6 +103,17 @@ void run_compile(nvrtcProgram p, const compile_request& req, double timeout_s, c
         r.lowered_name = lowered;
     } else {
         r.lowered_name = req.plain_name;
+        // A plain (extern "C") name that ptxas compiled as no entry function is a __device__
+        // function or a variable: the module would load, and the launch fail.
+        const std::vector<std::string> entries = ptxas_entry_functions(r.log);
+        if (!entries.empty() &&
+            std::find(entries.begin(), entries.end(), req.plain_name) == entries.end()) {
+            r.log += fmt::format(
+                "\n'{}' is not a __global__ function of this source: hone launches kernels "
+                "(__global__ functions) only; the source's are: {}",
+                req.plain_name, fmt::join(entries, ", "));
+            return;
+        }
     }
     r.resources = parse_ptxas_info(r.log, r.lowered_name);
     r.ok = true;

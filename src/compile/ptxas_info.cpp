@@ -109,6 +109,12 @@ resource_usage parse_ptxas_info(const std::string& log, const std::string& funct
     return {};
 }
 
+std::vector<std::string> ptxas_entry_functions(const std::string& log) {
+    std::vector<std::string> entries;
+    parse_all(log, entries);
+    return entries;
+}
+
 resource_usage parse_ptxas_info(const std::string& log) {
     std::vector<std::string> entries;
     usage_list list = parse_all(log, entries);

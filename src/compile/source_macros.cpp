@@ -52,7 +52,7 @@ std::string shield_system_includes(const std::string& source, const std::string&
         const bool commented = in_comment;
         in_comment = comment_open_after(line, in_comment);
         const std::optional<include_ref> ref = commented ? std::nullopt : include_of(line);
-        if (ref && !ref->quoted && !resolve_include(*ref, {}, own_dirs)) {
+        if (ref && !resolve_include(*ref, {}, own_dirs)) {
             changed = true;
             for (const auto& [name, value] : macros) out += "#undef " + name + "\n";
             out += fmt::format("#line {} {}\n", line_no, quoted(source_name));

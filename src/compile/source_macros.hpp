@@ -12,11 +12,11 @@
 
 namespace hone {
 
-// `source` with each `#include <...>` line whose header is not found in `own_dirs` (the kernel's
-// include folders, its source's folder: headers that may read the macros) preceded by `#undef`
-// of each of `macros` (name, value) and followed by its `#define` again; `#line` directives keep
-// NVRTC's line numbers and file name (`source_name`) those of the file. The source as it is when
-// there is nothing to shield.
+// `source` with each `#include <...>` or `"..."` line whose header is not found in `own_dirs` (the
+// kernel's include folders, its source's folder: headers that may read the macros) preceded by
+// `#undef` of each of `macros` (name, value) and followed by its `#define` again; `#line`
+// directives keep NVRTC's line numbers and file name (`source_name`) those of the file. The source
+// as it is when there is nothing to shield.
 std::string shield_system_includes(const std::string& source, const std::string& source_name,
                                    const std::vector<std::pair<std::string, std::string>>& macros,
                                    const std::vector<std::string>& own_dirs);

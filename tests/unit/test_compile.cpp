@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "compile/compile.hpp"
+#include "compile/compile_hint.hpp"
 #include "compile/source_macros.hpp"
 #include "compile/toolkit_include.hpp"
 #include "hone/spec.hpp"
@@ -134,6 +135,41 @@ TEST_CASE("compile_nvrtc reports a syntax error with its line, without throwing"
     CHECK_FALSE(r.timed_out);
     CHECK(r.cubin.empty());
     CHECK(r.log.find("broken.cu(3): error") != std::string::npos);
+}
+
+TEST_CASE("compile_nvrtc refuses a plain name that is a __device__ function, not a kernel") {
+    compile_request req = scale_request("");
+    req.plain_name = "helper";
+    req.source =
+        "extern \"C\" __device__ void helper(float* x) { x[0] = 1; }\n"
+        "extern \"C\" __global__ void other(float* x) { helper(x); }\n";
+    req.source_name = "dev.cu";
+    const compile_result r = compile_nvrtc(req);
+    CHECK_FALSE(r.ok);
+    CHECK(r.log.find("'helper' is not a __global__ function of this source") != std::string::npos);
+    CHECK(r.log.find("the source's are: other") != std::string::npos);
+    req.plain_name = "other";
+    CHECK(compile_nvrtc(req).ok);
+}
+
+TEST_CASE("failed logs: ptxas's report of compiled functions left out, grouped up to numbers") {
+    const std::string a =
+        "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+        "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 32 registers, 65536 bytes smem\n"
+        "ptxas info    : Compile time = 173.848 ms\n"
+        "ptxas error   : Entry function 'k' uses too much shared data (0x10000 bytes, 0xc000 "
+        "max)\n";
+    std::string b = a;
+    b.replace(b.find("65536"), 5, "66048");
+    b.replace(b.find("173.848"), 7, "12.5");
+    b.replace(b.find("0x10000"), 7, "0x10200");
+    CHECK(failure_log(a) ==
+          "ptxas error   : Entry function 'k' uses too much shared data (0x10000 bytes, 0xc000 "
+          "max)\n");
+    CHECK(log_group_key(failure_log(a)) == log_group_key(failure_log(b)));
+    CHECK(log_group_key("sm_90 error 12") == "sm_# error #");
+    CHECK(log_group_key("k.cu(3): error") != log_group_key("k.cu(3): warning"));
 }
 
 TEST_CASE("compile_nvrtc reports ptxas's errors as text, without NVRTC's NUL before them") {
@@ -362,6 +398,7 @@ TEST_CASE("shield_system_includes keeps the macros out of headers found outside 
         "/* #include <commented.h>\n"
         "*/ #include <cub/cub.cuh>\n"
         "  #  include <cstdint> // a comment\n"
+        "#include \"cub/warp/warp_reduce.cuh\"\n"
         "__global__ void k() {}";
     const std::string out = shield_system_includes(source, "dir/k \"1\".cu", macros, own);
     const std::string expected =
@@ -374,6 +411,12 @@ TEST_CASE("shield_system_includes keeps the macros out of headers found outside 
         "  #  include <cstdint> // a comment\n"
         "#define N 4096\n#define T float\n"
         "#line 6 \"dir/k \\\"1\\\".cu\"\n"
+        // A quoted include that is not the kernel's own (nvcc users write cub's so) too.
+        "#undef N\n#undef T\n"
+        "#line 6 \"dir/k \\\"1\\\".cu\"\n"
+        "#include \"cub/warp/warp_reduce.cuh\"\n"
+        "#define N 4096\n#define T float\n"
+        "#line 7 \"dir/k \\\"1\\\".cu\"\n"
         "__global__ void k() {}";
     CHECK(out == expected);
     // Nothing to shield: the same text.
