@@ -130,6 +130,9 @@ struct check_result {
     std::string valid_text;
     std::string arch;
     std::vector<std::pair<std::string, compile_result>> results;  // key -> result
+    // Why verify's reference does not compile ("FILE:LINE:COL: ..."); empty when it does or
+    // there is none. A run could verify nothing: `hone check` fails (exit 1).
+    std::string reference_error;
     double wall_s = 0;
 };
 

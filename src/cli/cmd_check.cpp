@@ -8,6 +8,7 @@
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
+#include "compile/compile_hint.hpp"
 #include "hone/spec.hpp"
 #include "hone/tuner.hpp"
 
@@ -43,12 +44,21 @@ int run_check(const check_args& a) {
         std::string first_key;
     };
     std::map<std::string, log_group> logs;
-    if (!a.json) {
+    // The header comes with the first result: an error before any (no target to compile for)
+    // then stands alone.
+    bool headed = false;
+    auto header = [&] {
+        if (headed || a.json) return;
+        headed = true;
         print_text("{}: kernel {} ({})\n", a.config, s.kernel.name, s.kernel.source_path);
+        if (const std::string note = size_list_note(s); !note.empty()) print_text("{}\n", note);
         // The configuration goes last: its width varies and would break the columns.
         fmt::print("{:<15} {:>9} {:>4} {:>6} {:>6} {:>6}  {}\n", "status", "compile", "regs",
                    "spill", "stack", "smem", "configuration");
+    };
+    if (!a.json) {
         opt.on_compiled = [&](const config& c, const compile_result& r) {
+            header();
             ++seen;
             if (a.failures_only && r.ok) return;
             const std::string st =
@@ -58,14 +68,19 @@ int run_check(const check_args& a) {
                            c.key(s));
                 return;
             }
-            auto [it, fresh] = logs.try_emplace(r.log, log_group{logs.size() + 1, 0, c.key(s)});
+            // Logs that differ only in numbers (sizes, compile times) are one group, shown
+            // without ptxas's resource report of the functions that did compile.
+            const std::string shown = failure_log(r.log);
+            auto [it, fresh] =
+                logs.try_emplace(log_group_key(shown), log_group{logs.size() + 1, 0, c.key(s)});
             ++it->second.count;
             print_text("{:<15} {:>6.0f} ms {}  {}  [log {}]\n", st, r.compile_ms, resources_text(r),
                        c.key(s), it->second.number);
-            if (fresh) print_text("log {}:\n{}\n", it->second.number, r.log);
+            if (fresh) print_text("log {}:\n{}\n", it->second.number, shown);
         };
     }
     const check_result res = check(s, opt);
+    header();
     if (a.json) {
         nlohmann::json j;
         j["config"] = a.config;
@@ -77,6 +92,8 @@ int run_check(const check_args& a) {
         j["compiled_by_other_ranks"] = res.remote;
         j["failed"] = res.failed;
         j["wall_s"] = res.wall_s;
+        j["reference_error"] = res.reference_error;
+        j["size_note"] = size_list_note(s);
         for (const auto& [key, r] : res.results) {
             j["results"].push_back(
                 {{"key", key},
@@ -96,7 +113,10 @@ int run_check(const check_args& a) {
             res.total == UINT64_MAX ? std::string("more than 2^64") : std::to_string(res.total),
             res.valid_text, res.arch);
         fmt::print("compiled {} ({}): {} ok, {} failed in {:.1f} s ({:.0f} configurations/s){}\n",
-                   res.compiled, a.sample > 0 ? fmt::format("a sample of {}", a.sample) : "all",
+                   res.compiled,
+                   a.sample > 0 && static_cast<uint64_t>(a.sample) < res.valid
+                       ? fmt::format("a sample of {}", a.sample)
+                       : "all",
                    res.compiled - res.failed, res.failed, res.wall_s,
                    static_cast<double>(res.compiled) / std::max(res.wall_s, 1e-9),
                    res.remote > 0 ? fmt::format("; {} by other MPI ranks", res.remote) : "");
@@ -105,10 +125,12 @@ int run_check(const check_args& a) {
         std::sort(groups.begin(), groups.end(),
                   [](const log_group* x, const log_group* y) { return x->number < y->number; });
         for (const log_group* g : groups)
-            fmt::print("log {}: {} configuration{} (first {})\n", g->number, g->count,
-                       g->count == 1 ? "" : "s", g->first_key);
+            print_text("log {}: {} configuration{}{}\n", g->number, g->count,
+                       g->count == 1 ? "" : "s",
+                       g->first_key.empty() ? "" : fmt::format(" (first {})", g->first_key));
+        if (!res.reference_error.empty()) print_text("error: {}\n", res.reference_error);
     }
-    return res.failed == 0 ? 0 : 1;
+    return res.failed == 0 && res.reference_error.empty() ? 0 : 1;
 }
 
 void register_check(CLI::App& app, std::function<int()>& action) {

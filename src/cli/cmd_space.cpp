@@ -1,6 +1,7 @@
 // hone space: the size of a config's search space, before and after constraints, and what it
 // costs to build. Compiles nothing and needs neither a GPU nor the kernel source.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -19,6 +20,21 @@
 #include "space/space.hpp"
 
 namespace hone::cli {
+
+std::string size_list_note(const spec& s) {
+    std::vector<std::string> used, lists;
+    for (const auto& [name, values] : s.problem_lists) {
+        for (const auto& p : s.problem)
+            if (p.name == name) used.push_back(fmt::format("{}={}", name, p.value));
+        lists.push_back(fmt::format("{}: {}", name, fmt::join(values, ", ")));
+    }
+    if (lists.empty()) return "";
+    return fmt::format(
+        "problem sizes given as lists ({}): this is for {}; --set NAME=VALUE "
+        "chooses another (hone tune covers every combination)",
+        fmt::join(lists, "; "), fmt::join(used, ", "));
+}
+
 namespace {
 
 struct space_args {
@@ -114,7 +130,8 @@ int run_space(const space_args& a) {
             {"store_bytes", space.store_bytes()},
             {"bytes_per_config", per_config},
             {"peak_rss_bytes", rss},
-            {"source_found", s.kernel.source_found}};
+            {"source_found", s.kernel.source_found},
+            {"size_note", size_list_note(s)}};
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return 0;
     }
@@ -125,6 +142,7 @@ int run_space(const space_args& a) {
                    ? ""
                    : fmt::format(" (source not found: {}; hone check and tune need it)",
                                  s.kernel.source_path));
+    if (const std::string note = size_list_note(s); !note.empty()) print_text("{}\n", note);
     fmt::print("parameters:  {}, constraints: {}{}\n", s.params.size(), s.constraints.size(),
                dev ? fmt::format(" (device attributes of {})", dev->arch()) : "");
     fmt::print("cartesian:   {}\n", space.total() == UINT64_MAX ? std::string("more than 2^64")

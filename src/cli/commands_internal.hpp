@@ -12,7 +12,15 @@
 #include "common/terminal_text.hpp"
 #include "compile/remote_compiler.hpp"
 
+namespace hone {
+struct spec;
+}
+
 namespace hone::cli {
+
+// "" or a line for check and space, which count and compile one set of problem sizes: which
+// values of the config's size lists they used, and how to choose others (--set).
+std::string size_list_note(const spec& s);
 
 // fmt::print to stdout for text that holds names and values read from files: their control
 // characters are shown escaped (common/terminal_text.hpp). A failed write is caught by main.

@@ -22,11 +22,12 @@ device_attrs target_device(const std::string& arch, const std::string& what) {
     } catch (const env_error& e) {
         why = e.what();
     }
-    throw input_error({"--arch", 0, 0},
-                      fmt::format("no target architecture {}: pass --arch, e.g. --arch sm_90 "
-                                  "(without it the local GPU's is used, and there is none "
-                                  "here: {})",
-                                  what, why));
+    // The environment lacks what the command needs (exit 3), as for any GPU command here.
+    throw env_error(
+        fmt::format("--arch: no target architecture {}: pass --arch, e.g. --arch "
+                    "sm_90 (without it the local GPU's is used, and there is none "
+                    "here: {})",
+                    what, why));
 }
 
 }  // namespace hone

@@ -46,6 +46,7 @@ void check_count(const doc& d, const YAML::Node& n, const buffer_spec& b, const 
 expression read_memory(const doc& d, const YAML::Node& n, const spec& s) {
     if (n.IsScalar() && (n.Scalar() == "device" || n.Scalar() == "managed"))
         return expression::constant(n.Scalar());
+    check_choice_word(d, n, s, "memory", "device or managed");
     const expression e = read_expr(d, n);
     if (const auto v = check_expr(s, e, use_all, "memory")) {
         const auto* text = std::get_if<std::string>(&*v);

@@ -26,6 +26,9 @@ std::string read_source(const doc& d, const YAML::Node& n, const std::string& pa
         if (text.size() > max_source_bytes)
             fail(d, n, fmt::format("kernel source {} is larger than 64 MiB", path));
     }
+    // A UTF-8 byte order mark, which editors on Windows write and nvcc skips, is an
+    // "unrecognized token" to NVRTC.
+    if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
     return text;
 }
 
@@ -103,6 +106,7 @@ void load_kernel(const doc& d, const entry& e, spec& s) {
     }
     k.fast_math = expression::constant(false);
     if (const entry* fast = find(m, "fast_math")) {
+        check_choice_word(d, fast->value, s, "fast_math", "true or false");
         k.fast_math = read_expr(d, fast->value);
         if (check_expr(s, k.fast_math, use_all, "fast_math"))
             k.fast_math.eval_bool(s.problem_bindings());

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 namespace hone::spec_detail {
 namespace {
@@ -61,11 +63,101 @@ bool is_identifier(std::string_view s) {
     return std::all_of(s.begin(), s.end(), is_word_char) && s != "true" && s != "false";
 }
 
+void check_choice_word(const doc& d, const YAML::Node& n, const spec& s, std::string_view what,
+                       std::string_view choices) {
+    if (!n.IsScalar() || !is_identifier(n.Scalar())) return;
+    const std::vector<std::string> known = allowed_names(s, use_all);
+    if (std::find(known.begin(), known.end(), n.Scalar()) != known.end()) return;
+    fail(d, n,
+         fmt::format("{} is '{}': expected {}, or an expression of the parameters that gives one "
+                     "(such as a parameter of those values)",
+                     what, n.Scalar(), choices));
+}
+
 void check_new_name(const doc& d, const YAML::Node& key, const std::string& name, const spec& s) {
     if (!is_identifier(name))
         fail(d, key,
              fmt::format("'{}' is not a valid name: expected letters, digits and '_', not "
                          "starting with a digit (nor true/false)",
+                         name));
+    // Parameters and sizes reach the kernel as macros of their names: one named like a keyword
+    // or one of CUDA's built-in variables would replace it in the whole source.
+    static const std::set<std::string_view> reserved{"alignas",
+                                                     "alignof",
+                                                     "asm",
+                                                     "auto",
+                                                     "bool",
+                                                     "break",
+                                                     "case",
+                                                     "catch",
+                                                     "char",
+                                                     "class",
+                                                     "const",
+                                                     "constexpr",
+                                                     "const_cast",
+                                                     "continue",
+                                                     "decltype",
+                                                     "default",
+                                                     "delete",
+                                                     "do",
+                                                     "double",
+                                                     "dynamic_cast",
+                                                     "else",
+                                                     "enum",
+                                                     "explicit",
+                                                     "extern",
+                                                     "float",
+                                                     "for",
+                                                     "friend",
+                                                     "goto",
+                                                     "if",
+                                                     "inline",
+                                                     "int",
+                                                     "long",
+                                                     "mutable",
+                                                     "namespace",
+                                                     "new",
+                                                     "noexcept",
+                                                     "nullptr",
+                                                     "operator",
+                                                     "private",
+                                                     "protected",
+                                                     "public",
+                                                     "register",
+                                                     "reinterpret_cast",
+                                                     "return",
+                                                     "short",
+                                                     "signed",
+                                                     "sizeof",
+                                                     "static",
+                                                     "static_assert",
+                                                     "static_cast",
+                                                     "struct",
+                                                     "switch",
+                                                     "template",
+                                                     "this",
+                                                     "throw",
+                                                     "try",
+                                                     "typedef",
+                                                     "typeid",
+                                                     "typename",
+                                                     "union",
+                                                     "unsigned",
+                                                     "using",
+                                                     "virtual",
+                                                     "void",
+                                                     "volatile",
+                                                     "while",
+                                                     "threadIdx",
+                                                     "blockIdx",
+                                                     "blockDim",
+                                                     "gridDim",
+                                                     "warpSize"};
+    if (reserved.count(name))
+        fail(d, key,
+             fmt::format("'{}' is a C++ keyword or CUDA built-in: it reaches the kernel as a "
+                         "macro of that name, which would replace it everywhere; choose "
+                         "another name",
                          name));
     const auto& device = device_attribute_names();
     if (std::find(device.begin(), device.end(), name) != device.end())

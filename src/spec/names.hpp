@@ -23,6 +23,12 @@ void check_new_name(const doc& d, const YAML::Node& key, const std::string& name
 
 bool is_identifier(std::string_view s);
 
+// For a key that takes a literal choice or an expression of the parameters (memory, fast_math):
+// a bare word that is neither a choice (the caller has checked those) nor a name the config
+// defines is refused as a wrong value, not as an unknown name of an expression.
+void check_choice_word(const doc& d, const YAML::Node& n, const spec& s, std::string_view what,
+                       std::string_view choices);
+
 // `{NAME}` placeholders of a templated kernel name must name something an expression could.
 void check_placeholders(const doc& d, const YAML::Node& n, const std::string& name, const spec& s);
 // The kernel's base name (before '<', after any '::') must occur in the source as a word.

@@ -80,9 +80,15 @@ check_result check(const spec& s, const check_options& opt) {
                          : fmt::format("about {:.3g} (estimated)", space.estimated_count());
     space.require_nonempty();
     make_run_plan(s, space);  // buffer counts and memory kinds evaluate
-    // The reference must compile, or nothing could be verified.
-    make_reference(s, space, out.arch,
-                   [](const compile_request& r) { return compile_nvrtc(r, 0); });
+    // The reference must compile, or nothing could be verified; where it does not, the
+    // configurations are still compiled: their errors say more than the reference's alone (it
+    // is often one of them).
+    try {
+        make_reference(s, space, out.arch,
+                       [](const compile_request& r) { return compile_nvrtc(r, 0); });
+    } catch (const input_error& e) {
+        out.reference_error = e.what();
+    }
 
     const std::vector<point> todo = pick_configurations(s, space, opt);
     std::unique_ptr<compile_cache> cache;
@@ -101,10 +107,13 @@ check_result check(const spec& s, const check_options& opt) {
         while (next < todo.size() && pool.in_flight() < window) {
             const config c = space.to_config(todo[next]);
             const bindings scope = c.scope(s, base);
-            try {  // launch sizes and arguments must evaluate for every configuration
+            try {  // launch sizes, arguments and metrics must evaluate for every configuration
                 eval_launch(s, s.launch.grid, s.launch.block, scope);
                 eval_args(s, scope);
                 eval_memory(s, scope);
+                // A metric that cannot be evaluated would stop a run at its first result.
+                if (s.metrics.bytes) s.metrics.bytes->eval_real(scope);
+                if (s.metrics.flops) s.metrics.flops->eval_real(scope);
             } catch (const input_error& e) {
                 throw input_error(e.pos(),
                                   fmt::format("in configuration {}: {}", c.key(s), e.message()));

@@ -60,6 +60,20 @@ uint64_t scalar_bits(elem_type t, const value& v, const source_pos& pos) {
             break;
         default: {
             const int64_t i = as_int();
+            // The kernel reads the low bytes: a value they cannot hold would arrive changed.
+            const std::size_t bytes = elem_size(t);
+            const bool is_unsigned = t == elem_type::u8 || t == elem_type::u16 ||
+                                     t == elem_type::u32 || t == elem_type::u64;
+            const int64_t lo = is_unsigned  ? 0
+                               : bytes >= 8 ? std::numeric_limits<int64_t>::min()
+                                            : -(int64_t{1} << (8 * bytes - 1));
+            const int64_t hi = bytes >= 8    ? std::numeric_limits<int64_t>::max()
+                               : is_unsigned ? (int64_t{1} << (8 * bytes)) - 1
+                                             : (int64_t{1} << (8 * bytes - 1)) - 1;
+            if (i < lo || i > hi)
+                throw input_error(
+                    pos, fmt::format("{} does not fit an argument of type {} ({} .. {})", i,
+                                     elem_name(t), lo, hi));
             std::memcpy(&bits, &i, sizeof i);  // little-endian: the low bytes are the value
             break;
         }

@@ -90,8 +90,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "without a GPU, hone space and hone check need --arch: exit 2 and a message that "
-    "says to pass it") {
+    "without a GPU, hone space and hone check need --arch: exit 3 (the environment lacks what "
+    "the command needs) and a message that says to pass it, with no table before it") {
     if (driver_installed()) {
         MESSAGE("a CUDA driver is installed here: --arch is not needed");
         return;
@@ -103,8 +103,9 @@ TEST_CASE(
           fmt::format("check {}/configs/vector_add.yaml --sample 1", HONE_SOURCE_DIR)}) {
         CAPTURE(args);
         const cli_result r = run_cli(dir, args);
-        CHECK(r.rc == 2);
+        CHECK(r.rc == 3);
         CHECK(r.err.find("pass --arch, e.g. --arch sm_90") != std::string::npos);
+        CHECK(r.out.find("status") == std::string::npos);
         CHECK(r.err.find("works without one") == std::string::npos);
     }
     // Given --arch, both work.
@@ -250,4 +251,103 @@ launch: {grid: [1], block: [N]}
     CHECK(r.out.find("hint: static shared memory (__shared__ arrays of a fixed size) is limited "
                      "to 48 KiB") != std::string::npos);
     CHECK(r.out.find('\0') == std::string::npos);
+}
+
+TEST_CASE(
+    "hone check: a reference that does not compile is reported after every configuration's "
+    "errors, exit 1") {
+    temp_dir dir;
+    // The parameter is BLOCK_SIZE; the kernel still says BLOCK.
+    dir.write("scale.cu",
+              "extern \"C\" __global__ void scale(float* x, int n) {\n"
+              "    const int i = blockIdx.x * BLOCK + threadIdx.x;\n"
+              "    if (i < n) x[i] *= 2.0f;\n"
+              "}\n");
+    dir.write("undef.yaml", R"yaml(kernel: {source: scale.cu, name: scale}
+problem: {N: 4096}
+params: {BLOCK_SIZE: [64, 128]}
+buffers: {x: {type: float, count: N, role: inout}}
+args: [x, {value: N, type: int32}]
+launch: {grid: ["ceil_div(N, BLOCK_SIZE)"], block: [BLOCK_SIZE]}
+verify: {reference: {BLOCK_SIZE: 64}}
+)yaml");
+    const cli_result r = run_cli(dir, "check " + dir.file("undef.yaml") + " --arch sm_90");
+    INFO(r.out, r.err);
+    CHECK(r.rc == 1);
+    CHECK(occurrences(r.out, "compile_error") == 2);
+    CHECK(r.out.find("log 1: 2 configurations") != std::string::npos);
+    CHECK(r.out.find("error: " + dir.file("undef.yaml") + ":7:") != std::string::npos);
+    CHECK(r.out.find("the verify reference (BLOCK_SIZE=64) does not compile") != std::string::npos);
+}
+
+TEST_CASE("hone check: values a kernel cannot take are refused with their line and column") {
+    temp_dir dir;
+    dir.write("scale.cu",
+              "extern \"C\" __global__ void scale(float* x, int n) {\n"
+              "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+              "    if (i < n) x[i] *= 2.0f;\n"
+              "}\n");
+    auto config = [&](const std::string& name, const std::string& from, const std::string& to) {
+        std::string text = scale_config;
+        text.replace(text.find(from), from.size(), to);
+        dir.write(name.c_str(), text);
+        return run_cli(dir, "check " + dir.file(name.c_str()) + " --arch sm_90");
+    };
+    // An int32 argument of 10^10 would reach the kernel as 1410065408.
+    cli_result r =
+        config("big.yaml", "{value: N, type: int32}", "{value: N * 2441407, type: int32}");
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("big.yaml:5:19: in configuration BLOCK=64: 10000003072 does not fit an "
+                     "argument of type int32 (-2147483648 .. 2147483647)") != std::string::npos);
+    r = config("neg.yaml", "{value: N, type: int32}", "{value: -1, type: uint32}");
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("-1 does not fit an argument of type uint32 (0 .. 4294967295)") !=
+          std::string::npos);
+    // A parameter named like a keyword would be a macro replacing it.
+    r = config("kw.yaml", "params: {BLOCK: [64, 128]}", "params: {BLOCK: [64, 128], int: [1]}");
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("kw.yaml:3:28: 'int' is a C++ keyword or CUDA built-in") != std::string::npos);
+    // A word that is no choice and no name of the config.
+    r = config("mem.yaml", "role: inout}", "role: inout, memory: pinned}");
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("memory is 'pinned': expected device or managed") != std::string::npos);
+    // A metric that would stop a run at its first result.
+    r = config("met.yaml", "launch:", "metrics: {bytes: 8 * N / (BLOCK - 64)}\nlaunch:");
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("in configuration BLOCK=64: division by zero in '8 * N / (BLOCK - 64)'") !=
+          std::string::npos);
+}
+
+TEST_CASE("hone check: a source with a UTF-8 byte order mark compiles; <iostream> gets a hint") {
+    temp_dir dir;
+    const std::string kernel =
+        "extern \"C\" __global__ void scale(float* x, int n) {\n"
+        "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) x[i] *= 2.0f;\n"
+        "}\n";
+    dir.write("scale.yaml", scale_config);
+    dir.write("scale.cu", "\xEF\xBB\xBF" + kernel);
+    cli_result r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
+    INFO(r.out);
+    CHECK(r.rc == 0);
+    dir.write("scale.cu", "#include <iostream>\n" + kernel);
+    r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
+    CHECK(r.rc == 1);
+    CHECK(r.out.find("hint: <iostream> is a header of the C++ library's host side") !=
+          std::string::npos);
+}
+
+TEST_CASE("hone check and space say which values of a size list they use") {
+    temp_dir dir;
+    dir.write("scale.cu", "extern \"C\" __global__ void scale(float* x, int n) {}\n");
+    std::string text = scale_config;
+    text.replace(text.find("{N: 4096}"), 9, "{N: [64, 4096]}");
+    dir.write("list.yaml", text);
+    const std::string note =
+        "problem sizes given as lists (N: 64, 4096): this is for N=64; --set NAME=VALUE";
+    CHECK(run_cli(dir, "check " + dir.file("list.yaml") + " --arch sm_90").out.find(note) !=
+          std::string::npos);
+    CHECK(run_cli(dir, "space " + dir.file("list.yaml")).out.find(note) != std::string::npos);
+    CHECK(run_cli(dir, "space " + dir.file("list.yaml") + " --set N=4096")
+              .out.find("this is for N=4096") != std::string::npos);
 }

@@ -161,7 +161,7 @@ TEST_CASE("buffer counts") {
                        "buffers: {a: {type: double, count: 2305843009213693952}, c: {count: N}}"}}),
                 4, 36, "overflow a 64-bit size");
     check_error(yaml({{"buffers", "buffers: {a: {count: N, memory: host}, c: {count: N}}"}}), 4, 33,
-                "unknown name 'host'");
+                "memory is 'host': expected device or managed, or an expression");
     check_error(yaml({{"buffers", "buffers: {a: {count: N, memory: \"'host'\"}, c: {count: N}}"}}),
                 4, 33, "memory is \"host\"; expected \"device\" or \"managed\"");
     check_error(yaml({{"buffers",
