@@ -117,7 +117,10 @@ struct check_options {
     int jobs = 0;
     std::string cache_dir;
     bool use_cache = false;  // check compiles for real by default
-    std::function<void(const config&, const compile_result&)> on_compiled;
+    // Each compiled configuration; over_limits: why it could not launch on the target (more
+    // threads, shared memory or registers a block than it has), "" where it could.
+    std::function<void(const config&, const compile_result&, const std::string& over_limits)>
+        on_compiled;
     std::vector<std::shared_ptr<remote_compiler>> compilers;  // as tune_options::compilers
 };
 
@@ -130,6 +133,9 @@ struct check_result {
     std::string valid_text;
     std::string arch;
     std::vector<std::pair<std::string, compile_result>> results;  // key -> result
+    // For each result: why it could not launch on the target ("" where it could); a run would
+    // record it as device_limits without launching it.
+    std::vector<std::string> over_limits;
     // Why verify's reference does not compile ("FILE:LINE:COL: ..."); empty when it does or
     // there is none. A run could verify nothing: `hone check` fails (exit 1).
     std::string reference_error;

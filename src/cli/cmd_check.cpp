@@ -57,13 +57,18 @@ int run_check(const check_args& a) {
                    "spill", "stack", "smem", "configuration");
     };
     if (!a.json) {
-        opt.on_compiled = [&](const config& c, const compile_result& r) {
+        opt.on_compiled = [&](const config& c, const compile_result& r, const std::string& over) {
             header();
             ++seen;
-            if (a.failures_only && r.ok) return;
+            if (a.failures_only && r.ok && over.empty()) return;
             const std::string st =
                 r.ok ? "ok" : (r.timed_out ? "compile_timeout" : "compile_error");
             if (r.ok) {
+                if (!over.empty()) {
+                    print_text("{:<15} {:>6.0f} ms {}  {}  ({})\n", "device_limits", r.compile_ms,
+                               resources_text(r), c.key(s), over);
+                    return;
+                }
                 print_text("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, resources_text(r),
                            c.key(s));
                 return;
@@ -94,10 +99,12 @@ int run_check(const check_args& a) {
         j["wall_s"] = res.wall_s;
         j["reference_error"] = res.reference_error;
         j["size_note"] = size_list_note(s);
-        for (const auto& [key, r] : res.results) {
+        for (std::size_t i = 0; i < res.results.size(); ++i) {
+            const auto& [key, r] = res.results[i];
             j["results"].push_back(
                 {{"key", key},
                  {"ok", r.ok},
+                 {"over_limits", res.over_limits[i]},
                  {"timed_out", r.timed_out},
                  {"compile_ms", r.compile_ms},
                  {"registers", r.resources.registers},
@@ -112,13 +119,20 @@ int run_check(const check_args& a) {
             "search space: {} configurations, {} satisfy the constraints; arch {}\n",
             res.total == UINT64_MAX ? std::string("more than 2^64") : std::to_string(res.total),
             res.valid_text, res.arch);
-        fmt::print("compiled {} ({}): {} ok, {} failed in {:.1f} s ({:.0f} configurations/s){}\n",
+        const auto over =
+            static_cast<uint64_t>(std::count_if(res.over_limits.begin(), res.over_limits.end(),
+                                                [](const auto& w) { return !w.empty(); }));
+        fmt::print("compiled {} ({}): {} ok, {} failed{} in {:.1f} s ({:.0f} configurations/s){}\n",
                    res.compiled,
                    a.sample > 0 && static_cast<uint64_t>(a.sample) < res.valid
                        ? fmt::format("a sample of {}", a.sample)
                        : "all",
-                   res.compiled - res.failed, res.failed, res.wall_s,
-                   static_cast<double>(res.compiled) / std::max(res.wall_s, 1e-9),
+                   res.compiled - res.failed - over, res.failed,
+                   over > 0 ? fmt::format(", {} beyond the device's limits (a run records them "
+                                          "as device_limits)",
+                                          over)
+                            : "",
+                   res.wall_s, static_cast<double>(res.compiled) / std::max(res.wall_s, 1e-9),
                    res.remote > 0 ? fmt::format("; {} by other MPI ranks", res.remote) : "");
         std::vector<const log_group*> groups;
         for (const auto& [log, g] : logs) groups.push_back(&g);

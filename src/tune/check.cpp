@@ -58,6 +58,29 @@ std::vector<point> pick_configurations(const spec& s, const search_space& space,
     return out;
 }
 
+// Why a compiled configuration could not launch on `dev` (what a run's GPU worker would refuse
+// as device_limits, from the compile's report instead of the loaded function's attributes): ""
+// where it could.
+std::string over_limits(const device_attrs& dev, const launch_dims& d, const resource_usage& u) {
+    const uint64_t threads = uint64_t{d.block[0]} * d.block[1] * d.block[2];
+    if (threads > static_cast<uint64_t>(dev.max_threads_per_block))
+        return fmt::format("{} threads a block; {} has at most {}", threads, dev.arch(),
+                           dev.max_threads_per_block);
+    const uint64_t shared = uint64_t{d.shared_bytes} + static_cast<uint64_t>(u.shared_static_bytes);
+    if (shared > static_cast<uint64_t>(dev.max_shared_per_block_optin))
+        return fmt::format("{} bytes of shared memory a block; {} has at most {}", shared,
+                           dev.arch(), dev.max_shared_per_block_optin);
+    // Registers are allocated per warp in units of 256.
+    const uint64_t per_warp = (static_cast<uint64_t>(u.registers) * 32 + 255) / 256 * 256;
+    const uint64_t regs = (threads + 31) / 32 * per_warp;
+    if (u.registers > 0 && regs > static_cast<uint64_t>(dev.regs_per_block))
+        return fmt::format(
+            "{} registers a thread x {} threads need {} registers a block; {} has "
+            "{}",
+            u.registers, threads, regs, dev.arch(), dev.regs_per_block);
+    return "";
+}
+
 }  // namespace
 
 check_result check(const spec& s, const check_options& opt) {
@@ -101,6 +124,8 @@ check_result check(const spec& s, const check_options& opt) {
     for (const auto& c : opt.compilers) pool.add_remote(c);
     std::map<uint64_t, std::size_t> index;  // ticket -> position in todo
     out.results.resize(todo.size());
+    out.over_limits.resize(todo.size());
+    std::vector<launch_dims> dims(todo.size());
     const std::size_t window = static_cast<std::size_t>(4 * pool.jobs() + 4);
     std::size_t next = 0, finished = 0;
     while (finished < todo.size()) {
@@ -108,7 +133,7 @@ check_result check(const spec& s, const check_options& opt) {
             const config c = space.to_config(todo[next]);
             const bindings scope = c.scope(s, base);
             try {  // launch sizes, arguments and metrics must evaluate for every configuration
-                eval_launch(s, s.launch.grid, s.launch.block, scope);
+                dims[next] = eval_launch(s, s.launch.grid, s.launch.block, scope);
                 eval_args(s, scope);
                 eval_memory(s, scope);
                 // A metric that cannot be evaluated would stop a run at its first result.
@@ -132,7 +157,9 @@ check_result check(const spec& s, const check_options& opt) {
             if (const std::string hint = compile_hint(s, got->second.log); !hint.empty())
                 got->second.log += (got->second.log.ends_with('\n') ? "" : "\n") + hint;
         }
-        if (opt.on_compiled) opt.on_compiled(space.to_config(todo[at]), got->second);
+        if (got->second.ok) out.over_limits[at] = over_limits(dev, dims[at], got->second.resources);
+        if (opt.on_compiled)
+            opt.on_compiled(space.to_config(todo[at]), got->second, out.over_limits[at]);
         out.results[at].second = std::move(got->second);
     }
     out.wall_s = seconds_since(t0);

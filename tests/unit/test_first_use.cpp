@@ -351,3 +351,17 @@ TEST_CASE("hone check and space say which values of a size list they use") {
     CHECK(run_cli(dir, "space " + dir.file("list.yaml") + " --set N=4096")
               .out.find("this is for N=4096") != std::string::npos);
 }
+
+TEST_CASE("hone check: a configuration beyond the target's limits is device_limits, not ok") {
+    temp_dir dir;
+    dir.write("scale.cu", "extern \"C\" __global__ void scale(float* x, int n) {}\n");
+    std::string text = scale_config;
+    text.replace(text.find("block: [BLOCK]"), 14, "block: [BLOCK * 16]");
+    dir.write("big.yaml", text);
+    const cli_result r = run_cli(dir, "check " + dir.file("big.yaml") + " --arch sm_90");
+    INFO(r.out);
+    CHECK(r.rc == 0);  // a run records them without launching them: not a failure
+    CHECK(r.out.find("BLOCK=128  (2048 threads a block; sm_90 has at most 1024)") !=
+          std::string::npos);
+    CHECK(r.out.find("1 ok, 0 failed, 1 beyond the device's limits") != std::string::npos);
+}
