@@ -30,7 +30,9 @@ struct device_attrs {
 };
 
 // Attributes for compiling without a GPU (`hone check --arch sm_90`): the table holds the
-// values of a typical part of that architecture (sm_90: H100 SXM). Unknown arch -> nullopt.
+// values of a typical part of that architecture (sm_90: H100 SXM). An architecture the table
+// lacks (sm_87, sm_103, sm_121) takes the figures of the closest part below it, its name saying
+// so; an arch-specific suffix (sm_90a, sm_100f) those of its base. Not sm_XY[a|f] -> nullopt.
 std::optional<device_attrs> nominal_device(const std::string& arch);
 
 }  // namespace hone

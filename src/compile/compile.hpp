@@ -64,5 +64,7 @@ resource_usage parse_ptxas_info(const std::string& log, const std::string& funct
 // The entry (__global__) functions ptxas's verbose log names, in order.
 std::vector<std::string> ptxas_entry_functions(const std::string& log);
 std::string nvrtc_version();  // "13.0"
+// The architectures this NVRTC compiles for, as 10 * major + minor (75, 80, ..., 121).
+std::vector<int> nvrtc_archs();
 
 }  // namespace hone

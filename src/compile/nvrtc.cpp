@@ -146,6 +146,14 @@ compile_result compile_nvrtc(const compile_request& req, double timeout_s) {
     return r;
 }
 
+std::vector<int> nvrtc_archs() {
+    int n = 0;
+    if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0) return {};
+    std::vector<int> archs(static_cast<std::size_t>(n));
+    if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return {};
+    return archs;
+}
+
 std::string nvrtc_version() {
     int major = 0, minor = 0;
     nvrtcVersion(&major, &minor);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 namespace hone {
@@ -61,24 +62,36 @@ void device_attrs::add_to(bindings& b) const {
 }
 
 std::optional<device_attrs> nominal_device(const std::string& arch) {
+    // sm_<major><minor digit>[a|f]
+    std::string digits = arch.starts_with("sm_") ? arch.substr(3) : "";
+    if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) digits.pop_back();
+    if (digits.size() < 2 || digits.size() > 3 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+    const int want = std::stoi(digits);  // 10 * major + minor
+    const nominal_part* best = nullptr;
     for (const auto& p : parts) {
-        if (arch != p.arch) continue;
-        device_attrs d;
-        d.name = fmt::format("{} (nominal)", p.name);
-        d.cc_major = p.cc_major;
-        d.cc_minor = p.cc_minor;
-        d.sm_count = p.sm_count;
-        d.max_threads_per_sm = p.threads_per_sm;
-        d.max_shared_per_block_optin = p.shared_optin;
-        d.max_shared_per_sm = p.shared_per_sm;
-        d.l2_bytes = p.l2;
-        d.total_mem = p.mem;
-        d.clock_khz = p.clock_khz;
-        d.mem_clock_khz = p.mem_clock_khz;
-        d.mem_bus_bits = p.bus_bits;
-        return d;  // the other fields' defaults hold for every listed part
+        const int cc = 10 * p.cc_major + p.cc_minor;
+        if (cc <= want && (!best || cc > 10 * best->cc_major + best->cc_minor)) best = &p;
     }
-    return std::nullopt;
+    if (!best) return std::nullopt;
+    const nominal_part& p = *best;
+    device_attrs d;
+    d.name = 10 * p.cc_major + p.cc_minor == want
+                 ? fmt::format("{} (nominal)", p.name)
+                 : fmt::format("sm_{} (nominal: the figures of {}, {})", want, p.name, p.arch);
+    d.cc_major = want / 10;
+    d.cc_minor = want % 10;
+    d.sm_count = p.sm_count;
+    d.max_threads_per_sm = p.threads_per_sm;
+    d.max_shared_per_block_optin = p.shared_optin;
+    d.max_shared_per_sm = p.shared_per_sm;
+    d.l2_bytes = p.l2;
+    d.total_mem = p.mem;
+    d.clock_khz = p.clock_khz;
+    d.mem_clock_khz = p.mem_clock_khz;
+    d.mem_bus_bits = p.bus_bits;
+    return d;  // the other fields' defaults hold for every listed part
 }
 
 }  // namespace hone

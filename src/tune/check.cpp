@@ -87,7 +87,15 @@ check_result check(const spec& s, const check_options& opt) {
     const auto t0 = steady_clock::now();
     check_result out;
     const device_attrs dev = target_device(opt.arch, "to compile for");
-    out.arch = dev.arch();
+    // --arch as given (sm_90a: the arch-specific features), else the local GPU's.
+    out.arch = opt.arch.empty() ? dev.arch() : opt.arch;
+    if (const std::vector<int> archs = nvrtc_archs();
+        !archs.empty() &&
+        std::find(archs.begin(), archs.end(), 10 * dev.cc_major + dev.cc_minor) == archs.end())
+        throw input_error({"--arch", 0, 0},
+                          fmt::format("NVRTC {} does not compile for {}: it compiles for sm_{} .. "
+                                      "sm_{}",
+                                      nvrtc_version(), out.arch, archs.front(), archs.back()));
     bindings base = s.problem_bindings();
     dev.add_to(base);
     const search_space space(s, base);

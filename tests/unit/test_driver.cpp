@@ -69,6 +69,18 @@ TEST_CASE("nominal devices describe a representative part") {
         CHECK(d->max_shared_per_block_optin <= d->max_shared_per_sm);
     }
     CHECK_FALSE(nominal_device("sm_42").has_value());
+    // Architectures the table lacks take the figures of the closest part below; a suffix
+    // (arch-specific features) those of its base.
+    const auto orin = nominal_device("sm_87");
+    REQUIRE(orin.has_value());
+    CHECK(orin->arch() == "sm_87");
+    CHECK(orin->sm_count == nominal_device("sm_86")->sm_count);
+    CHECK(orin->name.find("the figures of") != std::string::npos);
+    CHECK(nominal_device("sm_121")->arch() == "sm_121");
+    CHECK(nominal_device("sm_90a")->sm_count == 132);
+    CHECK(nominal_device("sm_100f")->arch() == "sm_100");
+    for (const char* bad : {"sm_9", "sm_9x", "sm_1000", "90", "sm_", "compute_90"})
+        CHECK_FALSE(nominal_device(bad).has_value());
     bindings b;
     h100->add_to(b);
     for (const char* name :

@@ -365,3 +365,20 @@ TEST_CASE("hone check: a configuration beyond the target's limits is device_limi
           std::string::npos);
     CHECK(r.out.find("1 ok, 0 failed, 1 beyond the device's limits") != std::string::npos);
 }
+
+TEST_CASE(
+    "hone check --arch: what NVRTC compiles for, suffixes included; what it does not, refused") {
+    temp_dir dir;
+    dir.write("scale.cu", "extern \"C\" __global__ void scale(float* x, int n) {}\n");
+    dir.write("scale.yaml", scale_config);
+    for (const char* arch : {"sm_87", "sm_90a", "sm_121"}) {
+        CAPTURE(arch);
+        const cli_result r =
+            run_cli(dir, fmt::format("check {} --arch {}", dir.file("scale.yaml"), arch));
+        CHECK(r.rc == 0);
+        CHECK(r.out.find(fmt::format("arch {}", arch)) != std::string::npos);
+    }
+    const cli_result old = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_50");
+    CHECK(old.rc == 2);
+    CHECK(old.err.find("--arch: unknown architecture 'sm_50'") != std::string::npos);
+}
