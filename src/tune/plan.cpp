@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <optional>
 
@@ -160,6 +161,18 @@ run_plan make_run_plan(const spec& s, const search_space& space) {
                                                          "positive integer",
                                                          b.name, count));
         p.count = static_cast<uint64_t>(count);
+        // A file of the wrong size would stop the run when the GPU is ready: said here, where
+        // `check` sees it too.
+        if (b.init.kind == init_kind::file) {
+            std::error_code ec;
+            const auto size = std::filesystem::file_size(b.init.path, ec);
+            const uint64_t need = p.count * elem_size(b.type);
+            if (!ec && size != need)
+                throw input_error(b.pos, fmt::format("buffer '{}' needs {} bytes ({} elements of "
+                                                     "{}); its init file {} has {}",
+                                                     b.name, need, p.count, elem_name(b.type),
+                                                     b.init.path, size));
+        }
         p.role = b.role;
         p.init = b.init;
         p.symbol = b.symbol;

@@ -382,3 +382,18 @@ TEST_CASE(
     CHECK(old.rc == 2);
     CHECK(old.err.find("--arch: unknown architecture 'sm_50'") != std::string::npos);
 }
+
+TEST_CASE("hone check: an init file of the wrong size is refused before any GPU is needed") {
+    temp_dir dir;
+    dir.write("scale.cu", "extern \"C\" __global__ void scale(float* x, int n) {}\n");
+    dir.write("x.bin", std::string(4 * 100, '\0'));  // 100 floats; the buffer holds N = 4096
+    std::string text = scale_config;
+    text.replace(text.find("role: inout}"), 12, "role: inout, init: {file: x.bin}}");
+    dir.write("file.yaml", text);
+    const cli_result r = run_cli(dir, "check " + dir.file("file.yaml") + " --arch sm_90");
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("file.yaml:4:") != std::string::npos);
+    CHECK(r.err.find("buffer 'x' needs 16384 bytes (4096 elements of float); its init file") !=
+          std::string::npos);
+    CHECK(r.err.find("has 400") != std::string::npos);
+}
