@@ -54,6 +54,7 @@ namespace hone::cu {
     X(cuKernelGetFunction) \
     X(cuFuncGetAttribute) \
     X(cuFuncSetAttribute) \
+    X(cuFuncGetParamInfo) \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
     X(cuLaunchKernel) \
     X(cuLaunchCooperativeKernel) \

@@ -1,6 +1,7 @@
 #include "measure/launch.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -63,6 +64,47 @@ kernel_launch::kernel_launch(const cu::module& m, const launch_desc& d,
     // Every slot is 8 bytes, little-endian: a pointer to it also points at the value's low
     // bytes, which is what a narrower scalar parameter reads.
     for (auto& v : values_) params_.push_back(&v);
+    check_parameters(d);
+}
+
+// The launch reads as many parameter slots as the kernel has, of the kernel's sizes: args that
+// do not match would launch with whatever lies beyond them.
+void kernel_launch::check_parameters(const launch_desc& d) const {
+    const cu::api& a = cu::driver();
+    std::vector<std::size_t> sizes;
+    for (std::size_t i = 0;; ++i) {
+        std::size_t offset = 0, size = 0;
+        const CUresult r = a.cuFuncGetParamInfo(fn_, i, &offset, &size);
+        if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+        if (r != CUDA_SUCCESS) return;             // not known here: nothing to check
+        sizes.push_back(size);
+    }
+    std::vector<std::size_t> given;
+    for (const auto& arg : d.args) given.push_back(arg.buffer >= 0 ? 8 : elem_size(arg.type));
+    auto list = [](const std::vector<std::size_t>& v) {
+        return fmt::format("{}", fmt::join(v, ", "));
+    };
+    if (sizes.size() != given.size())
+        throw cuda_error(CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+                         fmt::format("the kernel takes {} parameters ({} bytes) and args gives {} "
+                                     "({} bytes): args lists one buffer or value for each "
+                                     "parameter, in order",
+                                     sizes.size(), list(sizes), given.size(), list(given)));
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        // An integer's slot holds its whole 64-bit value, whose low bytes a narrower integer
+        // parameter reads and which a wider one reads whole: only its range (checked when the
+        // plan is made) matters.
+        const bool integer = d.args[i].buffer < 0 && !is_float(d.args[i].type);
+        if (integer && sizes[i] <= 8 && (sizes[i] & (sizes[i] - 1)) == 0) continue;
+        if (sizes[i] != given[i])
+            throw cuda_error(CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+                             fmt::format("the kernel's parameter {} is {} bytes, and args gives "
+                                         "it {} ({} bytes)",
+                                         i + 1, sizes[i],
+                                         d.args[i].buffer >= 0 ? "a buffer's address"
+                                                               : elem_name(d.args[i].type),
+                                         given[i]));
+    }
 }
 
 launch_limits kernel_launch::prepare(const device_attrs& dev) {

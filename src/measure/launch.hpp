@@ -29,6 +29,10 @@ class kernel_launch {
     void enqueue(const cu::stream& s);
 
   private:
+    // cuda_error (CUDA_ERROR_INVALID_VALUE) naming both where d's args do not match the
+    // kernel's parameters in number or size.
+    void check_parameters(const launch_desc& d) const;
+
     CUfunction fn_ = nullptr;
     std::array<uint32_t, 3> grid_, block_;
     uint32_t shared_ = 0;

@@ -63,6 +63,39 @@ TEST_CASE("a buffer naming a variable the kernel lacks costs each configuration 
     }
 }
 
+TEST_CASE("args that do not match the kernel's parameters cost each configuration a launch error") {
+    // scale_half(const __half* x, __half* y, __half a, float b, int n): five parameters.
+    spec s = load_spec(source_dir() + "/tests/gpu/nvcc_style/half_scalar.yaml");
+    s.verify.ref = reference_kind::none;
+    tune_options opt;
+    opt.use_cache = false;
+    auto run = [&](const char* db) {
+        s.output = db;
+        std::remove(s.output.c_str());
+        return tune(s, opt);
+    };
+    s.args.pop_back();  // n missing
+    tune_result r = run("/tmp/hone_gpu_nvcc_args_count.db");
+    REQUIRE(r.records.size() == 4);
+    for (const auto& rec : r.records) {
+        CAPTURE(rec.message);
+        CHECK(rec.st == status::launch_error);
+        CHECK(rec.message.find("the kernel takes 5 parameters (8, 8, 2, 4, 4 bytes) and args gives "
+                               "4 (8, 8, 2, 4 bytes)") != std::string::npos);
+    }
+    s = load_spec(source_dir() + "/tests/gpu/nvcc_style/half_scalar.yaml");
+    s.verify.ref = reference_kind::none;
+    s.args[3].type = elem_type::f64;  // a double where the kernel takes a float
+    r = run("/tmp/hone_gpu_nvcc_args_size.db");
+    REQUIRE(r.records.size() == 4);
+    for (const auto& rec : r.records) {
+        CAPTURE(rec.message);
+        CHECK(rec.st == status::launch_error);
+        CHECK(rec.message.find("the kernel's parameter 4 is 4 bytes, and args gives it double (8 "
+                               "bytes)") != std::string::npos);
+    }
+}
+
 TEST_CASE(
     "a kernel that syncs its grid tunes with launch.cooperative; a grid too large to be "
     "resident at once is refused before it launches") {
