@@ -139,6 +139,12 @@ std::string host_code_hint(std::string_view log) {
     const bool host_function =
         log.find("host functions are not allowed in JIT mode") != std::string_view::npos;
     if (!host_function && !std::regex_search(log.begin(), log.end(), runtime_call)) return "";
+    // The host code is cub's own: <cub/cub.cuh> brings its device-wide algorithms, which are
+    // launched from the host.
+    if (log.find("cub/device/") != std::string_view::npos)
+        return "hint: <cub/cub.cuh> includes cub's device-wide algorithms, which are host code "
+               "that NVRTC (device code only) cannot compile: include the block- and warp-level "
+               "headers the kernel uses instead, such as <cub/block/block_reduce.cuh>";
     return "hint: NVRTC compiles device code only, and this source has host code (a function "
            "without __global__ or __device__, such as main, or a CUDA runtime call): hone does "
            "the host's work from the config. Put the host code between `#ifndef __CUDACC_RTC__` "

@@ -397,3 +397,24 @@ TEST_CASE("hone check: an init file of the wrong size is refused before any GPU 
           std::string::npos);
     CHECK(r.err.find("has 400") != std::string::npos);
 }
+
+TEST_CASE("hone check: <cub/cub.cuh> gets the hint to include cub's block-level headers") {
+    temp_dir dir;
+    const std::string body =
+        "extern \"C\" __global__ void scale(float* x, int n) {\n"
+        "    using reduce = cub::BlockReduce<float, 64>;\n"
+        "    __shared__ typename reduce::TempStorage t;\n"
+        "    const float s = reduce(t).Sum(x[threadIdx.x]);\n"
+        "    if (threadIdx.x == 0) x[0] = s;\n"
+        "}\n";
+    dir.write("scale.yaml", scale_config);
+    dir.write("scale.cu", "#include <cub/cub.cuh>\n" + body);
+    cli_result r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90 --sample 1");
+    INFO(r.out);
+    CHECK(r.rc == 1);
+    CHECK(r.out.find("hint: <cub/cub.cuh> includes cub's device-wide algorithms") !=
+          std::string::npos);
+    dir.write("scale.cu", "#include <cub/block/block_reduce.cuh>\n" + body);
+    r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
+    CHECK(r.rc == 0);
+}
