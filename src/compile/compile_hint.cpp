@@ -166,6 +166,20 @@ std::string host_header_hint(std::string_view log) {
         m[1].str());
 }
 
+// NVRTC resolves the kernel's name through a name expression, which cannot pick among overloads
+// (the message comes from its internal file __nv_name_map).
+std::string overload_hint(std::string_view log) {
+    static const std::regex overloaded(
+        R"re(cannot determine which instance of overloaded function "([^"]+)")re");
+    std::match_results<std::string_view::const_iterator> m;
+    if (!std::regex_search(log.begin(), log.end(), m, overloaded)) return "";
+    return fmt::format(
+        "hint: kernel.name '{}' names several overloads of the source (the error's file "
+        "__nv_name_map is NVRTC's lookup of the name): give the one to tune a name of its own, "
+        "or make the kernel a template and name its arguments",
+        m[1].str());
+}
+
 // ptxas refuses more than 48 KiB of static shared memory a block; dynamic shared memory may go
 // up to the device's opt-in limit, which hone raises for the launch.
 std::string shared_memory_hint(std::string_view log) {
@@ -183,6 +197,7 @@ std::string compile_hint(const spec& s, std::string_view log) {
     if (std::string hint = template_hint(s, log); !hint.empty()) return hint;
     if (std::string hint = host_code_hint(log); !hint.empty()) return hint;
     if (std::string hint = host_header_hint(log); !hint.empty()) return hint;
+    if (std::string hint = overload_hint(log); !hint.empty()) return hint;
     return macro_name_hint(s, log);
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <string_view>
 
@@ -186,6 +187,29 @@ void check_placeholders(const doc& d, const YAML::Node& n, const std::string& na
     }
 }
 
+namespace {
+
+// The names of the source's __global__ functions: the identifier before the first '(' after
+// each `__global__` (a text scan: enough for a suggestion).
+std::vector<std::string> global_function_names(std::string_view text) {
+    std::vector<std::string> out;
+    for (std::size_t at = text.find("__global__"); at != std::string_view::npos;
+         at = text.find("__global__", at + 1)) {
+        const std::size_t paren = text.find('(', at);
+        if (paren == std::string_view::npos) break;
+        std::size_t end = paren;
+        while (end > at && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+        std::size_t begin = end;
+        while (begin > at && (std::isalnum(static_cast<unsigned char>(text[begin - 1])) ||
+                              text[begin - 1] == '_'))
+            --begin;
+        if (begin < end) out.emplace_back(text.substr(begin, end - begin));
+    }
+    return out;
+}
+
+}  // namespace
+
 void check_kernel_in_source(const doc& d, const YAML::Node& n, const std::string& name,
                             const spec& s) {
     std::string base = name.substr(0, name.find('<'));
@@ -195,7 +219,9 @@ void check_kernel_in_source(const doc& d, const YAML::Node& n, const std::string
     if (!is_identifier(base))
         fail(d, n, fmt::format("kernel name '{}': expected an identifier before any '<'", name));
     if (!contains_word(s.kernel.source_text, base))
-        fail(d, n, fmt::format("kernel '{}' not found in {}", base, s.kernel.source_path));
+        fail(d, n,
+             fmt::format("kernel '{}' not found in {}{}", base, s.kernel.source_path,
+                         suggestion(base, global_function_names(s.kernel.source_text))));
 }
 
 }  // namespace hone::spec_detail

@@ -418,3 +418,20 @@ TEST_CASE("hone check: <cub/cub.cuh> gets the hint to include cub's block-level 
     r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
     CHECK(r.rc == 0);
 }
+
+TEST_CASE("hone check: an overloaded kernel name gets a hint; a misspelt one a suggestion") {
+    temp_dir dir;
+    dir.write("scale.yaml", scale_config);
+    dir.write("scale.cu",
+              "__global__ void scale(float* x, int n) { x[0] = n; }\n"
+              "__global__ void scale(double* x, int n) { x[0] = n; }\n");
+    cli_result r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
+    INFO(r.out);
+    CHECK(r.rc == 1);
+    CHECK(r.out.find("hint: kernel.name 'scale' names several overloads") != std::string::npos);
+    dir.write("scale.cu", "__global__ void Scale(float* x, int n) {}\n");
+    r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("kernel 'scale' not found in") != std::string::npos);
+    CHECK(r.err.find("did you mean 'Scale'?") != std::string::npos);
+}

@@ -98,7 +98,15 @@ TEST_CASE("missing sections and files") {
                 "is not a regular file");
     check_error(
         yaml({{"kernel", "kernel: {source: ../kernels_src/vector_add.cu, name: vector_sub}"}}), 1,
-        54, "kernel 'vector_sub' not found in " HONE_SOURCE_DIR "/kernels_src/vector_add.cu");
+        54,
+        "kernel 'vector_sub' not found in " HONE_SOURCE_DIR
+        "/kernels_src/vector_add.cu; did you mean 'vector_add'?");
+    check_error(
+        yaml({{"kernel", "kernel: {source: ../kernels_src/vector_add.cu, name: Vector_Add}"}}), 1,
+        54,
+        "kernel 'Vector_Add' not found in " HONE_SOURCE_DIR
+        "/kernels_src/vector_add.cu; did "
+        "you mean 'vector_add'?");
     check_error(
         yaml({{"kernel",
                "kernel: {source: ../kernels_src/vector_add.cu, name: \"vector_add<{VECC}>\"}"}}),
