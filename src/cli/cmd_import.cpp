@@ -19,7 +19,7 @@ int run_import(const import_args& a) {
     const import_format f = a.format == "t4"         ? import_format::t4
                             : a.format == "kt-cache" ? import_format::kt_cache
                                                      : import_format::automatic;
-    check_output_path(a.db, {a.file});
+    check_output_path(a.db, {a.file}, true);
     // Everything is read and checked before the database is touched; the records are made
     // again one at a time as they are stored.
     const checked_import run = check_import(a.file, f);

@@ -20,6 +20,7 @@ namespace {
 
 struct import_t1_args {
     std::string input, output;
+    bool force = false;
 };
 
 std::string read_text(const std::string& path) {
@@ -30,6 +31,13 @@ std::string read_text(const std::string& path) {
 
 int run_import_t1(const import_t1_args& a) {
     check_output_path(a.output, {a.input});
+    // A config is often edited by hand after its import: replacing one is asked for.
+    std::error_code ec;
+    if (!a.force && std::filesystem::exists(a.output, ec))
+        throw input_error({a.output, 0, 0},
+                          "exists: a config may hold edits of its own; add "
+                          "--force to replace it, or choose another name "
+                          "(nothing was written)");
     const t1_translation t = translate_t1(read_text(a.input), a.input, a.output);
     // Written beside the target, then renamed: a failure leaves no partial config behind.
     write_file_atomically(a.output, t.yaml);
@@ -73,6 +81,7 @@ Examples:
   hone space gemm.yaml)");
     c->add_option("file", a->input, "T1 file (JSON)")->required()->check(CLI::ExistingFile);
     c->add_option("-o,--output", a->output, "The config to write (YAML)")->required();
+    c->add_flag("--force", a->force, "Replace an existing config of that name");
     c->callback([a, &action] { action = [a] { return run_import_t1(*a); }; });
 }
 

@@ -60,10 +60,35 @@ void check_regular(const std::string& path, const struct stat& st) {
                                   node_kind(st.st_mode)));
 }
 
+// Whether the file begins as an SQLite database (a results database, or any other) or SQLite's
+// write-ahead log does: files whose loss costs results.
+bool is_database_file(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    unsigned char head[16] = {};
+    const std::size_t n = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+    if (n == 16 && std::memcmp(head, "SQLite format 3", 16) == 0) return true;
+    // A WAL file's magic number, big-endian: 0x377f0682 or 0x377f0683.
+    return n >= 4 && head[0] == 0x37 && head[1] == 0x7f && head[2] == 0x06 &&
+           (head[3] == 0x82 || head[3] == 0x83);
+}
+
 }  // namespace
 
-void check_output_path(const std::string& path, const std::vector<std::string>& inputs) {
+void check_output_path(const std::string& path, const std::vector<std::string>& inputs,
+                       bool database) {
     if (path.empty()) throw input_error({path, 0, 0}, "an empty output name");
+    // An input's side files (its write-ahead log and shared memory) are the input too.
+    for (const auto& in : inputs)
+        for (const char* side : {"-wal", "-shm", "-journal"})
+            if (std::filesystem::path(path).lexically_normal() ==
+                std::filesystem::path(in + side).lexically_normal())
+                throw input_error({path, 0, 0},
+                                  fmt::format("is a file of the input database {}: the output "
+                                              "would damage it; choose another output (nothing "
+                                              "was written)",
+                                              in));
     struct stat out {};
     if (!existing(path, out)) return;
     check_regular(path, out);
@@ -76,6 +101,10 @@ void check_output_path(const std::string& path, const std::vector<std::string>& 
                                           "choose another output (nothing was written)",
                                           in));
     }
+    if (!database && is_database_file(path))
+        throw input_error({path, 0, 0},
+                          "is a database (SQLite): hone's outputs of other kinds never replace "
+                          "one; choose another output (nothing was written)");
 }
 
 void write_file_atomically(const std::string& path, const std::string& bytes, bool gzip) {

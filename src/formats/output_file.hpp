@@ -9,10 +9,14 @@
 namespace hone {
 
 // Refuses (input_error, exit 2) an output `path` that exists and is not a regular file (a
-// device such as /dev/null, a fifo, a folder, a socket), or that is the same file as one of
-// `inputs`: compared by device and inode, so another name, a hard link or a symbolic link to
-// an input is caught too. Called before the work, so that a refusal costs nothing.
-void check_output_path(const std::string& path, const std::vector<std::string>& inputs = {});
+// device such as /dev/null, a fifo, a folder, a socket), that is an SQLite database or
+// write-ahead log (results of some run), that is an input's -wal, -shm or -journal file, or that
+// is the same file as one of `inputs`: compared by device and inode, so another name, a hard
+// link or a symbolic link to an input is caught too. Called before the work, so that a refusal
+// costs nothing. database: the output is a results database that the command adds to (import),
+// so an existing one is no refusal.
+void check_output_path(const std::string& path, const std::vector<std::string>& inputs = {},
+                       bool database = false);
 
 // The bytes are written to a new temporary file beside the target (mkstemp: O_CREAT|O_EXCL with
 // a random name, so a planted file or symbolic link is never opened), flushed to disk, then

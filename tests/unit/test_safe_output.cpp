@@ -13,6 +13,7 @@
 #include "formats/csv.hpp"
 #include "formats/output_file.hpp"
 #include "hone/error.hpp"
+#include "run_cli.hpp"
 #include "temp_dir.hpp"
 
 using namespace hone;
@@ -30,6 +31,15 @@ std::string refusal(F&& f) {
     }
     return "";
 }
+
+// A T1 file of one parameter.
+const char* small_t1 = R"({"ConfigurationSpace": {"TuningParameters":
+    [{"Name": "bx", "Type": "int", "Values": "[32, 64]", "Default": 32}], "Conditions": []},
+  "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu",
+    "GlobalSizeType": "CUDA", "LocalSize": {"X": "bx", "Y": "1", "Z": "1"},
+    "GridDivX": ["bx"], "ProblemSize": [4096], "Arguments": [{"Name": "out", "Type": "float",
+    "MemoryType": "Vector", "AccessType": "WriteOnly", "FillType": "Constant", "Size": 4096,
+    "FillValue": 0.0, "Output": 1}]}})";
 
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
@@ -115,13 +125,7 @@ TEST_CASE("hone import-t1: a symbolic link planted under the old temporary name 
     // so a link planted under that name tests exactly what an attacker could do.
     temp_dir t;
     t.write("victim.txt", "precious");
-    t.write("small.T1.json", R"({"ConfigurationSpace": {"TuningParameters":
-        [{"Name": "bx", "Type": "int", "Values": "[32, 64]", "Default": 32}], "Conditions": []},
-      "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu",
-        "GlobalSizeType": "CUDA", "LocalSize": {"X": "bx", "Y": "1", "Z": "1"},
-        "GridDivX": ["bx"], "ProblemSize": [4096], "Arguments": [{"Name": "out", "Type": "float",
-        "MemoryType": "Vector", "AccessType": "WriteOnly", "FillType": "Constant", "Size": 4096,
-        "FillValue": 0.0, "Output": 1}]}})");
+    t.write("small.T1.json", small_t1);
     int go[2];
     REQUIRE(::pipe(go) == 0);
     const std::string out = t.file("out.yaml");
@@ -188,4 +192,41 @@ TEST_CASE("CSV: a text cell a spreadsheet would evaluate starts with an apostrop
     CHECK(csv_field("=HYPERLINK(\"x\",\"y\")") == "\"'=HYPERLINK(\"\"x\"\",\"\"y\"\")\"");
     CHECK(csv_field("=1,2") == "\"'=1,2\"");
     CHECK(csv_field("-7") == "-7");
+}
+
+TEST_CASE("outputs of other kinds never replace a database or an input's write-ahead log") {
+    temp_dir t;
+    const std::string src = std::string(HONE_SOURCE_DIR) + "/bench/recorded/";
+    fs::copy_file(src + "vector_add_576_2p24_h100.sqlite", t.file("va.db"));
+    fs::copy_file(src + "sgemm_large_subset_h100.sqlite", t.file("other.db"));
+    const std::string before = slurp(t.file("other.db"));
+    auto refused = [&](const std::string& args, const std::string& why) {
+        CAPTURE(args);
+        const cli_result r = run_cli(t, args);
+        CHECK(r.rc == 2);
+        CHECK(contains(r.err, why));
+    };
+    const std::string is_db = "is a database (SQLite): hone's outputs of other kinds never replace";
+    refused("report " + t.file("va.db") + " -o " + t.file("other.db"), is_db);
+    refused("export " + t.file("va.db") + " --format t4 -o " + t.file("other.db"), is_db);
+    t.write("small.T1.json", small_t1);
+    refused("import-t1 " + t.file("small.T1.json") + " -o " + t.file("other.db") + " --force",
+            is_db);
+    CHECK(slurp(t.file("other.db")) == before);
+    refused("report " + t.file("va.db") + " -o " + t.file("va.db-wal"),
+            "is a file of the input database");
+    CHECK_FALSE(fs::exists(t.path / "va.db-wal.html"));
+}
+
+TEST_CASE("hone import-t1 replaces an existing config only with --force") {
+    temp_dir t;
+    t.write("small.T1.json", small_t1);
+    const std::string in = t.file("small.T1.json");
+    t.write("mine.yaml", "# edited by hand\n");
+    const cli_result r = run_cli(t, "import-t1 " + in + " -o " + t.file("mine.yaml"));
+    CHECK(r.rc == 2);
+    CHECK(contains(r.err, "exists: a config may hold edits of its own; add --force"));
+    CHECK(slurp(t.file("mine.yaml")) == "# edited by hand\n");
+    CHECK(run_cli(t, "import-t1 " + in + " -o " + t.file("mine.yaml") + " --force").rc == 0);
+    CHECK(contains(slurp(t.file("mine.yaml")), "params"));
 }
