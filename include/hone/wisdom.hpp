@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +57,9 @@ struct tuned_entry {
 std::vector<tuned_entry> read_tuned(const std::string& path);
 // Every run of a results database with at least one ranked configuration, all of them kept.
 std::vector<tuned_entry> tuned_from_db(const std::string& db_path);
+// The same for the runs whose identity ids are in `run_ids` only (hone export --wisdom --run).
+std::vector<tuned_entry> tuned_from_db(const std::string& db_path,
+                                       const std::set<std::string>& run_ids);
 // Parses wisdom text; `path` names it in errors.
 std::vector<tuned_entry> parse_wisdom(const std::string& text, const std::string& path);
 

@@ -67,7 +67,11 @@ int export_wisdom(const export_args& a) {
     if (!fs::is_regular_file(a.db, ec))  // opening a store would create it
         throw env_error(fmt::format("{}: no such results database", a.db));
     check_output_path(a.wisdom, {a.db});
-    std::vector<tuned_entry> fresh = tuned_from_db(a.db);
+    std::set<std::string> ids;  // --run: those runs only (an unknown one is refused here)
+    if (!a.run.empty())
+        for (const auto& r : select_runs(read_stored_runs(a.db), a.run, a.db))
+            ids.insert(r.identity.id());
+    std::vector<tuned_entry> fresh = tuned_from_db(a.db, ids);
     // A database that holds nothing ranked cannot give a wisdom file: bad input (exit 2), as
     // for any refused input; exit 1 is for failures a run found.
     if (fresh.empty()) {

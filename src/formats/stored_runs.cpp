@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "hone/error.hpp"
 #include "hone/store.hpp"
 
@@ -41,18 +43,27 @@ std::string describe_run(const run_records& run) {
     return text;
 }
 
-bool run_selected(int64_t run_id, const std::string& id, const std::string& selector) {
-    const bool number = !selector.empty() && selector.size() < 12 &&
-                        selector.find_first_not_of("0123456789") == std::string::npos;
-    if (number && std::to_string(run_id) == selector) return true;
-    return id.starts_with(selector);
+bool run_selected(int64_t run_id, const std::string& id, const std::string& selector,
+                  bool by_number) {
+    if (selector.empty()) return true;
+    return by_number ? std::to_string(run_id) == selector : id.starts_with(selector);
+}
+
+bool selector_is_number(const std::string& selector, const std::vector<int64_t>& run_ids) {
+    return std::any_of(run_ids.begin(), run_ids.end(),
+                       [&](int64_t id) { return std::to_string(id) == selector; });
 }
 
 std::vector<run_records> select_runs(std::vector<run_records> runs, const std::string& selector,
                                      const std::string& db) {
+    if (runs.empty()) throw input_error({db, 0, 0}, "holds no runs");
+    std::vector<int64_t> ids;
+    for (const auto& r : runs) ids.push_back(r.run_id);
+    const bool by_number = selector_is_number(selector, ids);
     std::vector<run_records> out;
     for (auto& r : runs)
-        if (run_selected(r.run_id, r.identity.id(), selector)) out.push_back(std::move(r));
+        if (run_selected(r.run_id, r.identity.id(), selector, by_number))
+            out.push_back(std::move(r));
     if (!out.empty()) return out;
     std::string list;
     for (const auto& r : runs) list += "\n  " + describe_run(r);

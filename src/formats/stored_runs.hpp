@@ -15,9 +15,13 @@ std::vector<run_records> read_stored_runs(const std::string& db, bool without_sa
 // "run 2 (3f2a9c01b2d4): vector_add on NVIDIA H100 (N=16777216), 576 configurations, imported: ..."
 std::string describe_run(const run_records& run);
 
-// Whether `selector` names a run: its number as `hone show` prints it, or the first characters
-// of its identity id ("" names every run).
-bool run_selected(int64_t run_id, const std::string& id, const std::string& selector);
+// Whether `selector` names a run ("" names every run): with by_number, its number as `hone show`
+// prints it; else the first characters of its identity id. by_number is selector_is_number of
+// the database's runs: a number names that run only, never also ids that begin with its digits.
+bool run_selected(int64_t run_id, const std::string& id, const std::string& selector,
+                  bool by_number);
+// Whether `selector` is the number of one of `run_ids`.
+bool selector_is_number(const std::string& selector, const std::vector<int64_t>& run_ids);
 
 // The runs `selector` names (run_selected). Throws input_error when it names none, listing the
 // runs there are.

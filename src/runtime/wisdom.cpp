@@ -351,9 +351,15 @@ std::vector<tuned_entry> parse_wisdom(const std::string& text, const std::string
 }
 
 std::vector<tuned_entry> tuned_from_db(const std::string& db_path) {
+    return tuned_from_db(db_path, {});
+}
+
+std::vector<tuned_entry> tuned_from_db(const std::string& db_path,
+                                       const std::set<std::string>& run_ids) {
     results_store store(db_path, store_access::read_only);
     std::vector<tuned_entry> out;
     for (const run_identity& run : store.runs()) {
+        if (!run_ids.empty() && !run_ids.count(run.id())) continue;
         const std::vector<eval_record> records = store.query({run.id(), "", 0, true});
         // A stored objective this hone does not know (a damaged or newer database) is refused
         // naming the database; an empty one is time, as everywhere a run is ranked.

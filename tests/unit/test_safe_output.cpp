@@ -230,3 +230,28 @@ TEST_CASE("hone import-t1 replaces an existing config only with --force") {
     CHECK(run_cli(t, "import-t1 " + in + " -o " + t.file("mine.yaml") + " --force").rc == 0);
     CHECK(contains(slurp(t.file("mine.yaml")), "params"));
 }
+
+TEST_CASE("--run N names run N only, never also an id beginning with its digits; wisdom too") {
+    temp_dir t;
+    const std::string src = std::string(HONE_SOURCE_DIR) + "/bench/recorded/";
+    fs::copy_file(src + "vector_add_576_2p24_h100.sqlite", t.file("va.db"));
+    fs::copy_file(src + "sgemm_large_subset_h100.sqlite", t.file("sg.db"));
+    // Two runs; the second's id, 1e864e30d825, begins with "1".
+    REQUIRE(run_cli(t, "merge " + t.file("va.db") + " " + t.file("sg.db") + " -o " +
+                           t.file("mix.db") + " --mixed-kernels")
+                .rc == 0);
+    const cli_result one = run_cli(t, "show " + t.file("mix.db") + " --run 1 --top 1");
+    CHECK(one.rc == 0);
+    CHECK(contains(one.out, "run 1 ("));
+    CHECK_FALSE(contains(one.out, "run 2 ("));
+    CHECK(run_cli(t, "export " + t.file("mix.db") + " --format t4 --run 1 -o " + t.file("a.json"))
+              .rc == 0);
+    CHECK(run_cli(t, "export " + t.file("mix.db") + " --wisdom " + t.file("w.json") + " --run 2")
+              .rc == 0);
+    CHECK(contains(slurp(t.file("w.json")), "sgemm"));
+    CHECK_FALSE(contains(slurp(t.file("w.json")), "vector_add"));
+    const cli_result none =
+        run_cli(t, "export " + t.file("mix.db") + " --wisdom " + t.file("x.json") + " --run zzz");
+    CHECK(none.rc == 2);
+    CHECK(contains(none.err, "no run of"));
+}

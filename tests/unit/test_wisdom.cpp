@@ -258,7 +258,7 @@ TEST_CASE("hone export --wisdom: writes, merges, and refuses what it must not ov
         const std::string before = slurp(t.file("o.db"));
         r = hone_cli(fmt::format("export {} --wisdom {}", t.file("r.db"), t.file("o.db")));
         CHECK(r.rc == 2);
-        CHECK(r.output.find("is a results database, not a wisdom file") != std::string::npos);
+        CHECK(r.output.find("is a database (SQLite)") != std::string::npos);
         CHECK(slurp(t.file("o.db")) == before);
     }
     SUBCASE("a database with nothing ranked: bad input, exit 2") {
