@@ -2,6 +2,8 @@
 // run of their own.
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "cli/commands_internal.hpp"
 #include "formats/import.hpp"
 #include "formats/output_file.hpp"
@@ -26,6 +28,21 @@ int run_import(const import_args& a) {
     results_store store(a.db);
     const std::string id = run.identity.id();
     const std::size_t before = store.done(id).size();
+    // The run's identity names the file by its name only; one of the same name from another
+    // folder is another file, whose import must not replace this one's.
+    if (before > 0)
+        for (const auto& old : store.stored_runs()) {
+            const std::string& was = old.identity.config_path;
+            if (old.identity.id() != id || !std::filesystem::path(was).is_absolute() ||
+                was == run.identity.config_path)
+                continue;
+            throw input_error({a.file, 0, 0},
+                              fmt::format("{} holds a run imported from {}, another file of the "
+                                          "same name: importing this one would replace it; "
+                                          "import it into another database, or give it another "
+                                          "name (nothing was written)",
+                                          a.db, was));
+        }
     store.put_run(run.identity,
                   [&](const results_store::record_sink& put) { run.each_record(put); });
     const run_identity& r = run.identity;

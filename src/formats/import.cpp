@@ -109,7 +109,8 @@ struct kt_counts {
 
 run_identity kt_identity(const kt_cache& c, const std::string& path) {
     run_identity id;
-    id.config_path = path;
+    // Absolute: two files of one name in different folders are told apart (hone import).
+    id.config_path = std::filesystem::absolute(path).lexically_normal().string();
     id.kernel_name = c.kernel_name;
     id.device_name = c.device_name;
     id.problem = c.problem_size;

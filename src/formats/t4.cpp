@@ -328,7 +328,7 @@ run_records read_t4_text(const std::string& text, const std::string& path) {
             out.notes.push_back(
                 "the file names no device (T4 keeps it in a separate metadata file)");
     }
-    id.config_path = path;
+    id.config_path = std::filesystem::absolute(path).lexically_normal().string();
 
     const t4_reader rd{text, path, span.items};
     std::map<std::string, std::size_t> seen;

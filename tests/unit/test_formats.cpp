@@ -24,6 +24,7 @@
 #include "hone/store.hpp"
 #include "measure/stats.hpp"
 #include "record/params_json.hpp"
+#include "run_cli.hpp"
 #include "store/flat_json.hpp"
 #include "temp_dir.hpp"
 
@@ -765,4 +766,24 @@ TEST_CASE("store: the fast writers of the store's JSON give nlohmann's bytes") {
         if (std::isfinite(d)) finite.push_back(d);
     CHECK(read_number_array(number_array_text(finite), back));
     CHECK(back == finite);
+}
+
+TEST_CASE("hone import: a file of the same name from another folder does not replace a run") {
+    temp_dir d;
+    fs::create_directories(d.path / "a");
+    fs::create_directories(d.path / "b");
+    d.write("a/cache.json", small_kt_cache);
+    std::string other = small_kt_cache;
+    other.replace(other.find("\"time\": 1.625"), 13, "\"time\": 1.7");
+    d.write("b/cache.json", other);
+    const std::string db = d.file("r.db");
+    CHECK(run_cli(d, "import " + d.file("a/cache.json") + " -o " + db).rc == 0);
+    const cli_result r = run_cli(d, "import " + d.file("b/cache.json") + " -o " + db);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("holds a run imported from " + d.file("a/cache.json") +
+                     ", another file of the same name") != std::string::npos);
+    // The same file again replaces its run, as documented.
+    const cli_result again = run_cli(d, "import " + d.file("a/cache.json") + " -o " + db);
+    CHECK(again.rc == 0);
+    CHECK(again.out.find("it replaces the 5 configurations imported before") != std::string::npos);
 }
