@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -200,8 +201,29 @@ sqlite3* open_read_only(const std::string& path) {
         if (f.gcount() < 16 || std::memcmp(head, "SQLite format 3", 16) != 0)
             throw input_error({path, 0, 0}, "is not a hone results database (not an SQLite file)");
     }
+    // A reader of a database in WAL mode makes its -shm file beside it; in a folder it cannot
+    // write, with none there, SQLite refuses to read at all. Nothing else can write there
+    // either, so the file is opened as immutable.
+    const std::filesystem::path file(path);
+    const std::string dir = file.has_parent_path() ? file.parent_path().string() : ".";
+    struct stat shm {};
+    const bool immutable =
+        ::access(dir.c_str(), W_OK) != 0 && ::stat((path + "-shm").c_str(), &shm) != 0;
+    std::string name = path;
+    int flags = SQLITE_OPEN_READONLY;
+    if (immutable) {
+        name = "file:";
+        for (const char c : std::filesystem::absolute(file).string()) {
+            if (c == '%' || c == '?' || c == '#')
+                name += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+            else
+                name += c;
+        }
+        name += "?immutable=1";
+        flags |= SQLITE_OPEN_URI;
+    }
     sqlite3* raw = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+    const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
     db_ptr db(raw);
     if (rc != SQLITE_OK) {
         throw env_error(fmt::format("cannot open results database {}: {}", path,

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -11,6 +13,7 @@
 #include "temp_dir.hpp"
 
 using namespace hone;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -108,4 +111,36 @@ TEST_CASE("read-write store: a device or folder is refused with exit code 2's er
     CHECK_THROWS_AS(results_store("/dev/null"), input_error);
     CHECK(std::filesystem::is_character_file("/dev/null"));
     CHECK_THROWS_AS(results_store(t.path.string()), input_error);
+}
+
+TEST_CASE("read-only store: a database in a folder no one may write is read, nothing made there") {
+    temp_dir t;
+    fs::permissions(t.path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+    fs::create_directories(t.path / "ro");
+    const std::string path = (t.path / "ro" / "r.db").string();
+    make_db(path);  // WAL mode, as hone leaves its databases
+    for (const char* side : {"-wal", "-shm"}) fs::remove(path + side);
+    fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    fs::permissions(t.path / "ro", fs::perms::owner_read | fs::perms::owner_exec |
+                                       fs::perms::group_read | fs::perms::group_exec |
+                                       fs::perms::others_read | fs::perms::others_exec);
+    // Root may write anywhere: the reader runs as nobody then.
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
+        try {
+            results_store s(path, store_access::read_only);
+            ::_exit(s.runs().size() == 1 ? 0 : 1);
+        } catch (...) {
+            ::_exit(2);
+        }
+    }
+    int st = 0;
+    REQUIRE(::waitpid(pid, &st, 0) == pid);
+    REQUIRE(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == 0);
+    CHECK_FALSE(fs::exists(path + "-shm"));
+    fs::permissions(t.path / "ro", fs::perms::owner_all);  // so that the folder can be removed
 }
