@@ -113,6 +113,9 @@ std::vector<std::pair<std::string, double>> parse_strategy_options(
             throw input_error(pos, fmt::format("expected a number after '=', got '{}'", text));
         const std::string why = strategy_option_error(strategy, name, v);
         if (!why.empty()) throw input_error(pos, why);
+        for (const auto& [given, value] : out)
+            if (given == name)
+                throw input_error(pos, fmt::format("{} is given twice (first {})", name, value));
         out.emplace_back(name, v);
     }
     return out;

@@ -201,6 +201,11 @@ std::string strategy_option_error(std::string_view strategy, std::string_view na
     }
     std::string names;
     for (const auto& o : info->options) names += (names.empty() ? "" : ", ") + o.name;
+    if (strategy == "auto")
+        return fmt::format(
+            "strategy auto takes no options: it is {} with its defaults; for "
+            "options name it (--strategy {})",
+            auto_choice(), auto_choice());
     if (names.empty()) return fmt::format("strategy {} takes no options", strategy);
     return fmt::format("strategy {} has no option '{}': its options are {}", strategy, name, names);
 }

@@ -289,6 +289,11 @@ TEST_CASE("hone replay refuses bad input with exit code 2 and says why") {
         {ok + " --strategy genetic --option population", "expected NAME=VALUE"},
         {ok + " --strategy genetic --option population=x", "expected a number"},
         {ok + " --strategy random --option x=1", "takes no options"},
+        {ok + " --strategy auto --option patience=2",
+         "it is gp_sweep with its defaults; for "
+         "options name it (--strategy gp_sweep)"},
+        {ok + " --strategy genetic -O population=30 -O population=40",
+         "population is given twice (first 30)"},
         {ok + " --max-evals 0", "--max-evals: expected a whole number 1 or more, got '0'"},
         {ok + " --seeds 0", "--seeds: expected a whole number from 1 to 100000, got '0'"},
         {ok + " --seeds 100001", "expected a whole number from 1 to 100000, got '100001'"},
