@@ -133,7 +133,7 @@ int run_space(const space_args& a) {
             {"source_found", s.kernel.source_found},
             {"size_note", size_list_note(s)}};
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-        return 0;
+        return count && *count == 0 ? 1 : 0;
     }
     // The kernel's name and source path come from the config, which another tool may have
     // written (hone import-t1): shown escaped.
@@ -170,6 +170,12 @@ int run_space(const space_args& a) {
                                  bytes_text(static_cast<double>(space.store_bytes())), per_config)
                    : std::string("nothing listed"),
                bytes_text(static_cast<double>(rss)));
+    if (count && *count == 0) {
+        fmt::print(
+            "no configuration satisfies the constraints: hone check and tune refuse this "
+            "config (exit code 1)\n");
+        return 1;
+    }
     return 0;
 }
 

@@ -435,3 +435,15 @@ TEST_CASE("hone check: an overloaded kernel name gets a hint; a misspelt one a s
     CHECK(r.err.find("kernel 'scale' not found in") != std::string::npos);
     CHECK(r.err.find("did you mean 'Scale'?") != std::string::npos);
 }
+
+TEST_CASE("hone space: constraints that leave no configuration say so, exit 1") {
+    temp_dir dir;
+    dir.write("scale.cu", "extern \"C\" __global__ void scale(float* x, int n) {}\n");
+    std::string text = scale_config;
+    text.replace(text.find("buffers:"), 8, "constraints: [\"BLOCK > 10000\"]\nbuffers:");
+    dir.write("zero.yaml", text);
+    const cli_result r = run_cli(dir, "space " + dir.file("zero.yaml"));
+    CHECK(r.rc == 1);
+    CHECK(r.out.find("no configuration satisfies the constraints") != std::string::npos);
+    CHECK(run_cli(dir, "space " + dir.file("zero.yaml") + " --json").rc == 1);
+}
