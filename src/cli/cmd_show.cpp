@@ -150,7 +150,10 @@ int run_show(const show_args& a) {
         table_options t;
         t.top = a.all ? 0 : a.top;
         t.by = stored_rank_by(id);
-        print_text("{}\n", best_table(records, t));
+        if (records.empty() && !a.where.empty())
+            print_text("no configuration matches --where \"{}\"\n", a.where);
+        else
+            print_text("{}\n", best_table(records, t));
         if (final) print_text("{}\n", final_word_text(*final));
         if (const std::string f = failure_table(records, t); !f.empty()) print_text("{}\n", f);
     }

@@ -255,3 +255,13 @@ TEST_CASE("--run N names run N only, never also an id beginning with its digits;
     CHECK(none.rc == 2);
     CHECK(contains(none.err, "no run of"));
 }
+
+TEST_CASE("hone show --where that matches nothing says so") {
+    temp_dir t;
+    fs::copy_file(std::string(HONE_SOURCE_DIR) + "/bench/recorded/vector_add_576_2p24_h100.sqlite",
+                  t.file("va.db"));
+    const cli_result r = run_cli(t, "show " + t.file("va.db") + " --where VEC=5");
+    CHECK(r.rc == 0);
+    CHECK(contains(r.out, "no configuration matches --where \"VEC=5\""));
+    CHECK_FALSE(contains(r.out, "has a timing"));
+}
