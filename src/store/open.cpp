@@ -51,8 +51,9 @@ bool is_damage(sqlite3* db) {
 
 [[noreturn]] void refuse_corrupted(const std::string& path, const std::string& detail) {
     throw env_error(
-        fmt::format("{} is corrupted ({}); it was left unchanged: restore it from a backup, or {}",
-                    path, detail, move_it));
+        fmt::format("{} is corrupted ({}); it was left unchanged: restore it from a backup, or "
+                    "write results elsewhere (tune and import: --output; merge: -o)",
+                    path, detail));
 }
 
 // Runs a check query; damage found while reading is reported as corruption.
