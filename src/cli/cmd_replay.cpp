@@ -139,7 +139,8 @@ int run_replay(const replay_args& a) {
                       {"unit", space.unit},
                       {"configurations", space.points.size()},
                       {"failed", failed},
-                      {"optimum", {{"key", space.key(space.optimum)}, {"value", optimum}}}};
+                      {"optimum", {{"key", space.key(space.optimum)}, {"value", optimum}}},
+                      {"ranked_by", space.ranked_value}};
         j["strategy"] = resolve_strategy(o.setup.name, static_cast<double>(space.points.size()));
         j["requested"] = a.strategy;
         j["options"] = o.setup.options;
@@ -190,6 +191,7 @@ int run_replay(const replay_args& a) {
     print_text("{} ({}): {} on {}\n", space.path, space.format, space.kernel, space.device);
     print_text("{} configurations, {} failed; optimum {:.6g} {} at {}\n", space.points.size(),
                failed, optimum * unit.scale, unit.name, named_key(space, space.optimum));
+    if (!space.ranked_value.empty()) print_text("ranked by {}\n", space.ranked_value);
     fmt::print("strategy {}{}, {} seed(s) from {}, at most {} evaluations, {} proposed ahead\n\n",
                r.strategy, a.strategy == r.strategy ? "" : " (" + a.strategy + ")", o.seeds, a.seed,
                a.max_evals, o.window);

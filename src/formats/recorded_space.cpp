@@ -72,6 +72,7 @@ recorded_space from_kt(const std::string& path, std::string text) {
     r.problem = c.problem_size;
     r.objective = "time";
     r.unit = "ms";
+    r.ranked_value = "the file's time (Kernel Tuner: the mean of its runs)";
     r.names = std::move(c.param_names);
     r.values = std::move(c.param_values);
     r.make_key = kt_record_key;  // Kernel Tuner's keys: Python's text of the values
@@ -142,6 +143,9 @@ recorded_space from_run(const std::string& path, const char* format, const run_i
     r.problem = run.problem;
     r.objective = run.objective;
     r.unit = run.objective == "time" ? "us" : run.objective == "gbps" ? "GB/s" : "GFLOP/s";
+    r.ranked_value = run.objective == "time" ? "the median of each configuration's samples, as "
+                                               "hone ranks"
+                                             : "each configuration's " + run.objective;
     if (records.empty()) throw input_error(at, "the run has no results");
     for (const auto& [name, v] : records[0].params) r.names.push_back(name);
     r.values.resize(r.names.size());

@@ -23,6 +23,9 @@ class recorded_space final : public search_domain {
     std::string kernel, device, problem;
     std::string objective = "time";  // what is ranked: time | gbps | gflops
     std::string unit = "ms";         // of the recorded objective values
+    // Which recorded value is ranked, for the reader ("the file's time: Kernel Tuner's mean
+    // of its runs"): a space read from another container of the same results may rank another.
+    std::string ranked_value;
     std::vector<std::string> names;
     std::vector<std::vector<value>> values;  // per parameter, in coordinate order where numeric
     std::vector<point> points;               // the recorded configurations

@@ -76,6 +76,7 @@ TEST_CASE("replay of a Kernel Tuner cache: exact evaluations to each level") {
     const recorded_space space = load_recorded_space(dir.file("four.json"));
     CHECK(space.points.size() == 4);
     CHECK(space.format == "Kernel Tuner cache");
+    CHECK(space.ranked_value.find("the file's time") != std::string::npos);
     CHECK(space.key(space.optimum) == "4,7");
     CHECK(space.cost_s[0] == doctest::Approx(0.15));
     CHECK(!space.outcome[2]);
@@ -149,6 +150,7 @@ TEST_CASE("replay of a hone database, and one with several runs") {
     }
     const recorded_space space = load_recorded_space(db);
     CHECK(space.format == "hone database");
+    CHECK(space.ranked_value.find("median") != std::string::npos);
     CHECK(space.points.size() == 4);
     CHECK(space.names == std::vector<std::string>{"BLOCK", "FAST"});
     CHECK(space.key(space.optimum) == "BLOCK=128,FAST=true");
