@@ -53,6 +53,21 @@ args: [x, {value: N, type: int32}]
 launch: {grid: ["ceil_div(N, BLOCK)"], block: [BLOCK]}
 )yaml";
 
+// scale.cu with `source` beside scale_config, checked for sm_90 (extra: more arguments).
+cli_result check_scale(const temp_dir& dir, const std::string& source,
+                       const std::string& extra = "") {
+    dir.write("scale.yaml", scale_config);
+    dir.write("scale.cu", source);
+    return run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90" + extra);
+}
+
+// The kernel scale_config describes.
+const std::string scale_kernel =
+    "extern \"C\" __global__ void scale(float* x, int n) {\n"
+    "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) x[i] *= 2.0f;\n"
+    "}\n";
+
 }  // namespace
 
 TEST_CASE(
@@ -282,11 +297,7 @@ verify: {reference: {BLOCK_SIZE: 64}}
 
 TEST_CASE("hone check: values a kernel cannot take are refused with their line and column") {
     temp_dir dir;
-    dir.write("scale.cu",
-              "extern \"C\" __global__ void scale(float* x, int n) {\n"
-              "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-              "    if (i < n) x[i] *= 2.0f;\n"
-              "}\n");
+    dir.write("scale.cu", scale_kernel);
     auto config = [&](const std::string& name, const std::string& from, const std::string& to) {
         std::string text = scale_config;
         text.replace(text.find(from), from.size(), to);
@@ -320,18 +331,10 @@ TEST_CASE("hone check: values a kernel cannot take are refused with their line a
 
 TEST_CASE("hone check: a source with a UTF-8 byte order mark compiles; <iostream> gets a hint") {
     temp_dir dir;
-    const std::string kernel =
-        "extern \"C\" __global__ void scale(float* x, int n) {\n"
-        "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "    if (i < n) x[i] *= 2.0f;\n"
-        "}\n";
-    dir.write("scale.yaml", scale_config);
-    dir.write("scale.cu", "\xEF\xBB\xBF" + kernel);
-    cli_result r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
+    cli_result r = check_scale(dir, "\xEF\xBB\xBF" + scale_kernel);
     INFO(r.out);
     CHECK(r.rc == 0);
-    dir.write("scale.cu", "#include <iostream>\n" + kernel);
-    r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
+    r = check_scale(dir, "#include <iostream>\n" + scale_kernel);
     CHECK(r.rc == 1);
     CHECK(r.out.find("hint: <iostream> is a header of the C++ library's host side") !=
           std::string::npos);
@@ -407,30 +410,23 @@ TEST_CASE("hone check: <cub/cub.cuh> gets the hint to include cub's block-level 
         "    const float s = reduce(t).Sum(x[threadIdx.x]);\n"
         "    if (threadIdx.x == 0) x[0] = s;\n"
         "}\n";
-    dir.write("scale.yaml", scale_config);
-    dir.write("scale.cu", "#include <cub/cub.cuh>\n" + body);
-    cli_result r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90 --sample 1");
+    cli_result r = check_scale(dir, "#include <cub/cub.cuh>\n" + body, " --sample 1");
     INFO(r.out);
     CHECK(r.rc == 1);
     CHECK(r.out.find("hint: <cub/cub.cuh> includes cub's device-wide algorithms") !=
           std::string::npos);
-    dir.write("scale.cu", "#include <cub/block/block_reduce.cuh>\n" + body);
-    r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
-    CHECK(r.rc == 0);
+    CHECK(check_scale(dir, "#include <cub/block/block_reduce.cuh>\n" + body).rc == 0);
 }
 
 TEST_CASE("hone check: an overloaded kernel name gets a hint; a misspelt one a suggestion") {
     temp_dir dir;
-    dir.write("scale.yaml", scale_config);
-    dir.write("scale.cu",
-              "__global__ void scale(float* x, int n) { x[0] = n; }\n"
-              "__global__ void scale(double* x, int n) { x[0] = n; }\n");
-    cli_result r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
+    cli_result r = check_scale(dir,
+                               "__global__ void scale(float* x, int n) { x[0] = n; }\n"
+                               "__global__ void scale(double* x, int n) { x[0] = n; }\n");
     INFO(r.out);
     CHECK(r.rc == 1);
     CHECK(r.out.find("hint: kernel.name 'scale' names several overloads") != std::string::npos);
-    dir.write("scale.cu", "__global__ void Scale(float* x, int n) {}\n");
-    r = run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90");
+    r = check_scale(dir, "__global__ void Scale(float* x, int n) {}\n");
     CHECK(r.rc == 2);
     CHECK(r.err.find("kernel 'scale' not found in") != std::string::npos);
     CHECK(r.err.find("did you mean 'Scale'?") != std::string::npos);
