@@ -3,9 +3,7 @@
 // (hone/kernel.hpp).
 #include <fmt/format.h>
 
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <set>
 #include <tuple>
@@ -40,18 +38,11 @@ auto entry_key(const tuned_entry& e) {
     return std::tie(e.kernel, e.source_hash, e.spec_hash, e.device_name, e.problem, e.origin);
 }
 
-// An existing file at `path` is replaced only when it is a wisdom file: a database or any other
-// file named by mistake is left as it was.
+// An existing file at `path` is replaced only when it is a wisdom file: any other file named by
+// mistake is left as it was (a database never gets here: check_output_path refuses it first).
 std::vector<tuned_entry> existing_wisdom(const std::string& path) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return {};
-    std::ifstream in(path, std::ios::binary);
-    char head[16] = {};
-    in.read(head, sizeof head);
-    if (in.gcount() == 16 && std::memcmp(head, "SQLite format 3", 16) == 0)
-        throw input_error({path, 0, 0},
-                          "is a results database, not a wisdom file: it was left unchanged; "
-                          "give --wisdom another name");
     try {
         return read_tuned(path);
     } catch (const input_error& e) {
