@@ -93,9 +93,9 @@ int run_show(const show_args& a) {
         throw env_error(fmt::format("{}: no such results database", a.db));
     results_store store(a.db, store_access::read_only);
     const auto runs = store.stored_runs();
-    std::vector<int64_t> ids;
-    for (const auto& r : runs) ids.push_back(r.run_id);
-    const bool by_number = selector_is_number(a.run, ids);
+    std::vector<int64_t> numbers;
+    for (const auto& r : runs) numbers.push_back(r.run_id);
+    const bool by_number = selector_is_number(a.run, numbers);
     const auto selected = [&](const stored_run& r) {
         return run_selected(r.run_id, r.identity.id(), a.run, by_number);
     };
