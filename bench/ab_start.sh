@@ -14,7 +14,7 @@ run() { local label=$1; shift; local t0=$(date +%s.%N)
 import json,sys
 r=json.load(open('/tmp/h.json')); r=r if isinstance(r,list) else [r]; x=r[0]
 s=x['time']['setup']; d=sorted({y.get('device') for y in x['results']})
-print(f"{sys.argv[1]:8s} wall {float(sys.argv[3])-float(sys.argv[2]):.2f} run {x['time']['wall_s']:.2f} setup {x['time']['setup_s']:.2f} prepare {s['prepare_s']:.2f} gpu {x['time']['gpu_s']:.2f} devices {d} ok {sum(1 for y in x['results'] if y['status'] in ('ok','not_converged'))}")
+print(f"{sys.argv[1]:8s} wall {float(sys.argv[3])-float(sys.argv[2]):.2f} run {x['time']['wall_s']:.2f} setup {x['time']['setup_s']:.2f} prepare {s['prepare_s']:.2f} gpu {x['time']['gpu_s']:.2f} devices {d} ok {sum(1 for y in x['results'] if y['status'] in ('ok','not_converged'))} not_converged {sum(1 for y in x['results'] if y['status']=='not_converged')} slowest config {max(y['gpu_wall_s'] for y in x['results']):.2f} s")
 PY
 }
 for r in 1 2 3; do

@@ -66,6 +66,7 @@ struct profiler_timer::state {
     double begin_s = 0, stop_s = 0, decode_s = 0, evaluate_s = 0;
     double image_s = 0, config_s = 0, start_s = 0;  // begin's image init, SetConfig, Start
     std::size_t rounds = 0, ranges_read = 0;
+    double first[4] = {0, 0, 0, 0};  // the first round's begin, stop, decode and evaluate
 
     void size_data(std::size_t ranges) {
         auto ds = HONE_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
@@ -91,6 +92,11 @@ struct profiler_timer::state {
                          1e6 * decode_s / rounds, 1e6 * evaluate_s / rounds,
                          ranges_read ? 1e6 * evaluate_s / ranges_read : 0.0, 1e6 * image_s / rounds,
                          1e6 * config_s / rounds, 1e6 * start_s / rounds);
+        if (std::getenv("HONE_TIMER_STATS") && rounds)
+            std::fprintf(stderr,
+                         "hone: profiler timer: first round: begin %.1f ms, stop %.1f ms, decode "
+                         "%.1f ms, evaluate %.1f ms\n",
+                         1e3 * first[0], 1e3 * first[1], 1e3 * first[2], 1e3 * first[3]);
         if (range) {
             auto d = HONE_PARAMS(CUpti_RangeProfiler_Disable_Params);
             d.pRangeProfilerObject = range;
@@ -244,7 +250,7 @@ bool profiler_timer::begin(std::size_t ranges, std::string& why) {
         s.start_s += since(t1);
         s.started = true;
         s.begin_s += since(t0);
-        ++s.rounds;
+        if (++s.rounds == 1) s.first[0] = since(t0);
         return true;
     } catch (const failure& e) {
         why = e.what();
@@ -263,6 +269,8 @@ std::optional<std::vector<uint64_t>> profiler_timer::finish(std::string& why) {
         auto sp = HONE_PARAMS(CUpti_RangeProfiler_Stop_Params);
         sp.pRangeProfilerObject = s.range;
         check(f, p.cuptiRangeProfilerStop(&sp), "cuptiRangeProfilerStop");
+        const bool first = s.rounds == 1;
+        if (first) s.first[1] = since(t0);
         s.stop_s += since(t0);
         t0 = std::chrono::steady_clock::now();
         auto dd = HONE_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
@@ -277,6 +285,7 @@ std::optional<std::vector<uint64_t>> profiler_timer::finish(std::string& why) {
         info.counterDataImageSize = s.data.size();
         check(f, p.cuptiRangeProfilerGetCounterDataInfo(&info),
               "cuptiRangeProfilerGetCounterDataInfo");
+        if (first) s.first[2] = since(t0);
         s.decode_s += since(t0);
         t0 = std::chrono::steady_clock::now();
         std::vector<uint64_t> out;
@@ -299,6 +308,7 @@ std::optional<std::vector<uint64_t>> profiler_timer::finish(std::string& why) {
             }
             out.push_back(static_cast<uint64_t>(std::llround(ns)));
         }
+        if (first) s.first[3] = since(t0);
         s.evaluate_s += since(t0);
         s.ranges_read += out.size();
         return out;
