@@ -81,6 +81,7 @@ nb::dict time_to_py(const time_split& t) {
     d["samples_s"] = t.gpu_steps.samples_s;
     d["waits"] = t.gpu_steps.waits;
     d["gpu_span_s"] = t.gpu_span_s;
+    d["final_word_s"] = t.final_word_s;
     return d;
 }
 

@@ -89,12 +89,12 @@ void apply_search_overrides(const tune_args& a, spec& s) {
 }
 
 std::string time_split_text(const time_split& t, const tune_result& r) {
-    const double other = t.wall_s - t.setup_s - t.compile_wait_s - t.gpu_s;
+    const double other = t.wall_s - t.setup_s - t.compile_wait_s - t.gpu_s - t.final_word_s;
     const prepare_report& p = t.prepare;
     const job_steps& g = t.gpu_steps;
     return fmt::format(
         "time: wall {:.2f} s = setup {:.2f} s + waiting for the compiler {:.2f} s + "
-        "GPU work {:.2f} s + other {:.2f} s\n"
+        "GPU work {:.2f} s + {}other {:.2f} s\n"
         "      setup: GPU session start {:.2f} s, reference compile {:.2f} s, prepare {:.2f} s "
         "(inputs {:.2f} s, upload {:.2f} s, reference run {:.2f} s, CUPTI {:.2f} s, clock to "
         "{:.0f} MHz {:.2f} s)\n"
@@ -104,9 +104,10 @@ std::string time_split_text(const time_split& t, const tune_result& r) {
         "meanwhile {:.2f} s\n"
         "      GPU busy in warm-up and samples {:.2f} s ({:.2f} s with the flushes or spins "
         "between samples); compile CPU {:.2f} s; {} compiled, {} from cache\n",
-        t.wall_s, t.setup_s, t.compile_wait_s, t.gpu_s, other, t.session_start_s,
-        t.reference_compile_s, t.prepare_s, p.inputs_s, p.upload_s, p.reference_s, p.timer_s,
-        p.clock_mhz, p.clock_s, p.timer.empty() ? "-" : p.timer,
+        t.wall_s, t.setup_s, t.compile_wait_s, t.gpu_s,
+        t.final_word_s > 0 ? fmt::format("final word {:.2f} s + ", t.final_word_s) : "", other,
+        t.session_start_s, t.reference_compile_s, t.prepare_s, p.inputs_s, p.upload_s,
+        p.reference_s, p.timer_s, p.clock_mhz, p.clock_s, p.timer.empty() ? "-" : p.timer,
         p.timer_note.empty() ? "" : " (" + p.timer_note + ")", t.worker_s, g.load_s, g.verify_s,
         g.warmup_s, g.samples_s, g.waits, t.store_s, t.gpu_busy_s, t.gpu_span_s, t.compile_cpu_s,
         r.compiled, r.cache_hits);
@@ -233,6 +234,29 @@ std::vector<int> counted_devices() {
     std::vector<int> out;
     if (!std::getenv("CUDA_VISIBLE_DEVICES"))
         for (int i = 0; i < nvml::device_count(); ++i) out.push_back(i);
+    return out;
+}
+
+// The machine's GPUs as NVML describes them, where that stands for CUDA's list: every GPU of
+// one model (name and memory) and CUDA_VISIBLE_DEVICES unset, so that an ordinal names a GPU of
+// that model under either count. nullopt otherwise, and device_groups reads CUDA's list: its
+// start in this process (cuInit and a context a GPU: 1.6 s on a 4x H200 host) would compete
+// with the GPU workers' own, which the driver serialises. The workers' CUDA figures are checked
+// again (check_one_model).
+std::optional<std::vector<device_info>> models_without_cuda() {
+    if (std::getenv("CUDA_VISIBLE_DEVICES")) return std::nullopt;
+    const auto models = nvml::models();
+    if (models.empty()) return std::nullopt;
+    std::vector<device_info> out;
+    for (const auto& m : models) {
+        if (m.name != models.front().name || m.total_mem != models.front().total_mem)
+            return std::nullopt;
+        device_info d;
+        d.ordinal = static_cast<int>(out.size());
+        d.attrs.name = m.name;
+        d.attrs.total_mem = static_cast<decltype(d.attrs.total_mem)>(m.total_mem);
+        out.push_back(std::move(d));
+    }
     return out;
 }
 
@@ -418,12 +442,19 @@ int run_tune(tune_args a) {
     // Every size is checked before any GPU is started.
     std::vector<spec> specs;
     for (const auto& size : sizes) specs.push_back(load_spec(a.config, size));
-    // This process's CUDA start (reading the GPUs' models, ~1 s on a 4-GPU host) overlaps the
-    // start of the GPU workers of the GPUs the run will likely use.
+    // The GPU workers of the GPUs the run will likely use start now. This process reads the
+    // GPUs' models from NVML where it can, else with CUDA's start (~1 s on a 4-GPU host),
+    // beside the workers'.
     std::shared_future<std::vector<device_info>> described;
     std::map<int, std::shared_ptr<gpu_session>> early;
     if (const auto likely = likely_devices(a, first); !likely.empty()) {
-        described = std::async(std::launch::async, describe_devices).share();
+        if (auto models = models_without_cuda()) {
+            std::promise<std::vector<device_info>> ready;
+            ready.set_value(std::move(*models));
+            described = ready.get_future().share();
+        } else {
+            described = std::async(std::launch::async, describe_devices).share();
+        }
         std::vector<std::exception_ptr> errors;
         auto started = make_worker_sessions(likely, errors, ahead);
         for (std::size_t i = 0; i < likely.size(); ++i)
@@ -562,6 +593,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
                      {"compile_wait_s", diag.time.compile_wait_s},
                      {"compile_cpu_s", diag.time.compile_cpu_s},
                      {"gpu_s", diag.time.gpu_s},
+                     {"final_word_s", diag.time.final_word_s},
                      {"gpu_busy_s", diag.time.gpu_busy_s},
                      {"gpu_span_s", diag.time.gpu_span_s},
                      {"setup",

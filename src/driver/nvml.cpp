@@ -11,6 +11,9 @@ namespace {
 // NVML's C interface, as far as hone uses it (nvml.h: stable since NVML 2.285).
 using nvml_return = int;  // 0 = NVML_SUCCESS
 using nvml_device = void*;
+struct nvml_memory {  // nvmlMemory_t (v1)
+    unsigned long long total, free, used;
+};
 constexpr int clock_sm = 1;         // NVML_CLOCK_SM
 constexpr int temperature_gpu = 0;  // NVML_TEMPERATURE_GPU
 
@@ -21,6 +24,9 @@ struct api {
     nvml_return (*temperature)(nvml_device, int, unsigned*) = nullptr;
     nvml_return (*power_usage)(nvml_device, unsigned*) = nullptr;  // milliwatts
     nvml_return (*count)(unsigned*) = nullptr;
+    nvml_return (*handle_by_index)(unsigned, nvml_device*) = nullptr;
+    nvml_return (*name)(nvml_device, char*, unsigned) = nullptr;
+    nvml_return (*memory)(nvml_device, nvml_memory*) = nullptr;
     bool ok = false;
 };
 
@@ -41,6 +47,9 @@ const api& loaded() {
         bind(lib, "nvmlDeviceGetTemperature", x.temperature);
         bind(lib, "nvmlDeviceGetPowerUsage", x.power_usage);
         bind(lib, "nvmlDeviceGetCount_v2", x.count);
+        bind(lib, "nvmlDeviceGetHandleByIndex_v2", x.handle_by_index);
+        bind(lib, "nvmlDeviceGetName", x.name);
+        bind(lib, "nvmlDeviceGetMemoryInfo", x.memory);
         x.ok = x.init && x.handle_by_uuid && x.init() == 0;
         return x;
     }();
@@ -54,6 +63,23 @@ int device_count() {
     unsigned n = 0;
     if (!a.ok || !a.count || a.count(&n) != 0) return 0;
     return static_cast<int>(n);
+}
+
+std::vector<gpu_model> models() {
+    const api& a = loaded();
+    std::vector<gpu_model> out;
+    const int n = device_count();
+    if (n <= 0 || !a.handle_by_index || !a.name || !a.memory) return out;
+    for (int i = 0; i < n; ++i) {
+        nvml_device dev = nullptr;
+        char name[96] = {};
+        nvml_memory mem{};
+        if (a.handle_by_index(static_cast<unsigned>(i), &dev) != 0 ||
+            a.name(dev, name, sizeof name) != 0 || a.memory(dev, &mem) != 0)
+            return {};
+        out.push_back({name, mem.total});
+    }
+    return out;
 }
 
 gpu_telemetry read(const std::string& uuid) {

@@ -18,11 +18,12 @@ struct time_split {
     double compile_cpu_s = 0;        // sum of compile times (across workers)
     double gpu_s = 0;                // while the GPU side had jobs: load, verify, warm-up, samples,
                        // hand-over (results are stored and compiles handed out meanwhile)
-    double worker_s = 0;    // of which the GPU session's own time on its jobs
-    job_steps gpu_steps;    // and its parts
-    double gpu_busy_s = 0;  // the kernel's GPU time in warm-ups and samples
-    double gpu_span_s = 0;  // the GPU time warm-ups and samples occupied (with flushes, spins)
-    double store_s = 0;     // writing results (while the next job runs, but for the last)
+    double worker_s = 0;      // of which the GPU session's own time on its jobs
+    job_steps gpu_steps;      // and its parts
+    double gpu_busy_s = 0;    // the kernel's GPU time in warm-ups and samples
+    double gpu_span_s = 0;    // the GPU time warm-ups and samples occupied (with flushes, spins)
+    double store_s = 0;       // writing results (while the next job runs, but for the last)
+    double final_word_s = 0;  // several GPUs: the top configurations measured again on one
 };
 
 struct tune_diagnostics {

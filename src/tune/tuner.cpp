@@ -281,9 +281,11 @@ tune_result pipeline::run() {
     }
     out_.dropped = gpus_->dropped();
     if (!out_.interrupted && !stopping() && gpus_->size() > 1 &&
-        (out_.evaluated > 0 || store_->final_word(id).empty()))
+        (out_.evaluated > 0 || store_->final_word(id).empty())) {
+        const auto t = steady_clock::now();
         run_final_word();
-    else if (const auto stored = final_word_from_json(store_->final_word(id)))
+        time_.final_word_s = seconds_since(t);
+    } else if (const auto stored = final_word_from_json(store_->final_word(id)))
         out_.final = stored;
     time_.wall_s = seconds_since(t0_);
     if (opt_.diagnostics) opt_.diagnostics->time = time_;

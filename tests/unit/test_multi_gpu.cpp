@@ -25,6 +25,7 @@
 #include "measure/stats.hpp"
 #include "report/final_word.hpp"
 #include "temp_dir.hpp"
+#include "tune/diagnostics.hpp"
 #include "tune/gpu_pool.hpp"
 #include "tune/sessions.hpp"
 
@@ -263,9 +264,13 @@ TEST_CASE("several GPUs: the final word comes from the first GPU's interleaved r
     auto ref = std::make_shared<fake_gpu>(0);
     auto other = std::make_shared<fake_gpu>(1, "Fake GPU", 1.1);  // reads everything 10% long
     f.opt.sessions = {ref, other};
+    tune_diagnostics diag;
+    f.opt.diagnostics = &diag;
     const tune_result r = tune(s, f.opt);
     CHECK(r.evaluated == 16);
     REQUIRE(r.final.has_value());
+    CHECK(diag.time.final_word_s > 0);  // its own line of the time split
+    CHECK(diag.time.final_word_s <= diag.time.wall_s);
     const final_word& w = *r.final;
     CHECK(w.device == 0);
     CHECK(w.device_uuid == "GPU-fake-0");
@@ -308,7 +313,9 @@ TEST_CASE("several GPUs: the final word comes from the first GPU's interleaved r
 
     // Resumed with nothing new to measure: the stored final word stands, measured again by no one.
     const std::size_t before = ref->collected_keys.size();
+    diag = {};
     const tune_result again = tune(s, f.opt);
+    CHECK(diag.time.final_word_s == 0);
     CHECK(again.evaluated == 0);
     CHECK(ref->collected_keys.size() == before);
     REQUIRE(again.final.has_value());
