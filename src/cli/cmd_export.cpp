@@ -56,7 +56,7 @@ std::vector<tuned_entry> existing_wisdom(const std::string& path) {
 int export_wisdom(const export_args& a) {
     std::error_code ec;
     if (!fs::is_regular_file(a.db, ec))  // opening a store would create it
-        throw env_error(fmt::format("{}: no such results database", a.db));
+        throw input_error({a.db, 0, 0}, "no such results database");
     check_output_path(a.wisdom, {a.db});
     std::set<std::string> ids;  // --run: those runs only (an unknown one is refused here)
     if (!a.run.empty())

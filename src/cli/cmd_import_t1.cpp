@@ -25,7 +25,7 @@ struct import_t1_args {
 
 std::string read_text(const std::string& path) {
     std::optional<std::string> text = read_file_capped(path, max_text_input_bytes());
-    if (!text) throw env_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    if (!text) throw_unreadable(path, errno);
     return std::move(*text);
 }
 

@@ -89,8 +89,7 @@ class json_runs_writer {
 
 int run_show(const show_args& a) {
     struct stat st {};
-    if (stat(a.db.c_str(), &st) != 0)
-        throw env_error(fmt::format("{}: no such results database", a.db));
+    if (stat(a.db.c_str(), &st) != 0) throw input_error({a.db, 0, 0}, "no such results database");
     results_store store(a.db, store_access::read_only);
     const auto runs = store.stored_runs();
     std::vector<int64_t> numbers;

@@ -46,6 +46,12 @@ std::string input_limit_text(std::size_t limit, const char* what) {
                        limit_variable);
 }
 
+void throw_unreadable(const std::string& path, int error_number) {
+    if (error_number == ENOENT || error_number == ENOTDIR)
+        throw input_error({path, 0, 0}, "no such file");
+    throw env_error(fmt::format("cannot read {}: {}", path, std::strerror(error_number)));
+}
+
 std::optional<std::string> read_file_capped(const std::string& path, std::size_t limit) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::nullopt;

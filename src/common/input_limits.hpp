@@ -25,6 +25,10 @@ std::string input_limit_text(std::size_t limit, const char* what = "larger than"
 // cannot be opened (errno says why): each reader words that error its own way.
 std::optional<std::string> read_file_capped(const std::string& path, std::size_t limit);
 
+// Throws why a file named on the command line could not be opened: input_error (exit 2) when
+// it is not there, env_error (exit 3) for anything else (permissions, I/O).
+[[noreturn]] void throw_unreadable(const std::string& path, int error_number);
+
 // JSON values nested deeper than this are refused before they are parsed: nlohmann's parser
 // is iterative, but copying, printing and comparing a value recurse once per level.
 inline constexpr int max_json_depth = 512;

@@ -63,7 +63,7 @@ std::string gunzip(const std::string& in, const std::string& path) {
 
 std::string read_maybe_gzip(const std::string& path) {
     std::optional<std::string> bytes = read_file_capped(path, max_input_bytes());
-    if (!bytes) throw env_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    if (!bytes) throw_unreadable(path, errno);
     return is_gzip(*bytes) ? gunzip(*bytes, path) : std::move(*bytes);
 }
 

@@ -12,8 +12,7 @@ namespace hone {
 
 std::vector<run_records> read_stored_runs(const std::string& db, bool without_samples) {
     struct stat st {};
-    if (::stat(db.c_str(), &st) != 0)
-        throw env_error(fmt::format("{}: no such results database", db));
+    if (::stat(db.c_str(), &st) != 0) throw input_error({db, 0, 0}, "no such results database");
     results_store store(db, store_access::read_only);
     std::vector<run_records> out;
     for (auto& sr : store.stored_runs()) {

@@ -187,8 +187,7 @@ sqlite3* open_checked(const std::string& path) {
 
 sqlite3* open_read_only(const std::string& path) {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-        throw env_error(fmt::format("{}: no such results database", path));
+    if (::stat(path.c_str(), &st) != 0) throw input_error({path, 0, 0}, "no such results database");
     if (!S_ISREG(st.st_mode))
         throw input_error({path, 0, 0},
                           "is not a regular file (a device, a folder or a fifo): expected a hone "

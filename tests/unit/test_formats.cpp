@@ -655,7 +655,7 @@ TEST_CASE("store: an imported run is stored whole, in order, apart from measured
         CHECK(std::string(e.what()).find("imported: kernel_tuner cache (small.json)") !=
               std::string::npos);
     }
-    CHECK_THROWS_AS(read_stored_runs(d.file("absent.db")), env_error);
+    CHECK_THROWS_AS(read_stored_runs(d.file("absent.db")), input_error);
     CHECK_FALSE(std::filesystem::exists(d.file("absent.db")));
 }
 

@@ -102,7 +102,7 @@ TEST_CASE("read-only store: empty, foreign and non-regular files are refused, no
     CHECK(read_only_refusal(t.file("other.db")).find("another application") != std::string::npos);
     CHECK(read_only_refusal("/dev/zero").find("not a regular file") != std::string::npos);
     CHECK(read_only_refusal(t.path.string()).find("not a regular file") != std::string::npos);
-    CHECK_THROWS_AS(results_store(t.file("absent.db"), store_access::read_only), env_error);
+    CHECK_THROWS_AS(results_store(t.file("absent.db"), store_access::read_only), input_error);
     CHECK_FALSE(std::filesystem::exists(t.file("absent.db")));
 }
 

@@ -234,10 +234,10 @@ TEST_CASE("hone export --wisdom: writes, merges, and refuses what it must not ov
     r = hone_cli(fmt::format("export {} --wisdom {} --top 1", t.file("r.db"), w));
     CHECK(read_tuned(w)[0].configs.size() == 1);
 
-    SUBCASE("argument errors: exit 2 (3: no database)") {
+    SUBCASE("argument errors: exit 2") {
         CHECK(hone_cli("export").rc == 2);
         r = hone_cli(fmt::format("export {} --wisdom {}", t.file("missing.db"), w));
-        CHECK(r.rc == 3);  // like every command given a database that is not there
+        CHECK(r.rc == 2);  // like every command given an input that is not there
         CHECK(r.output.find("no such results database") != std::string::npos);
         r = hone_cli(fmt::format("export {}", t.file("r.db")));
         CHECK(r.rc == 2);
