@@ -108,6 +108,11 @@ int run_show(const show_args& a) {
     }
     json_runs_writer json_out;
     std::vector<const stored_run*> older;  // superseded runs left out
+    // A database of several kernels: --where naming one kernel's parameters leaves the other
+    // kernels' runs out, saying so; it is an error only when it fits no run.
+    std::optional<input_error> unfit;
+    std::string left_out;
+    std::size_t fitted = 0;
     for (const auto& run : runs) {
         if (!a.run.empty() ? !selected(run) : run.superseded_by != 0 && !a.all_runs) {
             if (a.run.empty()) older.push_back(&run);
@@ -116,7 +121,18 @@ int run_show(const show_args& a) {
         store_query q;
         q.identity = run.identity.id();
         q.where = a.where;
-        const auto records = store.query(q);
+        std::vector<eval_record> records;
+        try {
+            records = store.query(q);
+            ++fitted;
+        } catch (const input_error& e) {
+            if (a.where.empty()) throw;
+            if (!unfit) unfit = e;
+            left_out +=
+                fmt::format("  run {} ({}, {}): {}\n", run.run_id, run.identity.id().substr(0, 12),
+                            run.identity.kernel_name, e.message());
+            continue;
+        }
         const std::string note = superseded_note(runs, run);
         const auto final = final_word_from_json(store.final_word(q.identity));
         if (a.json) {
@@ -156,11 +172,13 @@ int run_show(const show_args& a) {
         if (final) print_text("{}\n", final_word_text(*final));
         if (const std::string f = failure_table(records, t); !f.empty()) print_text("{}\n", f);
     }
+    if (unfit && fitted == 0) throw *unfit;
     if (a.json) {
         json_out.finish();
         return 0;
     }
     if (runs.empty()) print_text("{}: no runs stored\n", a.db);
+    if (!left_out.empty()) print_text("left out by --where:\n{}", left_out);
     if (!older.empty()) {
         std::string list;
         for (const auto* r : older)
@@ -184,7 +202,9 @@ edited, say) are listed after it as superseded, and --run N or --all-runs prints
 Rows are ranked by the objective the run was tuned for (metrics.objective).
 
 --where takes comma-separated terms NAME OP VALUE (OP: = != < <= > >=), where NAME is a
-parameter or one of status, median_us, gbps, gflops, regs, occupancy.
+parameter or one of status, median_us, gbps, gflops, regs, occupancy. In a database of
+several kernels, the runs of a kernel without such a parameter are left out (listed last);
+a name that no run has is an error.
 
 Each run is headed by its number and its identity id (the first 12 characters); --run of
 show, export and report takes either. An imported run names the tool and file its data

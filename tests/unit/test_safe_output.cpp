@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "common/terminal_text.hpp"
 #include "formats/csv.hpp"
@@ -264,4 +265,30 @@ TEST_CASE("hone show --where that matches nothing says so") {
     CHECK(r.rc == 0);
     CHECK(contains(r.out, "no configuration matches --where \"VEC=5\""));
     CHECK_FALSE(contains(r.out, "has a timing"));
+}
+
+TEST_CASE("hone show --where on a database of several kernels: runs it does not fit are left out") {
+    temp_dir t;
+    const std::string src = std::string(HONE_SOURCE_DIR) + "/bench/recorded/";
+    fs::copy_file(src + "vector_add_576_2p24_h100.sqlite", t.file("va.db"));
+    fs::copy_file(src + "sgemm_large_subset_h100.sqlite", t.file("sg.db"));
+    REQUIRE(run_cli(t, "merge " + t.file("va.db") + " " + t.file("sg.db") + " -o " +
+                           t.file("mix.db") + " --mixed-kernels")
+                .rc == 0);
+    const cli_result r = run_cli(t, "show " + t.file("mix.db") + " --where STRIDED=false --top 1");
+    CHECK(r.rc == 0);
+    CHECK(contains(r.out, "vector_add"));
+    CHECK(contains(r.out, "left out by --where:"));
+    CHECK(contains(r.out, "no parameter or column named STRIDED"));
+    // JSON: only the runs it fits.
+    const cli_result j = run_cli(t, "show " + t.file("mix.db") + " --where STRIDED=false --json");
+    CHECK(j.rc == 0);
+    const auto runs = nlohmann::json::parse(j.out);
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0]["results"].size() > 0);
+    // A name of no run: the error, as for one kernel.
+    const cli_result bad = run_cli(t, "show " + t.file("mix.db") + " --where NOPE=1");
+    CHECK(bad.rc == 2);
+    CHECK(contains(bad.err, "no parameter or column named NOPE"));
+    CHECK_FALSE(contains(bad.out, "left out"));
 }
