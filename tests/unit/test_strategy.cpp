@@ -802,6 +802,42 @@ TEST_CASE("gp_sweep's pick proposes valid unseen points within its budget") {
     check_children_budgets({{"pick", 64}});
 }
 
+TEST_CASE(
+    "gp_sweep's gain: from sweep_from on, a gain within the fastest's spread keeps it stagnant") {
+    // Stalled from the first observation at a best of 1.0 among slower points (1.5-1.6: the
+    // fastest 20's spread is their lead over the best, log 1.5 or more), past sweep_from (300):
+    // the sweep has its share. Then a gain: a small one (1.0 to 0.99) restarts the stall clock
+    // with gain 0, so that gp_climb has the proposals to itself again, and not with gain 1,
+    // where the sweep keeps its share; a large one (to 0.5) restarts it with either.
+    const grid g({8, 8, 8, 8}, [](const point&) { return true; });
+    auto run = [&](double gain, double gained) {
+        auto st = make("gp_sweep", g, 11, 1000, {{"gain", gain}});
+        const point first{0, 0, 0, 0};
+        st->observe(first, 1.0);
+        std::size_t k = 0;
+        for (const point& p : g.all()) {
+            if (k == 360) break;
+            if (p == first || p == point{7, 7, 7, 7}) continue;
+            st->observe(p, 1.5 + 0.0001 * static_cast<double>(k++));
+        }
+        st->observe({7, 7, 7, 7}, gained);
+        std::vector<point> out;
+        for (int call = 0; call < 4; ++call)
+            for (const auto& p : st->propose(8)) {
+                out.push_back(p);
+                st->observe(p, 2.0);
+            }
+        return out;
+    };
+    CHECK(run(0, 0.99) != run(1, 0.99));
+    CHECK(run(0, 0.5) == run(1, 0.5));
+    // Before sweep_from gain 1 is gain 0: on a bowl, where the best stalls before 300 and
+    // stays, the same proposals throughout.
+    const climb_then_apart r({{"gain", 1}}, {{"gain", 0}});
+    CHECK(r.same_until_stall());
+    CHECK(r.on.order == r.off.order);  // on a bowl the best stalls before 300 and stays
+}
+
 TEST_CASE("gp_sweep's pick: children whose values are the fastest points' and not the rest's") {
     // Stalled at a best point among 8 fast points that share value 3 of x1 and value 5 of x2,
     // beside 100 slow points with every value of x0 and x3. Children of the fastest mix their
@@ -974,6 +1010,9 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
     CHECK(strategy_option_error("gp_sweep", "polish", 3).find("must be in 0 .. 2") !=
           std::string::npos);
     CHECK(strategy_option_error("gp_sweep", "patience", 0.5) == "");
+    CHECK(strategy_option_error("gp_sweep", "gain", 2) == "");
+    CHECK(strategy_option_error("gp_sweep", "gain", 3).find("must be in 0 .. 2") !=
+          std::string::npos);
     CHECK(strategy_option_error("gp_sweep", "patience", 0).find("must be in 0.01 .. 100") !=
           std::string::npos);
     CHECK(strategy_option_error("gp_sweep", "patience_min", 2.5).find("integer") !=
