@@ -106,7 +106,7 @@ TEST_CASE("kt cache: gzip'd files are read; a truncated one is refused") {
     } catch (const input_error& e) {
         CHECK(std::string(e.what()).find("damaged or truncated gzip data") != std::string::npos);
     }
-    CHECK_THROWS_AS(read_kt_cache(dir.file("absent.json")), env_error);
+    CHECK_THROWS_AS(read_kt_cache(dir.file("absent.json")), input_error);
 }
 
 TEST_CASE("kt cache: the brute-forced spaces in ../shared/spaces read whole") {
