@@ -110,6 +110,27 @@ struct profiler_timer::state {
     }
 };
 
+namespace {
+
+// Once a process; never undone (CUPTI keeps it anyway).
+CUptiResult initialize_once(const cu::profiler_functions& p) {
+    static std::once_flag once;
+    static CUptiResult init = CUPTI_SUCCESS;
+    std::call_once(once, [&] {
+        auto ip = HONE_PARAMS(CUpti_Profiler_Initialize_Params);
+        init = p.cuptiProfilerInitialize(&ip);
+    });
+    return init;
+}
+
+}  // namespace
+
+void profiler_timer::initialize_early() {
+    std::string why;
+    if (!cu::cupti(why)) return;
+    if (const cu::profiler_functions* p = cu::cupti_profiler(why)) (void)initialize_once(*p);
+}
+
 profiler_timer::profiler_timer(std::unique_ptr<state> s) : s_(std::move(s)) {}
 profiler_timer::~profiler_timer() = default;
 
@@ -127,13 +148,7 @@ std::unique_ptr<profiler_timer> profiler_timer::enable(CUcontext ctx, int ordina
     auto mark = [&] { marks.push_back(1e3 * since(e0)); };
     mark();
     try {
-        static std::once_flag once;  // once a process; never undone (CUPTI keeps it anyway)
-        static CUptiResult init = CUPTI_SUCCESS;
-        std::call_once(once, [&] {
-            auto ip = HONE_PARAMS(CUpti_Profiler_Initialize_Params);
-            init = p.cuptiProfilerInitialize(&ip);
-        });
-        check(f, init, "cuptiProfilerInitialize");
+        check(f, initialize_once(p), "cuptiProfilerInitialize");
         mark();
 
         auto chip = HONE_PARAMS(CUpti_Device_GetChipName_Params);

@@ -11,11 +11,13 @@
 #include <cstring>
 #include <exception>
 #include <string_view>
+#include <thread>
 
 #include "compile/compile_worker.hpp"
 #include "driver/cuda_api.hpp"
 #include "driver/gpu.hpp"
 #include "hone/record.hpp"
+#include "measure/profiler_timer.hpp"
 #include "worker/serve_session.hpp"
 
 namespace hone {
@@ -101,6 +103,8 @@ std::vector<worker_role> hone_worker_roles() {
              const int reported = a.device;
              const int ordinal = cu::see_only_device(reported);
              const bool ahead = a.warm_profiler;
+             // CUPTI's profiler interface needs no context: initialised beside CUDA's start.
+             if (ahead) std::thread(profiler_timer::initialize_early).detach();
              serve_session(fd, [=] { return make_in_process_session(ordinal, ahead, reported); });
          }},
     };
