@@ -232,15 +232,23 @@ TEST_CASE("hone import-t1 replaces an existing config only with --force") {
     CHECK(contains(slurp(t.file("mine.yaml")), "params"));
 }
 
-TEST_CASE("--run N names run N only, never also an id beginning with its digits; wisdom too") {
-    temp_dir t;
+namespace {
+
+// mix.db in t: the recorded vector_add (run 1) and SGEMM subset (run 2) runs, merged.
+void make_mixed_db(temp_dir& t) {
     const std::string src = std::string(HONE_SOURCE_DIR) + "/bench/recorded/";
     fs::copy_file(src + "vector_add_576_2p24_h100.sqlite", t.file("va.db"));
     fs::copy_file(src + "sgemm_large_subset_h100.sqlite", t.file("sg.db"));
-    // Two runs; the second's id, 1e864e30d825, begins with "1".
     REQUIRE(run_cli(t, "merge " + t.file("va.db") + " " + t.file("sg.db") + " -o " +
                            t.file("mix.db") + " --mixed-kernels")
                 .rc == 0);
+}
+
+}  // namespace
+
+TEST_CASE("--run N names run N only, never also an id beginning with its digits; wisdom too") {
+    temp_dir t;
+    make_mixed_db(t);  // two runs; the second's id, 1e864e30d825, begins with "1"
     const cli_result one = run_cli(t, "show " + t.file("mix.db") + " --run 1 --top 1");
     CHECK(one.rc == 0);
     CHECK(contains(one.out, "run 1 ("));
@@ -269,12 +277,7 @@ TEST_CASE("hone show --where that matches nothing says so") {
 
 TEST_CASE("hone show --where on a database of several kernels: runs it does not fit are left out") {
     temp_dir t;
-    const std::string src = std::string(HONE_SOURCE_DIR) + "/bench/recorded/";
-    fs::copy_file(src + "vector_add_576_2p24_h100.sqlite", t.file("va.db"));
-    fs::copy_file(src + "sgemm_large_subset_h100.sqlite", t.file("sg.db"));
-    REQUIRE(run_cli(t, "merge " + t.file("va.db") + " " + t.file("sg.db") + " -o " +
-                           t.file("mix.db") + " --mixed-kernels")
-                .rc == 0);
+    make_mixed_db(t);
     const cli_result r = run_cli(t, "show " + t.file("mix.db") + " --where STRIDED=false --top 1");
     CHECK(r.rc == 0);
     CHECK(contains(r.out, "vector_add"));
