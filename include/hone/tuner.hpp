@@ -118,8 +118,10 @@ struct check_options {
     std::string cache_dir;
     bool use_cache = false;  // check compiles for real by default
     // Each compiled configuration; over_limits: why it could not launch on the target (more
-    // threads, shared memory or registers a block than it has), "" where it could.
-    std::function<void(const config&, const compile_result&, const std::string& over_limits)>
+    // threads, shared memory or registers a block than it has), "" where it could;
+    // launch_error: why its args do not fit the kernel's parameters, "" where they do.
+    std::function<void(const config&, const compile_result&, const std::string& over_limits,
+                       const std::string& launch_error)>
         on_compiled;
     std::vector<std::shared_ptr<remote_compiler>> compilers;  // as tune_options::compilers
 };
@@ -136,6 +138,10 @@ struct check_result {
     // For each result: why it could not launch on the target ("" where it could); a run would
     // record it as device_limits without launching it.
     std::vector<std::string> over_limits;
+    // For each result: why its args do not fit the kernel's parameters as the CUBIN lists them
+    // ("" where they do, or where the CUBIN does not say); a run would record it as
+    // launch_error. `hone check` fails (exit 1) on any.
+    std::vector<std::string> launch_errors;
     // Why verify's reference does not compile ("FILE:LINE:COL: ..."); empty when it does or
     // there is none. A run could verify nothing: `hone check` fails (exit 1).
     std::string reference_error;

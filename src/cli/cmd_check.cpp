@@ -24,6 +24,11 @@ std::string resources_text(const compile_result& r) {
                        u.shared_static_bytes);
 }
 
+uint64_t launch_error_count(const check_result& res) {
+    return static_cast<uint64_t>(std::count_if(res.launch_errors.begin(), res.launch_errors.end(),
+                                               [](const auto& w) { return !w.empty(); }));
+}
+
 }  // namespace
 
 int run_check(const check_args& a) {
@@ -57,16 +62,18 @@ int run_check(const check_args& a) {
                    "spill", "stack", "smem", "configuration");
     };
     if (!a.json) {
-        opt.on_compiled = [&](const config& c, const compile_result& r, const std::string& over) {
+        opt.on_compiled = [&](const config& c, const compile_result& r, const std::string& over,
+                              const std::string& launch) {
             header();
             ++seen;
-            if (a.failures_only && r.ok && over.empty()) return;
+            if (a.failures_only && r.ok && over.empty() && launch.empty()) return;
             const std::string st =
                 r.ok ? "ok" : (r.timed_out ? "compile_timeout" : "compile_error");
             if (r.ok) {
-                if (!over.empty()) {
-                    print_text("{:<15} {:>6.0f} ms {}  {}  ({})\n", "device_limits", r.compile_ms,
-                               resources_text(r), c.key(s), over);
+                if (!over.empty() || !launch.empty()) {
+                    print_text("{:<15} {:>6.0f} ms {}  {}  ({})\n",
+                               over.empty() ? "launch_error" : "device_limits", r.compile_ms,
+                               resources_text(r), c.key(s), over.empty() ? launch : over);
                     return;
                 }
                 print_text("{:<15} {:>6.0f} ms {}  {}\n", st, r.compile_ms, resources_text(r),
@@ -105,6 +112,7 @@ int run_check(const check_args& a) {
                 {{"key", key},
                  {"ok", r.ok},
                  {"over_limits", res.over_limits[i]},
+                 {"launch_error", res.launch_errors[i]},
                  {"timed_out", r.timed_out},
                  {"compile_ms", r.compile_ms},
                  {"registers", r.resources.registers},
@@ -122,16 +130,22 @@ int run_check(const check_args& a) {
         const auto over =
             static_cast<uint64_t>(std::count_if(res.over_limits.begin(), res.over_limits.end(),
                                                 [](const auto& w) { return !w.empty(); }));
+        const auto launch = launch_error_count(res);
         fmt::print("compiled {} ({}): {} ok, {} failed{} in {:.1f} s ({:.0f} configurations/s){}\n",
                    res.compiled,
                    a.sample > 0 && static_cast<uint64_t>(a.sample) < res.valid
                        ? fmt::format("a sample of {}", a.sample)
                        : "all",
-                   res.compiled - res.failed - over, res.failed,
-                   over > 0 ? fmt::format(", {} beyond the device's limits (a run records them "
-                                          "as device_limits)",
-                                          over)
-                            : "",
+                   res.compiled - res.failed - over - launch, res.failed,
+                   fmt::format("{}{}",
+                               over > 0 ? fmt::format(", {} beyond the device's limits (a run "
+                                                      "records them as device_limits)",
+                                                      over)
+                                        : "",
+                               launch > 0 ? fmt::format(", {} whose args do not fit the "
+                                                        "kernel's parameters (launch_error)",
+                                                        launch)
+                                          : ""),
                    res.wall_s, static_cast<double>(res.compiled) / std::max(res.wall_s, 1e-9),
                    res.remote > 0 ? fmt::format("; {} by other MPI ranks", res.remote) : "");
         std::vector<const log_group*> groups;
@@ -144,7 +158,7 @@ int run_check(const check_args& a) {
                        g->first_key.empty() ? "" : fmt::format(" (first {})", g->first_key));
         if (!res.reference_error.empty()) print_text("error: {}\n", res.reference_error);
     }
-    return res.failed == 0 && res.reference_error.empty() ? 0 : 1;
+    return res.failed == 0 && launch_error_count(res) == 0 && res.reference_error.empty() ? 0 : 1;
 }
 
 void register_check(CLI::App& app, std::function<int()>& action) {
@@ -154,7 +168,8 @@ void register_check(CLI::App& app, std::function<int()>& action) {
                                      "with NVRTC (no GPU needed)");
     c->footer(R"(Prints the size of the search space before and after constraints, then one line per
 configuration: compile status, compile time, and what ptxas reports (registers, spilled bytes,
-stack frame, static shared memory). Exit code 1 if any configuration fails to compile.
+stack frame, static shared memory). Exit code 1 if any configuration fails to compile, or if
+its args do not fit the kernel's parameters (launch_error).
 
 Examples:
   hone check configs/sgemm.yaml --arch sm_90

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "driver/param_sizes.hpp"
+
 namespace hone {
 namespace {
 
@@ -79,32 +81,8 @@ void kernel_launch::check_parameters(const launch_desc& d) const {
         if (r != CUDA_SUCCESS) return;             // not known here: nothing to check
         sizes.push_back(size);
     }
-    std::vector<std::size_t> given;
-    for (const auto& arg : d.args) given.push_back(arg.buffer >= 0 ? 8 : elem_size(arg.type));
-    auto list = [](const std::vector<std::size_t>& v) {
-        return fmt::format("{}", fmt::join(v, ", "));
-    };
-    if (sizes.size() != given.size())
-        throw cuda_error(CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
-                         fmt::format("the kernel takes {} parameters ({} bytes) and args gives {} "
-                                     "({} bytes): args lists one buffer or value for each "
-                                     "parameter, in order",
-                                     sizes.size(), list(sizes), given.size(), list(given)));
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-        // An integer's slot holds its whole 64-bit value, whose low bytes a narrower integer
-        // parameter reads and which a wider one reads whole: only its range (checked when the
-        // plan is made) matters.
-        const bool integer = d.args[i].buffer < 0 && !is_float(d.args[i].type);
-        if (integer && sizes[i] <= 8 && (sizes[i] & (sizes[i] - 1)) == 0) continue;
-        if (sizes[i] != given[i])
-            throw cuda_error(CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
-                             fmt::format("the kernel's parameter {} is {} bytes, and args gives "
-                                         "it {} ({} bytes)",
-                                         i + 1, sizes[i],
-                                         d.args[i].buffer >= 0 ? "a buffer's address"
-                                                               : elem_name(d.args[i].type),
-                                         given[i]));
-    }
+    if (const std::string why = args_mismatch(sizes, d.args); !why.empty())
+        throw cuda_error(CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", why);
 }
 
 launch_limits kernel_launch::prepare(const device_attrs& dev) {

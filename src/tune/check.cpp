@@ -11,6 +11,7 @@
 #include "compile/compile_cache.hpp"
 #include "compile/compile_hint.hpp"
 #include "compile/compile_pool.hpp"
+#include "driver/param_sizes.hpp"
 #include "driver/target.hpp"
 #include "hone/tuner.hpp"
 #include "tune/internal.hpp"
@@ -133,7 +134,9 @@ check_result check(const spec& s, const check_options& opt) {
     std::map<uint64_t, std::size_t> index;  // ticket -> position in todo
     out.results.resize(todo.size());
     out.over_limits.resize(todo.size());
+    out.launch_errors.resize(todo.size());
     std::vector<launch_dims> dims(todo.size());
+    std::vector<std::vector<kernel_arg>> args(todo.size());
     const std::size_t window = static_cast<std::size_t>(4 * pool.jobs() + 4);
     std::size_t next = 0, finished = 0;
     while (finished < todo.size()) {
@@ -142,7 +145,7 @@ check_result check(const spec& s, const check_options& opt) {
             const bindings scope = c.scope(s, base);
             try {  // launch sizes, arguments and metrics must evaluate for every configuration
                 dims[next] = eval_launch(s, s.launch.grid, s.launch.block, scope);
-                eval_args(s, scope);
+                args[next] = eval_args(s, scope);
                 eval_memory(s, scope);
                 // A metric that cannot be evaluated would stop a run at its first result.
                 if (s.metrics.bytes) s.metrics.bytes->eval_real(scope);
@@ -166,8 +169,12 @@ check_result check(const spec& s, const check_options& opt) {
                 got->second.log += (got->second.log.ends_with('\n') ? "" : "\n") + hint;
         }
         if (got->second.ok) out.over_limits[at] = over_limits(dev, dims[at], got->second.resources);
+        if (got->second.ok && out.over_limits[at].empty())
+            if (const auto sizes = cubin_param_sizes(got->second.cubin, got->second.lowered_name))
+                out.launch_errors[at] = args_mismatch(*sizes, args[at]);
         if (opt.on_compiled)
-            opt.on_compiled(space.to_config(todo[at]), got->second, out.over_limits[at]);
+            opt.on_compiled(space.to_config(todo[at]), got->second, out.over_limits[at],
+                            out.launch_errors[at]);
         out.results[at].second = std::move(got->second);
     }
     out.wall_s = seconds_since(t0);

@@ -10,6 +10,7 @@
 #include "compile/compile_hint.hpp"
 #include "compile/source_macros.hpp"
 #include "compile/toolkit_include.hpp"
+#include "driver/param_sizes.hpp"
 #include "hone/spec.hpp"
 #include "scoped_env.hpp"
 #include "space/space.hpp"
@@ -480,4 +481,43 @@ TEST_CASE("a header included before the source (--pre-include) still reads the m
     const compile_result built = compile_nvrtc(r);
     INFO(built.log);
     CHECK(built.ok);
+}
+
+TEST_CASE("cubin_param_sizes reads a kernel's parameters from NVRTC's CUBIN; args_mismatch") {
+    compile_request req = scale_request("");
+    req.plain_name = "k";
+    req.source =
+        "extern \"C\" __global__ void k(const float* a, float* b, int n, double s, "
+        "char c, short h) { if (n) b[0] = a[0] * s + c + h; }\n"
+        "extern \"C\" __global__ void none() {}\n";
+    req.source_name = "k.cu";
+    const compile_result r = compile_nvrtc(req);
+    REQUIRE(r.ok);
+    const auto sizes = cubin_param_sizes(r.cubin, r.lowered_name);
+    REQUIRE(sizes.has_value());
+    CHECK(*sizes == std::vector<std::size_t>{8, 8, 4, 8, 1, 2});
+    CHECK_FALSE(cubin_param_sizes(r.cubin, "missing").has_value());
+    CHECK_FALSE(cubin_param_sizes(r.cubin, "none").has_value());  // no parameters: not checked
+    CHECK_FALSE(cubin_param_sizes({0x7f, 'E', 'L', 'F'}, "k").has_value());
+    std::vector<uint8_t> cut(r.cubin.begin(), r.cubin.begin() + r.cubin.size() / 2);
+    (void)cubin_param_sizes(cut, "k");  // a truncated image: no crash, whatever it finds
+
+    auto value = [](elem_type t) { return kernel_arg{-1, t, 0}; };
+    const kernel_arg buffer{0, elem_type::f32, 0};
+    std::vector<kernel_arg> args{buffer,
+                                 buffer,
+                                 value(elem_type::i32),
+                                 value(elem_type::f64),
+                                 value(elem_type::i8),
+                                 value(elem_type::i16)};
+    CHECK(args_mismatch(*sizes, args).empty());
+    args[2] = value(elem_type::i64);  // an integer fits any integer parameter of up to 8 bytes
+    CHECK(args_mismatch(*sizes, args).empty());
+    args[3] = value(elem_type::f32);
+    CHECK(args_mismatch(*sizes, args) ==
+          "the kernel's parameter 4 is 8 bytes, and args gives it float (4 bytes)");
+    args.pop_back();
+    CHECK(args_mismatch(*sizes, args)
+              .find("the kernel takes 6 parameters (8, 8, 4, 8, 1, 2 "
+                    "bytes) and args gives 5") == 0);
 }

@@ -443,3 +443,30 @@ TEST_CASE("hone space: constraints that leave no configuration say so, exit 1") 
     CHECK(r.out.find("no configuration satisfies the constraints") != std::string::npos);
     CHECK(run_cli(dir, "space " + dir.file("zero.yaml") + " --json").rc == 1);
 }
+
+TEST_CASE("hone check: args that do not fit the kernel's parameters are a launch_error, exit 1") {
+    temp_dir dir;
+    // One parameter more than scale_config's args give.
+    const cli_result more = check_scale(
+        dir, "extern \"C\" __global__ void scale(float* x, int n, float s) { x[0] = n * s; }\n");
+    INFO(more.out);
+    CHECK(more.rc == 1);
+    CHECK(occurrences(more.out, "launch_error") == 3);  // two configurations and the summary
+    CHECK(more.out.find("the kernel takes 3 parameters (8, 4, 4 bytes) and args gives 2 (8, 4 "
+                        "bytes)") != std::string::npos);
+    CHECK(more.out.find("0 ok, 0 failed, 2 whose args do not fit the kernel's parameters") !=
+          std::string::npos);
+    // A 16-byte struct where args gives an int32 (an integer fits any integer parameter of up
+    // to 8 bytes: the CUBIN gives sizes, not types).
+    const cli_result wide = check_scale(dir,
+                                        "struct pair { double a, b; };\n"
+                                        "extern \"C\" __global__ void scale(float* x, pair p) { "
+                                        "x[0] = p.a; }\n");
+    CHECK(wide.rc == 1);
+    CHECK(wide.out.find("the kernel's parameter 2 is 16 bytes, and args gives it int32 (4 "
+                        "bytes)") != std::string::npos);
+    // The kernel the config describes fits.
+    const cli_result fits = check_scale(dir, scale_kernel);
+    CHECK(fits.rc == 0);
+    CHECK(fits.out.find("launch_error") == std::string::npos);
+}
