@@ -21,7 +21,12 @@ bool read_at(const std::vector<uint8_t>& b, std::size_t at, T& out) {
 // The section .nv.info.<function>: [begin, end) in the image, or nullopt.
 std::optional<std::pair<std::size_t, std::size_t>> info_section(const std::vector<uint8_t>& b,
                                                                 const std::string& function) {
-    if (b.size() < 64 || std::memcmp(b.data(), "\x7f" "ELF", 4) != 0 || b[4] != 2 || b[5] != 1)
+    if (b.size() < 64 ||
+        std::memcmp(b.data(),
+                    "\x7f"
+                    "ELF",
+                    4) != 0 ||
+        b[4] != 2 || b[5] != 1)
         return std::nullopt;  // not ELF64, little-endian
     uint64_t shoff = 0;
     uint16_t shentsize = 0, shnum = 0, shstrndx = 0;
@@ -106,11 +111,11 @@ std::string args_mismatch(const std::vector<std::size_t>& sizes,
         const bool integer = args[i].buffer < 0 && !is_float(args[i].type);
         if (integer && sizes[i] <= 8 && (sizes[i] & (sizes[i] - 1)) == 0) continue;
         if (sizes[i] != given[i])
-            return fmt::format("the kernel's parameter {} is {} bytes, and args gives it {} ({} "
-                               "bytes)",
-                               i + 1, sizes[i],
-                               args[i].buffer >= 0 ? "a buffer's address" : elem_name(args[i].type),
-                               given[i]);
+            return fmt::format(
+                "the kernel's parameter {} is {} bytes, and args gives it {} ({} "
+                "bytes)",
+                i + 1, sizes[i],
+                args[i].buffer >= 0 ? "a buffer's address" : elem_name(args[i].type), given[i]);
     }
     return "";
 }

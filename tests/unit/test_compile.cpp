@@ -66,6 +66,15 @@ compile_request scale_request(const std::string& name_expression) {
     return r;
 }
 
+// An extern "C" kernel `name` in NAME.cu, compiled as scale_request's are.
+compile_request plain_request(const std::string& name, const std::string& source) {
+    compile_request req = scale_request("");
+    req.plain_name = name;
+    req.source = source;
+    req.source_name = name + ".cu";
+    return req;
+}
+
 spec tiny_spec(const fs::path& dir) {
     spec s;
     s.kernel.source_path = (dir / "k.cu").string();
@@ -174,17 +183,14 @@ TEST_CASE("failed logs: ptxas's report of compiled functions left out, grouped u
 }
 
 TEST_CASE("compile_nvrtc reports ptxas's errors as text, without NVRTC's NUL before them") {
-    compile_request req = scale_request("");
-    req.plain_name = "big";
-    req.source =
-        "extern \"C\" __global__ void big(float* x) {\n"
-        "    __shared__ float s[20000];\n"
-        "    s[threadIdx.x] = x[threadIdx.x];\n"
-        "    __syncthreads();\n"
-        "    x[threadIdx.x] = s[threadIdx.x + 1];\n"
-        "}\n";
-    req.source_name = "big.cu";
-    const compile_result r = compile_nvrtc(req);
+    const compile_result r =
+        compile_nvrtc(plain_request("big",
+                                    "extern \"C\" __global__ void big(float* x) {\n"
+                                    "    __shared__ float s[20000];\n"
+                                    "    s[threadIdx.x] = x[threadIdx.x];\n"
+                                    "    __syncthreads();\n"
+                                    "    x[threadIdx.x] = s[threadIdx.x + 1];\n"
+                                    "}\n"));
     CHECK_FALSE(r.ok);
     CHECK(r.log.find("uses too much shared data") != std::string::npos);
     CHECK(r.log.find('\0') == std::string::npos);
@@ -484,14 +490,11 @@ TEST_CASE("a header included before the source (--pre-include) still reads the m
 }
 
 TEST_CASE("cubin_param_sizes reads a kernel's parameters from NVRTC's CUBIN; args_mismatch") {
-    compile_request req = scale_request("");
-    req.plain_name = "k";
-    req.source =
-        "extern \"C\" __global__ void k(const float* a, float* b, int n, double s, "
-        "char c, short h) { if (n) b[0] = a[0] * s + c + h; }\n"
-        "extern \"C\" __global__ void none() {}\n";
-    req.source_name = "k.cu";
-    const compile_result r = compile_nvrtc(req);
+    const compile_result r = compile_nvrtc(
+        plain_request("k",
+                      "extern \"C\" __global__ void k(const float* a, float* b, int n, double s, "
+                      "char c, short h) { if (n) b[0] = a[0] * s + c + h; }\n"
+                      "extern \"C\" __global__ void none() {}\n"));
     REQUIRE(r.ok);
     const auto sizes = cubin_param_sizes(r.cubin, r.lowered_name);
     REQUIRE(sizes.has_value());
