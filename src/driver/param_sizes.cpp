@@ -21,12 +21,8 @@ bool read_at(const std::vector<uint8_t>& b, std::size_t at, T& out) {
 // The section .nv.info.<function>: [begin, end) in the image, or nullopt.
 std::optional<std::pair<std::size_t, std::size_t>> info_section(const std::vector<uint8_t>& b,
                                                                 const std::string& function) {
-    if (b.size() < 64 ||
-        std::memcmp(b.data(),
-                    "\x7f"
-                    "ELF",
-                    4) != 0 ||
-        b[4] != 2 || b[5] != 1)
+    constexpr uint8_t magic[] = {0x7f, 'E', 'L', 'F'};
+    if (b.size() < 64 || std::memcmp(b.data(), magic, 4) != 0 || b[4] != 2 || b[5] != 1)
         return std::nullopt;  // not ELF64, little-endian
     uint64_t shoff = 0;
     uint16_t shentsize = 0, shnum = 0, shstrndx = 0;
