@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "hone/error.hpp"
+#include "store/sqlite_util.hpp"
 
 namespace hone {
 
@@ -63,14 +64,14 @@ void check_regular(const std::string& path, const struct stat& st) {
 // Whether the file begins as an SQLite database (a results database, or any other) or SQLite's
 // write-ahead log does: files whose loss costs results.
 bool is_database_file(const std::string& path) {
+    if (sql::has_sqlite_header(path)) return true;
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return false;
-    unsigned char head[16] = {};
+    unsigned char head[4] = {};
     const std::size_t n = std::fread(head, 1, sizeof head, f);
     std::fclose(f);
-    if (n == 16 && std::memcmp(head, "SQLite format 3", 16) == 0) return true;
     // A WAL file's magic number, big-endian: 0x377f0682 or 0x377f0683.
-    return n >= 4 && head[0] == 0x37 && head[1] == 0x7f && head[2] == 0x06 &&
+    return n == 4 && head[0] == 0x37 && head[1] == 0x7f && head[2] == 0x06 &&
            (head[3] == 0x82 || head[3] == 0x83);
 }
 

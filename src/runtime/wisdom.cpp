@@ -21,6 +21,7 @@
 #include "hone/store.hpp"
 #include "record/params_json.hpp"
 #include "report/report.hpp"
+#include "store/sqlite_util.hpp"
 
 namespace hone {
 namespace {
@@ -442,14 +443,9 @@ std::vector<tuned_entry> read_tuned(const std::string& path) {
     if (fs::is_directory(path, ec))
         throw input_error({path, 0, 0},
                           "is a folder: expected a wisdom file or a results database");
-    {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) throw env_error(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
-        char head[16] = {};
-        in.read(head, sizeof head);
-        if (in.gcount() == 16 && std::memcmp(head, "SQLite format 3", 16) == 0)
-            return tuned_from_db(path);
-    }
+    if (!std::ifstream(path, std::ios::binary))
+        throw env_error(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
+    if (sql::has_sqlite_header(path)) return tuned_from_db(path);
     const std::optional<std::string> text = read_file_capped(path, max_input_bytes());
     if (!text) throw env_error(fmt::format("{}: cannot be read: {}", path, std::strerror(errno)));
     return parse_wisdom(*text, path);

@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -46,13 +44,8 @@ db_ptr open_input(const std::string& path) {
     std::error_code ec;
     if (!fs::exists(path, ec)) refuse(path, "no such file");
     if (!fs::is_regular_file(path, ec)) refuse(path, "is not a file");
-    {
-        std::ifstream f(path, std::ios::binary);
-        char head[16] = {};
-        f.read(head, sizeof head);
-        if (f.gcount() < 16 || std::memcmp(head, "SQLite format 3", 16) != 0)
-            refuse(path, "is not a hone results database (not an SQLite file)");
-    }
+    if (!sql::has_sqlite_header(path))
+        refuse(path, "is not a hone results database (not an SQLite file)");
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
     db_ptr db(raw);

@@ -194,13 +194,8 @@ sqlite3* open_read_only(const std::string& path) {
                           "results database");
     if (st.st_size == 0)
         throw input_error({path, 0, 0}, "is empty (0 bytes): expected a hone results database");
-    {
-        std::ifstream f(path, std::ios::binary);
-        char head[16] = {};
-        f.read(head, sizeof head);
-        if (f.gcount() < 16 || std::memcmp(head, "SQLite format 3", 16) != 0)
-            throw input_error({path, 0, 0}, "is not a hone results database (not an SQLite file)");
-    }
+    if (!sql::has_sqlite_header(path))
+        throw input_error({path, 0, 0}, "is not a hone results database (not an SQLite file)");
     // A reader of a database in WAL mode makes its -shm file beside it; in a folder it cannot
     // write, with none there, SQLite refuses to read at all. Nothing else can write there
     // either, so the file is opened as immutable.

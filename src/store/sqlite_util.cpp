@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <fstream>
 #include <type_traits>
 
 #include "hone/error.hpp"
@@ -98,6 +100,13 @@ int retry_busy(void*, int tries) {
 }
 
 }  // namespace
+
+bool has_sqlite_header(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    char head[16] = {};
+    f.read(head, sizeof head);
+    return f.gcount() == 16 && std::memcmp(head, "SQLite format 3", 16) == 0;
+}
 
 void wait_when_busy(sqlite3* db) {
     sqlite3_busy_handler(db, retry_busy, nullptr);

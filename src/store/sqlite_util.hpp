@@ -14,6 +14,10 @@ using arg = std::variant<int64_t, double, std::string>;
 
 [[noreturn]] void fail(sqlite3* db, const std::string& path, std::string_view doing);
 
+// Whether the file at `path` begins with SQLite's 16-byte header ("SQLite format 3\0"); false
+// for a shorter, unreadable or absent file.
+bool has_sqlite_header(const std::string& path);
+
 // While another connection holds the write lock: retry after short sleeps, up to ~10 s in all.
 // A writer holds it for one result's transaction (well under a millisecond), so SQLite's own
 // busy timeout, which sleeps 1, 2, 5, ... 100 ms between tries, left the runs of one process
