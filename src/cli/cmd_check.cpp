@@ -24,9 +24,10 @@ std::string resources_text(const compile_result& r) {
                        u.shared_static_bytes);
 }
 
-uint64_t launch_error_count(const check_result& res) {
-    return static_cast<uint64_t>(std::count_if(res.launch_errors.begin(), res.launch_errors.end(),
-                                               [](const auto& w) { return !w.empty(); }));
+// Configurations with a reason in `reasons` (check_result::over_limits, launch_errors).
+uint64_t with_reason(const std::vector<std::string>& reasons) {
+    return static_cast<uint64_t>(
+        std::count_if(reasons.begin(), reasons.end(), [](const auto& w) { return !w.empty(); }));
 }
 
 }  // namespace
@@ -127,10 +128,8 @@ int run_check(const check_args& a) {
             "search space: {} configurations, {} satisfy the constraints; arch {}\n",
             res.total == UINT64_MAX ? std::string("more than 2^64") : std::to_string(res.total),
             res.valid_text, res.arch);
-        const auto over =
-            static_cast<uint64_t>(std::count_if(res.over_limits.begin(), res.over_limits.end(),
-                                                [](const auto& w) { return !w.empty(); }));
-        const auto launch = launch_error_count(res);
+        const uint64_t over = with_reason(res.over_limits);
+        const uint64_t launch = with_reason(res.launch_errors);
         fmt::print("compiled {} ({}): {} ok, {} failed{} in {:.1f} s ({:.0f} configurations/s){}\n",
                    res.compiled,
                    a.sample > 0 && static_cast<uint64_t>(a.sample) < res.valid
@@ -158,7 +157,9 @@ int run_check(const check_args& a) {
                        g->first_key.empty() ? "" : fmt::format(" (first {})", g->first_key));
         if (!res.reference_error.empty()) print_text("error: {}\n", res.reference_error);
     }
-    return res.failed == 0 && launch_error_count(res) == 0 && res.reference_error.empty() ? 0 : 1;
+    return res.failed == 0 && with_reason(res.launch_errors) == 0 && res.reference_error.empty()
+               ? 0
+               : 1;
 }
 
 void register_check(CLI::App& app, std::function<int()>& action) {

@@ -83,7 +83,7 @@ struct profiler_timer::state {
     }
 
     ~state() {
-        if (std::getenv("HONE_TIMER_STATS") && rounds)
+        if (std::getenv("HONE_TIMER_STATS") && rounds) {
             std::fprintf(stderr,
                          "hone: profiler timer: %zu rounds, %zu ranges; per round: begin %.1f us, "
                          "stop %.1f us, decode %.1f us, evaluate %.1f us (%.2f us a range); "
@@ -92,11 +92,11 @@ struct profiler_timer::state {
                          1e6 * decode_s / rounds, 1e6 * evaluate_s / rounds,
                          ranges_read ? 1e6 * evaluate_s / ranges_read : 0.0, 1e6 * image_s / rounds,
                          1e6 * config_s / rounds, 1e6 * start_s / rounds);
-        if (std::getenv("HONE_TIMER_STATS") && rounds)
             std::fprintf(stderr,
                          "hone: profiler timer: first round: begin %.1f ms, stop %.1f ms, decode "
                          "%.1f ms, evaluate %.1f ms\n",
                          1e3 * first[0], 1e3 * first[1], 1e3 * first[2], 1e3 * first[3]);
+        }
         if (range) {
             auto d = HONE_PARAMS(CUpti_RangeProfiler_Disable_Params);
             d.pRangeProfilerObject = range;

@@ -38,10 +38,10 @@ void in_process_session::enable_profiler() {
         return;
     }
     // A first round, of two launches of the spin kernel, whose figures are dropped: the
-    // profiler's first round in a process costs 0.4-0.9 s on an H200 (its first decode and
-    // evaluation), which otherwise lands in the first configuration's samples: that
-    // configuration took 0.4-0.9 s and, on several GPUs at once, ended not_converged. A failure
-    // here is the real rounds' to report.
+    // profiler's first round in a process costs ~0.3 s (its first cuptiRangeProfilerStart, on an
+    // H100 or H200), which otherwise lands in the first configuration's samples: that
+    // configuration took 0.35-0.44 s and, on several GPUs at once, 0.75-0.99 s, where it ended
+    // not_converged. A failure here is the real rounds' to report.
     std::string ignored;
     if (profiler_->begin(2, ignored)) {
         spin_.enqueue(stream_, 0);
