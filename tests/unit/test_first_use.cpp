@@ -61,6 +61,17 @@ cli_result check_scale(const temp_dir& dir, const std::string& source,
     return run_cli(dir, "check " + dir.file("scale.yaml") + " --arch sm_90" + extra);
 }
 
+// scale_config with `from` replaced by `to`, written as `name` beside a scale.cu whose kernel
+// does nothing; returns the config's path.
+std::string write_scale_variant(const temp_dir& dir, const std::string& name,
+                                const std::string& from, const std::string& to) {
+    dir.write("scale.cu", "extern \"C\" __global__ void scale(float* x, int n) {}\n");
+    std::string text = scale_config;
+    text.replace(text.find(from), from.size(), to);
+    dir.write(name, text);
+    return dir.file(name.c_str());
+}
+
 // The kernel scale_config describes.
 const std::string scale_kernel =
     "extern \"C\" __global__ void scale(float* x, int n) {\n"
@@ -342,10 +353,7 @@ TEST_CASE("hone check: a source with a UTF-8 byte order mark compiles; <iostream
 
 TEST_CASE("hone check and space say which values of a size list they use") {
     temp_dir dir;
-    dir.write("scale.cu", "extern \"C\" __global__ void scale(float* x, int n) {}\n");
-    std::string text = scale_config;
-    text.replace(text.find("{N: 4096}"), 9, "{N: [64, 4096]}");
-    dir.write("list.yaml", text);
+    write_scale_variant(dir, "list.yaml", "{N: 4096}", "{N: [64, 4096]}");
     const std::string note =
         "problem sizes given as lists (N: 64, 4096): this is for N=64; --set NAME=VALUE";
     CHECK(run_cli(dir, "check " + dir.file("list.yaml") + " --arch sm_90").out.find(note) !=
@@ -357,11 +365,9 @@ TEST_CASE("hone check and space say which values of a size list they use") {
 
 TEST_CASE("hone check: a configuration beyond the target's limits is device_limits, not ok") {
     temp_dir dir;
-    dir.write("scale.cu", "extern \"C\" __global__ void scale(float* x, int n) {}\n");
-    std::string text = scale_config;
-    text.replace(text.find("block: [BLOCK]"), 14, "block: [BLOCK * 16]");
-    dir.write("big.yaml", text);
-    const cli_result r = run_cli(dir, "check " + dir.file("big.yaml") + " --arch sm_90");
+    const std::string big =
+        write_scale_variant(dir, "big.yaml", "block: [BLOCK]", "block: [BLOCK * 16]");
+    const cli_result r = run_cli(dir, "check " + big + " --arch sm_90");
     INFO(r.out);
     CHECK(r.rc == 0);  // a run records them without launching them: not a failure
     CHECK(r.out.find("BLOCK=128  (2048 threads a block; sm_90 has at most 1024)") !=
