@@ -9,7 +9,9 @@
 #     95% of the best the 1-GPU run found (each g with a compile cache of its own, filled by
 #     an untimed run of the same search first).
 # Knobs (defaults sized for ~6 min on a 4-GPU H100 machine): MG_GPUS="1 2 4", MG_A_EVALS=0
-# (0 = all 2,064), MG_SIZES=10, MG_C_EVALS=500, MG_STEPS="a b c faults kill".
+# (0 = all 2,064), MG_SIZES=10, MG_C_EVALS=500, MG_STEPS="a b c faults kill", MG_KEEP=S (the
+# timed runs of (b) and (c) with `--keep-workers S`, after an untimed run that starts the
+# resident workers on every GPU; `hone workers --stop` at the end).
 set -uo pipefail
 out=${1:?usage: bench/multi_gpu.sh OUT_DIR}
 mkdir -p "$out"
@@ -24,6 +26,12 @@ gpus=()
 for g in ${MG_GPUS:-1 2 4}; do [ "$g" -le "$G" ] && gpus+=("$g"); done
 devs() { seq -s, 0 $(($1 - 1)); }  # devs 4 -> 0,1,2,3
 steps=" ${MG_STEPS:-a b c faults kill} "
+keep=()
+if [ -n "${MG_KEEP:-}" ]; then
+  keep=(--keep-workers "$MG_KEEP")
+  "$H" tune configs/vector_add_192.yaml --set N=65536 --devices all "${keep[@]}" -o "$work/keep.db" -q >/dev/null 2>&1
+  "$H" workers
+fi
 table="$out/multi_gpu_table.md"
 echo "| workload | GPUs | wall s | speed-up | note |" >"$table"
 echo "|---|---|---|---|---|" >>"$table"
@@ -80,7 +88,7 @@ if [[ $steps == *" b "* ]]; then
   # GPU count's run pays compiles that another's left in the cache.
   "$H" tune configs/vector_add_192.yaml --set "N=$sizes" --dry-run --cache-dir "$work/cache-b" -q >/dev/null 2>&1
   for g in "${gpus[@]}"; do
-    timed b_g$g "$H" tune configs/vector_add_192.yaml --set "N=$sizes" --devices "$(devs $g)" -o "$work/b_g$g.db" --fresh --cache-dir "$work/cache-b" -q --json
+    timed b_g$g "$H" tune configs/vector_add_192.yaml --set "N=$sizes" --devices "$(devs $g)" -o "$work/b_g$g.db" --fresh --cache-dir "$work/cache-b" -q --json "${keep[@]}"
     note=$(python3 -c "
 import json
 r=json.load(open('$out/b_g$g.json')); r=r if isinstance(r,list) else [r]
@@ -99,8 +107,8 @@ if [[ $steps == *" c "* ]]; then
     # A first run fills this g's compile cache with what its search proposes; the timed run
     # (the same search, --fresh) then mostly measures, as in (a): with a cold cache the
     # compiles, not the GPUs, set the pace, and they run on the same CPUs whatever g is.
-    "$H" tune "$cfg" --devices "$(devs $g)" -o "$work/c_warm$g.db" --cache-dir "$work/cache-c$g" --max-evals "${MG_C_EVALS:-500}" -q >/dev/null 2>&1
-    timed c_g$g "$H" tune "$cfg" --devices "$(devs $g)" -o "$work/c_g$g.db" --fresh --cache-dir "$work/cache-c$g" --max-evals "${MG_C_EVALS:-500}" -q --json
+    "$H" tune "$cfg" --devices "$(devs $g)" -o "$work/c_warm$g.db" --cache-dir "$work/cache-c$g" --max-evals "${MG_C_EVALS:-500}" -q "${keep[@]}" >/dev/null 2>&1
+    timed c_g$g "$H" tune "$cfg" --devices "$(devs $g)" -o "$work/c_g$g.db" --fresh --cache-dir "$work/cache-c$g" --max-evals "${MG_C_EVALS:-500}" -q --json "${keep[@]}"
   done
   rm -f "$cfg"
   python3 - "$work" "$out" "${gpus[@]}" >>"$table" <<'PY'
@@ -192,4 +200,5 @@ for x in r["results"]:
     if x["status"] != "ok": print("   ", x["key"], "GPU", x.get("device"), "->", x["message"][:100])
 PY
 fi
+[ -n "${MG_KEEP:-}" ] && "$H" workers --stop
 rm -rf "$work"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <iostream>
@@ -61,6 +62,7 @@ struct tune_args {
     int64_t max_evals = -1;
     double time_limit = -1;
     std::size_t top = 10;
+    int keep_workers = -1;  // --keep-workers: seconds; -1: $HONE_KEEP_WORKERS as it is
 };
 
 // --strategy replaces the config's strategy and its options; --option sets options of the
@@ -978,11 +980,19 @@ options). With a strategy other than exhaustive, the progress line counts up to 
     c->add_flag("--mpi", a->mpi,
                 "Spread the run over MPI ranks (detected under mpirun or srun): rank 0 tunes, "
                 "every rank measures on its GPUs (docs/distributed.md)");
+    c->add_option("--keep-workers", a->keep_workers,
+                  "Keep the GPU workers for S idle seconds after the run, for the next command "
+                  "on these GPUs to reuse (no CUDA or profiler start; they hold GPU memory "
+                  "meanwhile; `hone workers --stop` ends them; default: $HONE_KEEP_WORKERS or 0)")
+        ->check(whole_number(0, 7 * 24 * 3600));
     c->add_flag("--json", a->json, "Print machine-readable results");
     c->add_flag("-q,--quiet", a->quiet, "No progress line");
     c->callback([a, &action, device, devices] {
         a->device_given = device->count() > 0;
         a->devices_given = devices->count() > 0;
+        // Before any thread: the GPU workers' commands read it (worker_session.hpp).
+        if (a->keep_workers >= 0)
+            ::setenv("HONE_KEEP_WORKERS", std::to_string(a->keep_workers).c_str(), 1);
         action = [a] { return run_tune(*a); };
     });
 }

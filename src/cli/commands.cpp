@@ -12,6 +12,7 @@ void register_commands(CLI::App& app) {
     register_check(app, g_action);
     register_show(app, g_action);
     register_devices(app, g_action);
+    register_workers(app, g_action);
     register_export(app, g_action);
     register_selection_quality(app, g_action);
     register_import(app, g_action);

@@ -35,6 +35,7 @@ void register_check(CLI::App& app, std::function<int()>& action);
 void register_tune(CLI::App& app, std::function<int()>& action);
 void register_show(CLI::App& app, std::function<int()>& action);
 void register_devices(CLI::App& app, std::function<int()>& action);
+void register_workers(CLI::App& app, std::function<int()>& action);
 void register_export(CLI::App& app, std::function<int()>& action);
 void register_selection_quality(CLI::App& app, std::function<int()>& action);
 void register_import(CLI::App& app, std::function<int()>& action);

@@ -113,6 +113,9 @@ class gpu_session {
     // hello, before it reads the plan): it only saves prepare() time, and its failures are
     // prepare()'s to report.
     virtual void warm_start() {}
+    // Frees what the last plan holds on the GPU (a resident worker between commands); the next
+    // prepare() starts afresh.
+    virtual void release() {}
 
   private:
     std::optional<job> submitted_;

@@ -91,6 +91,16 @@ prepare_report in_process_session::prepare(const run_plan& plan) {
     return report;
 }
 
+void in_process_session::release() {
+    if (!fault_.empty()) return;
+    ctx_.make_current();
+    stream_.synchronize();
+    buffers_.clear();
+    flush_ = l2_flush();
+    staging_ = cu::pinned_buffer();
+    plan_ = run_plan();
+}
+
 // Each buffer's host image goes over the host link once; every other copy of it (the pristine
 // image jobs start from, the device and managed sets) is made on the GPU.
 void in_process_session::allocate_and_fill(prepare_report& report) {

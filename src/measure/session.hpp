@@ -55,6 +55,7 @@ class in_process_session final : public gpu_session {
     job_result run(const job& j) override;
     bool isolated() const override { return false; }
     void warm_start() override;  // enables the range profiler where asked to ahead
+    void release() override;
 
   private:
     // Setup (session.cpp).

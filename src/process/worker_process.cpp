@@ -99,7 +99,17 @@ bool read_exact(int fd, uint8_t* p, std::size_t n) {
     return true;
 }
 
-int make_output_file() {
+// Waits for the child to end; its wait status.
+int wait_for(pid_t pid) {
+    int st = 0;
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    return st;
+}
+
+}  // namespace
+
+int make_worker_output_file() {
     const char* tmp = std::getenv("TMPDIR");
     std::string path = fmt::format("{}/hone-worker-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     const int fd = ::mkostemp(path.data(), O_CLOEXEC);
@@ -107,6 +117,8 @@ int make_output_file() {
     ::unlink(path.c_str());  // lives as long as the descriptors
     return fd;
 }
+
+namespace {
 
 // Closes on scope exit unless released.
 struct fd_guard {
@@ -239,7 +251,7 @@ worker_process::worker_process(const worker_command& cmd) {
     fd_guard mine{sv[0]};
     fd_guard theirs{sv[1]};
     theirs.fd = above_stdio(theirs.release());
-    fd_guard output{above_stdio(make_output_file())};
+    fd_guard output{above_stdio(make_worker_output_file())};
 
     // posix_spawn, not fork: glibc starts the child with clone(CLONE_VM | CLONE_VFORK) and
     // execs at once, which is safe from a process that holds threads and CUDA state.
@@ -282,10 +294,31 @@ worker_process::worker_process(const worker_command& cmd) {
     output_fd_ = output.release();
 }
 
+worker_process::worker_process(resident_connection c)
+    : pid_(c.pid),
+      fd_(c.fd),
+      output_fd_(c.output_fd),
+      lock_fd_(c.lock_fd),
+      resident_(true),
+      child_(c.child) {}
+
 worker_process::~worker_process() {
+    if (resident_ && !exit_) {
+        // Disconnected: the resident waits for the next command. One this process started
+        // is its child until this process ends: a detached thread reaps it if it ends first.
+        if (child_ && pid_ > 0) {
+            const pid_t pid = pid_;
+            try {
+                std::thread([pid] { wait_for(pid); }).detach();
+            } catch (const std::system_error&) {
+            }
+        }
+        pid_ = -1;
+    }
     abandon();
     if (fd_ >= 0) ::close(fd_);
     ::close(output_fd_);
+    if (lock_fd_ >= 0) ::close(lock_fd_);  // after the socket: the next client finds it closed
 }
 
 bool worker_process::send(const nlohmann::json& msg) {
@@ -352,17 +385,31 @@ worker_reply worker_process::receive(double timeout_s) {
 
 namespace {
 
-// Waits for the child to end; its wait status.
-int wait_for(pid_t pid) {
-    int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    return st;
+// True once pid has ended (gone, or a zombie its parent has not reaped).
+bool process_gone(pid_t pid) {
+    if (::kill(pid, 0) != 0) return errno == ESRCH;
+    std::FILE* f = std::fopen(fmt::format("/proc/{}/stat", pid).c_str(), "r");
+    if (!f) return true;
+    char line[512] = {};
+    const bool read = std::fgets(line, sizeof line, f) != nullptr;
+    std::fclose(f);
+    const char* paren = read ? std::strrchr(line, ')') : nullptr;
+    return paren && paren[1] == ' ' && paren[2] == 'Z';
 }
 
 }  // namespace
 
 worker_exit worker_process::reap() {
+    if (!child_) {
+        // Not this process's child: its end shows as the socket's, and its status is its
+        // parent's to read. Waits (briefly) for the process to be gone, so that a fresh
+        // resident does not meet its socket.
+        const auto until = clock_type::now() + std::chrono::seconds(5);
+        while (pid_ > 0 && !process_gone(pid_) && clock_type::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        pid_ = -1;
+        return {killed_ ? "SIGKILL" : "resident worker ended"};
+    }
     const int st = wait_for(pid_);
     pid_ = -1;
     if (WIFSIGNALED(st)) return {signal_name(WTERMSIG(st))};
@@ -387,6 +434,7 @@ void worker_process::abandon() {
 void worker_process::kill() {
     if (pid_ <= 0) return;
     ::kill(pid_, SIGKILL);
+    killed_ = true;
     exit_ = reap();
 }
 

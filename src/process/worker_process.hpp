@@ -34,6 +34,9 @@ using worker_reply = std::variant<nlohmann::json, worker_timeout, worker_exit>;
 struct worker_command {
     std::string path;
     std::vector<std::string> args;
+    // > 0: a resident worker kept this many idle seconds, shared by later commands
+    // (process/resident.hpp); where none can be had, one of this process's own.
+    int keep_s = 0;
 };
 
 // The hone-worker executable (throws env_error saying where it looked and how to fix it):
@@ -53,7 +56,20 @@ class worker_process {
     // file, nothing else open, an empty signal mask and default signal actions, this process's
     // environment. Throws env_error when it cannot be started.
     explicit worker_process(const worker_command& cmd);
-    ~worker_process();  // SIGKILL; reaped by a detached thread (abandon())
+    // A connection to a resident worker (process/resident.hpp), which may not be this
+    // process's child: it is disconnected, not killed, when this object goes; lock_fd (the
+    // resident's lock, held while connected) is closed then.
+    struct resident_connection {
+        int fd = -1;
+        int pid = -1;
+        int output_fd = -1;
+        int lock_fd = -1;
+        bool child = false;  // this process started it
+    };
+    explicit worker_process(resident_connection c);
+    // SIGKILL, reaped by a detached thread (abandon()); a resident is only disconnected.
+    ~worker_process();
+    bool resident() const { return resident_; }
     worker_process(const worker_process&) = delete;
     worker_process& operator=(const worker_process&) = delete;
 
@@ -86,10 +102,17 @@ class worker_process {
     int pid_ = -1;
     int fd_ = -1;
     int output_fd_ = -1;
+    int lock_fd_ = -1;
+    bool resident_ = false;
+    bool child_ = true;
+    bool killed_ = false;  // reaped with waitpid; a resident started elsewhere is watched instead
     uint64_t output_taken_ = 0;  // offset up to which output has been handed out
     std::string buffer_;
     std::optional<worker_exit> exit_;
 };
+
+// An unlinked temp file (close-on-exec) for a worker's stdout and stderr.
+int make_worker_output_file();
 
 // "SIGSEGV" for a signal number; "signal N" when it has no name.
 std::string signal_name(int sig);

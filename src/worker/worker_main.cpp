@@ -70,6 +70,8 @@ int worker_main(int argc, char** argv, const std::vector<worker_role>& roles) {
             args.device = static_cast<int>(value);
         } else if (flag == "--warm-profiler") {
             args.warm_profiler = value != 0;
+        } else if (flag == "--resident" && value > 0) {
+            args.resident_s = static_cast<int>(value);
         } else {
             return refuse(program, fmt::format("unknown option '{}'", flag));
         }
@@ -78,7 +80,7 @@ int worker_main(int argc, char** argv, const std::vector<worker_role>& roles) {
 
     // Dies with the thread that spawned it; a parent already gone before this took effect has
     // left the worker to another process.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (args.resident_s == 0) ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != static_cast<pid_t>(parent)) return 1;
     std::signal(SIGINT, SIG_IGN);
     std::setvbuf(stdout, nullptr, _IONBF, 0);  // output survives a crash
@@ -105,7 +107,13 @@ std::vector<worker_role> hone_worker_roles() {
              const bool ahead = a.warm_profiler;
              // CUPTI's profiler interface needs no context: initialised beside CUDA's start.
              if (ahead) std::thread(profiler_timer::initialize_early).detach();
-             serve_session(fd, [=] { return make_in_process_session(ordinal, ahead, reported); });
+             const session_factory make = [=] {
+                 return make_in_process_session(ordinal, ahead, reported);
+             };
+             if (a.resident_s > 0)
+                 serve_resident(fd, a.resident_s, make);
+             else
+                 serve_session(fd, make);
          }},
     };
 }

@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <stdexcept>
 #include <thread>
@@ -14,6 +17,7 @@
 
 #include "common/clock.hpp"
 #include "hone/error.hpp"
+#include "process/resident.hpp"
 #include "process/worker_process.hpp"
 #include "worker/protocol.hpp"
 #include "worker/serve_session.hpp"
@@ -29,13 +33,14 @@ double prepare_timeout_s(const run_plan& plan) {
 }
 
 nlohmann::json answer(const nlohmann::json& msg, const session_factory& factory,
-                      std::unique_ptr<gpu_session>& session) {
+                      std::unique_ptr<gpu_session>& session, bool& fresh) {
     const std::string type = msg.value("type", "");
     if (type == "hello") {
         if (msg.value("version", 0) != worker_protocol_version) {
             throw env_error("GPU worker: protocol version mismatch");
         }
-        session = factory();
+        fresh = !session;
+        if (fresh) session = factory();  // a resident's later clients find it made
         return {
             {"type", "hello"}, {"version", worker_protocol_version}, {"device", session->device()}};
     }
@@ -49,14 +54,14 @@ nlohmann::json answer(const nlohmann::json& msg, const session_factory& factory,
     throw env_error("GPU worker: unknown message '" + type + "'");
 }
 
-}  // namespace
-
-void serve_session(int fd, const session_factory& factory) {
-    std::unique_ptr<gpu_session> session;
+// One client's requests until it closes the socket; false when a sticky CUDA error ended the
+// session (nothing more can run in this process).
+bool serve_client(int fd, const session_factory& factory, std::unique_ptr<gpu_session>& session) {
     while (const auto msg = read_frame(fd)) {
         nlohmann::json reply;
+        bool fresh = false;
         try {
-            reply = answer(*msg, factory, session);
+            reply = answer(*msg, factory, session, fresh);
         } catch (const std::exception& e) {
             reply = error_reply(e);
         }
@@ -66,7 +71,7 @@ void serve_session(int fd, const session_factory& factory) {
         if (output_end >= 0) reply["output_end"] = output_end;
         write_frame(fd, reply);
         // The supervisor builds the space and compiles the reference now: set up meanwhile.
-        if (session && msg->value("type", "") == "hello") {
+        if (session && fresh) {
             try {
                 session->warm_start();
             } catch (const std::exception&) {
@@ -75,8 +80,40 @@ void serve_session(int fd, const session_factory& factory) {
         // After a sticky CUDA error this process can do no more CUDA work: make way.
         if (reply.value("type", "") == "result" &&
             reply["result"].value("st", status::ok) == status::runtime_fault) {
-            return;
+            return false;
         }
+    }
+    return true;
+}
+
+}  // namespace
+
+void serve_session(int fd, const session_factory& factory) {
+    std::unique_ptr<gpu_session> session;
+    serve_client(fd, factory, session);
+}
+
+void serve_resident(int listen_fd, double idle_s, const session_factory& factory) {
+    std::unique_ptr<gpu_session> session;
+    for (;;) {
+        const int conn = accept_resident_client(listen_fd, idle_s);
+        if (conn < 0) return;
+        bool usable = true;
+        try {
+            usable = serve_client(conn, factory, session);
+        } catch (const env_error&) {
+            // The client went away mid-reply (killed, or ended with a job in flight).
+        }
+        if (usable && session) {
+            try {
+                session->release();
+            } catch (const std::exception&) {
+                usable = false;
+            }
+        }
+        if (!usable) retire_resident(listen_fd);  // before the client sees the end
+        end_resident_client(conn);
+        if (!usable) return;
     }
 }
 
@@ -209,7 +246,15 @@ class worker_session final : public gpu_session {
     }
 
     void begin_start() {
-        proc_ = std::make_unique<worker_process>(cmd_);
+        proc_.reset();  // a resident's lock goes with it: the next connection may be to it
+        if (cmd_.keep_s > 0) {
+            try {
+                proc_ = connect_resident(cmd_, cmd_.keep_s);
+            } catch (const env_error&) {
+                // No resident here: a worker of this process's own serves as well.
+            }
+        }
+        if (!proc_) proc_ = std::make_unique<worker_process>(cmd_);
         proc_->send({{"type", "hello"}, {"version", worker_protocol_version}});
     }
 
@@ -296,6 +341,17 @@ class worker_session final : public gpu_session {
 
 }  // namespace
 
+int keep_workers_s() {
+    const char* v = std::getenv("HONE_KEEP_WORKERS");
+    if (!v || !*v) return 0;
+    int s = 0;
+    const auto [end, ec] = std::from_chars(v, v + std::strlen(v), s);
+    if (ec != std::errc{} || *end != '\0' || s < 0)
+        throw env_error(fmt::format(
+            "HONE_KEEP_WORKERS is '{}': it must be whole seconds (0: no resident workers)", v));
+    return s;
+}
+
 double job_deadline_s(const timing_spec& t, double reference_us) {
     const double launches = t.min_samples + 12.0;
     return t.timeout_s + t.warmup_ms / 1000.0 + t.max_time_s +
@@ -309,8 +365,11 @@ std::unique_ptr<gpu_session> make_supervised_session(worker_command cmd) {
 namespace {
 
 worker_command gpu_worker_command(int ordinal, bool profiler_ahead) {
-    return worker_role_command("gpu", {"--device", std::to_string(ordinal), "--warm-profiler",
-                                       profiler_ahead ? "1" : "0"});
+    worker_command cmd = worker_role_command(
+        "gpu",
+        {"--device", std::to_string(ordinal), "--warm-profiler", profiler_ahead ? "1" : "0"});
+    cmd.keep_s = keep_workers_s();
+    return cmd;
 }
 
 }  // namespace

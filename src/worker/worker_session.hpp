@@ -19,6 +19,11 @@ using session_factory = std::function<std::unique_ptr<gpu_session>()>;
 // one before the next job. Errors of prepare() in the worker are rethrown here with their type.
 std::unique_ptr<gpu_session> make_supervised_session(worker_command cmd);
 
+// $HONE_KEEP_WORKERS: how long a GPU worker stays resident after a command, for the next one
+// to reuse (0 or unset: not at all; process/resident.hpp). env_error for a value that is not
+// whole seconds.
+int keep_workers_s();
+
 // A configuration may run this many times slower per launch than the verify reference before
 // the watchdog takes it for hung (vector_add's slowest is ~4x its fastest, SGEMM's ~2.5x).
 constexpr double watchdog_slowdown = 100.0;

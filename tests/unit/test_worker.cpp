@@ -3,10 +3,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
 
 #include "hone/error.hpp"
+#include "process/resident.hpp"
 #include "process/worker_process.hpp"
 #include "test_workers.hpp"
 #include "worker/protocol.hpp"
@@ -46,7 +51,8 @@ class fake_session : public gpu_session {
     }
     job_result run(const job& j) override {
         job_result r;
-        r.message = fmt::format("pid={} prepares={} buffers={}", ::getpid(), prepares_, buffers_);
+        r.message = fmt::format("pid={} releases={} prepares={} buffers={}", ::getpid(), releases_,
+                                prepares_, buffers_);
         if (j.key == "hang") {
             for (;;) ::pause();
         } else if (j.key == "segv") {
@@ -64,8 +70,14 @@ class fake_session : public gpu_session {
         return r;
     }
 
+    void release() override {
+        ++releases_;
+        buffers_ = 0;
+    }
+
   private:
     device_info info_;
+    int releases_ = 0;
     int prepares_ = 0;
     std::size_t buffers_ = 0;
 };
@@ -110,6 +122,13 @@ const test_role print_role("print", [](int fd, const worker_args&) {
 });
 const test_role fake_session_role("fake-session", [](int fd, const worker_args&) {
     serve_session(fd, [] { return std::make_unique<fake_session>(); });
+});
+const test_role fake_resident_role("fake-resident", [](int fd, const worker_args& a) {
+    const session_factory make = [] { return std::make_unique<fake_session>(); };
+    if (a.resident_s > 0)
+        serve_resident(fd, a.resident_s, make);
+    else
+        serve_session(fd, make);  // as hone-worker's gpu role: a worker of the client's own
 });
 const test_role failing_session_role("failing-session", [](int fd, const worker_args&) {
     serve_session(fd, []() -> std::unique_ptr<gpu_session> { throw env_error("no CUDA driver"); });
@@ -380,4 +399,115 @@ TEST_CASE("worker session reports a worker that dies at start with what it print
     CHECK_THROWS_WITH_AS(make_supervised_session({"/nonexistent/hone-worker", {"gpu"}}),
                          doctest::Contains("/nonexistent/hone-worker: No such file or directory"),
                          env_error);
+}
+
+namespace {
+
+// Resident workers in a folder of the test's own, stopped and forgotten at the end.
+struct resident_folder {
+    std::string dir;
+    resident_folder() {
+        dir = fmt::format("{}/hone-resident-test-{}",
+                          std::filesystem::temp_directory_path().string(), ::getpid());
+        std::filesystem::remove_all(dir);
+        ::setenv("HONE_RESIDENT_DIR", dir.c_str(), 1);
+    }
+    ~resident_folder() {
+        stop_idle_residents(dir);
+        ::unsetenv("HONE_RESIDENT_DIR");
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    }
+    worker_command command(int keep_s = 60) const {
+        worker_command cmd = test_worker("fake-resident");
+        cmd.keep_s = keep_s;
+        return cmd;
+    }
+};
+
+// True once pred holds, polled for up to 20 s (a condition, not a speed).
+template <typename Pred>
+bool eventually(Pred pred) {
+    for (int i = 0; i < 2000; ++i) {
+        if (pred()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pred();
+}
+
+}  // namespace
+
+TEST_CASE("a resident worker serves the next session with its state, releasing each plan") {
+    resident_folder f;
+    std::string first_pid;
+    {
+        auto s = make_supervised_session(f.command());
+        s->prepare(two_buffer_plan());
+        const job_result a = s->run(named_job("ok"));
+        first_pid = pid_of(a);
+        CHECK(a.message == first_pid + " releases=0 prepares=1 buffers=2");
+        // While this session holds it, another command gets a worker of its own.
+        auto other = make_supervised_session(f.command());
+        CHECK(pid_of(other->run(named_job("ok"))) != first_pid);
+    }
+    auto s = make_supervised_session(f.command());
+    const job_result before_prepare = s->run(named_job("ok"));
+    CHECK(before_prepare.message == first_pid + " releases=1 prepares=1 buffers=0");
+    s->prepare(two_buffer_plan());
+    const job_result b = s->run(named_job("print"));
+    CHECK(b.message == first_pid + " releases=1 prepares=2 buffers=2");
+    CHECK(b.output == "kernel says hi\n");  // its output reaches this session's client
+    const auto listed = list_residents(f.dir);
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].busy);
+}
+
+TEST_CASE("a resident worker killed by the watchdog or ended by a sticky error is replaced") {
+    resident_folder f;
+    auto s = make_supervised_session(f.command());
+    s->prepare(two_buffer_plan());
+    const std::string a = pid_of(s->run(named_job("ok")));
+    const job_result hung = s->run(named_job("hang", 0.2));
+    CHECK(hung.st == status::timeout);
+    const job_result after = s->run(named_job("ok"));
+    const std::string b = pid_of(after);
+    CHECK(b != a);
+    CHECK(after.message.ends_with("releases=0 prepares=1 buffers=2"));  // prepared afresh
+    const job_result sticky = s->run(named_job("sticky"));
+    CHECK(sticky.st == status::runtime_fault);
+    const std::string c = pid_of(s->run(named_job("ok")));
+    CHECK(c != b);
+    s.reset();
+    // The replacement is the resident the next session finds.
+    CHECK(pid_of(make_supervised_session(f.command())->run(named_job("ok"))) == c);
+}
+
+TEST_CASE("a resident worker ends after its idle time; hone workers --stop ends one at once") {
+    resident_folder f;
+    make_supervised_session(f.command(1))->run(named_job("ok"));
+    CHECK(eventually([&] { return list_residents(f.dir).empty(); }));
+    make_supervised_session(f.command())->run(named_job("ok"));
+    const auto idle = list_residents(f.dir);
+    REQUIRE(idle.size() == 1);
+    CHECK_FALSE(idle[0].busy);
+    CHECK(idle[0].pid > 0);
+    CHECK(stop_idle_residents(f.dir) == 1);
+    CHECK(list_residents(f.dir).empty());
+    CHECK(eventually([&] { return ::kill(idle[0].pid, 0) != 0; }));
+}
+
+TEST_CASE("resident workers: a folder that others can enter is not used") {
+    const std::string dir = fmt::format(
+        "{}/hone-resident-open-{}", std::filesystem::temp_directory_path().string(), ::getpid());
+    std::filesystem::create_directories(dir);
+    std::filesystem::permissions(dir, std::filesystem::perms::all);
+    ::setenv("HONE_RESIDENT_DIR", dir.c_str(), 1);
+    CHECK(resident_dir().empty());
+    worker_command cmd = test_worker("fake-resident");
+    cmd.keep_s = 60;
+    CHECK(connect_resident(cmd, 60) == nullptr);
+    // The session still runs, in a worker of its own.
+    CHECK(make_supervised_session(cmd)->run(named_job("ok")).st == status::ok);
+    ::unsetenv("HONE_RESIDENT_DIR");
+    std::filesystem::remove_all(dir);
 }
