@@ -215,8 +215,9 @@ std::unique_ptr<profiler_timer> profiler_timer::enable(CUcontext ctx, int ordina
         why = e.what();
         // The counters serve one process a GPU: say who may hold them.
         if (why.find("HARDWARE_BUSY") != std::string::npos)
-            why += " (another process profiles this GPU: Nsight Compute, or an idle resident "
-                   "hone worker, which `hone workers --stop` ends)";
+            why +=
+                " (another process profiles this GPU: Nsight Compute, or an idle resident "
+                "hone worker, which `hone workers --stop` ends)";
         return nullptr;
     }
     return std::unique_ptr<profiler_timer>(new profiler_timer(std::move(s)));

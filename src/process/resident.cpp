@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -137,76 +136,47 @@ int start_resident(const worker_command& cmd, const std::string& path, int keep_
     }
     listener.fd = above_three(listener.release());
     if (listener.fd < 0) throw env_error("resident worker socket: no descriptor left");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, listener.fd, 3);
-    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr,
-                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
-    std::vector<std::string> args = cmd.args;
-    args.insert(args.begin(), cmd.path);
-    for (std::string a : {std::string("--resident"), std::to_string(keep_s),
-                          std::string("--parent"), std::to_string(::getpid())})
-        args.push_back(std::move(a));
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, cmd.path.c_str(), &actions, &attr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0)
-        throw env_error(
-            fmt::format("starting the resident worker {}: {}", cmd.path, std::strerror(rc)));
-    return pid;
+    return spawn_worker(cmd, {"--resident", std::to_string(keep_s)}, listener.fd, -1, true);
 }
 
-// Sends fd over the socket (SCM_RIGHTS) with one byte.
-bool send_fd(int sock, int fd) {
+// One byte and room for one descriptor (SCM_RIGHTS), for send_fd and receive_fd.
+struct fd_message {
     char byte = 'o';
     iovec iov{&byte, 1};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
     msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    fd_message() {
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+    }
+    fd_message(const fd_message&) = delete;
+    fd_message& operator=(const fd_message&) = delete;
+};
+
+// Sends fd over the socket with one byte.
+bool send_fd(int sock, int fd) {
+    fd_message m;
+    cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
     ssize_t n = 0;
-    while ((n = ::sendmsg(sock, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+    while ((n = ::sendmsg(sock, &m.msg, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
     }
     return n == 1;
 }
 
 // The fd sent by send_fd, or -1.
 int receive_fd(int sock) {
-    char byte = 0;
-    iovec iov{&byte, 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
+    fd_message m;
     ssize_t n = 0;
-    while ((n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+    while ((n = ::recvmsg(sock, &m.msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
     }
     if (n != 1) return -1;
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    for (cmsghdr* c = CMSG_FIRSTHDR(&m.msg); c; c = CMSG_NXTHDR(&m.msg, c)) {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
             int fd = -1;
             std::memcpy(&fd, CMSG_DATA(c), sizeof fd);

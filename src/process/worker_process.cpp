@@ -243,24 +243,20 @@ std::optional<nlohmann::json> read_frame(int fd) {
     return decode_payload(payload.data(), n);
 }
 
-worker_process::worker_process(const worker_command& cmd) {
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        throw_errno("creating a worker socket");
-    }
-    fd_guard mine{sv[0]};
-    fd_guard theirs{sv[1]};
-    theirs.fd = above_stdio(theirs.release());
-    fd_guard output{above_stdio(make_worker_output_file())};
-
+int spawn_worker(const worker_command& cmd, const std::vector<std::string>& extra, int socket_fd,
+                 int output_fd, bool own_session) {
     // posix_spawn, not fork: glibc starts the child with clone(CLONE_VM | CLONE_VFORK) and
     // execs at once, which is safe from a process that holds threads and CUDA state.
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, output.fd, 1);
-    posix_spawn_file_actions_adddup2(&actions, output.fd, 2);
-    posix_spawn_file_actions_adddup2(&actions, theirs.fd, 3);
+    for (int out : {1, 2}) {
+        if (output_fd >= 0)
+            posix_spawn_file_actions_adddup2(&actions, output_fd, out);
+        else
+            posix_spawn_file_actions_addopen(&actions, out, "/dev/null", O_WRONLY, 0);
+    }
+    posix_spawn_file_actions_adddup2(&actions, socket_fd, 3);
     // Other workers' sockets must not stay open there, or their end-of-stream would never come;
     // nor the application's descriptors.
     posix_spawn_file_actions_addclosefrom_np(&actions, 4);
@@ -272,10 +268,12 @@ worker_process::worker_process(const worker_command& cmd) {
     // The application's blocked signals and handlers must not shape how the worker runs or dies.
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                        (own_session ? POSIX_SPAWN_SETSID : 0));
 
     std::vector<std::string> args = cmd.args;
     args.insert(args.begin(), cmd.path);
+    args.insert(args.end(), extra.begin(), extra.end());
     args.push_back("--parent");
     args.push_back(std::to_string(::getpid()));
     std::vector<char*> argv;
@@ -289,7 +287,19 @@ worker_process::worker_process(const worker_command& cmd) {
         throw env_error(
             fmt::format("starting the worker process {}: {}", cmd.path, std::strerror(rc)));
     }
-    pid_ = pid;
+    return pid;
+}
+
+worker_process::worker_process(const worker_command& cmd) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        throw_errno("creating a worker socket");
+    }
+    fd_guard mine{sv[0]};
+    fd_guard theirs{sv[1]};
+    theirs.fd = above_stdio(theirs.release());
+    fd_guard output{above_stdio(make_worker_output_file())};
+    pid_ = spawn_worker(cmd, {}, theirs.fd, output.fd, false);
     fd_ = mine.release();
     output_fd_ = output.release();
 }

@@ -113,6 +113,12 @@ class worker_process {
 
 // An unlinked temp file (close-on-exec) for a worker's stdout and stderr.
 int make_worker_output_file();
+// Starts cmd with `extra` arguments and --parent <this pid>: socket_fd (> 3) at its fd 3,
+// stdin /dev/null, stdout and stderr to output_fd (> 3; -1: /dev/null), nothing else open, an
+// empty signal mask and default signal actions; in a session of its own where asked (a
+// resident). Returns its pid; env_error when it cannot be started.
+int spawn_worker(const worker_command& cmd, const std::vector<std::string>& extra, int socket_fd,
+                 int output_fd, bool own_session);
 
 // "SIGSEGV" for a signal number; "signal N" when it has no name.
 std::string signal_name(int sig);
