@@ -24,16 +24,18 @@ int run_workers(bool stop, bool json) {
         nlohmann::json out{
             {"folder", dir}, {"stopped", stopped}, {"workers", nlohmann::json::array()}};
         for (const auto& r : left)
-            out["workers"].push_back({{"socket", r.socket}, {"busy", r.busy}, {"pid", r.pid}});
+            out["workers"].push_back(
+                {{"socket", r.socket}, {"serves", r.what}, {"busy", r.busy}, {"pid", r.pid}});
         std::cout << out.dump(2) << "\n";
         return 0;
     }
     if (stop) fmt::print("stopped {} idle resident worker{}\n", stopped, stopped == 1 ? "" : "s");
     if (left.empty() && !stop) fmt::print("no resident workers in {}\n", dir);
     for (const auto& r : left) {
-        fmt::print("{}  {}\n", r.socket,
+        fmt::print("{}  {}\n  {}\n",
                    r.busy ? std::string("busy (a command is using it)")
-                          : fmt::format("idle, pid {}", r.pid));
+                          : fmt::format("idle, pid {}", r.pid),
+                   r.socket, r.what.empty() ? "(what it serves is not recorded)" : r.what);
     }
     return 0;
 }

@@ -58,6 +58,27 @@ std::string lock_path_of(const std::string& socket) {
     return socket.substr(0, socket.size() - 5) + ".lock";
 }
 
+std::string info_path_of(const std::string& socket) {
+    return lock_path_of(socket).substr(0, lock_path_of(socket).size() - 5) + ".info";
+}
+
+std::string read_info(const std::string& socket) {
+    std::string line;
+    if (std::FILE* f = std::fopen(info_path_of(socket).c_str(), "r")) {
+        char buf[4096];
+        if (std::fgets(buf, sizeof buf, f)) line = buf;
+        std::fclose(f);
+    }
+    while (!line.empty() && line.back() == '\n') line.pop_back();
+    return line;
+}
+
+// Removes a resident's socket and its description.
+void remove_resident(const std::string& socket) {
+    ::unlink(socket.c_str());
+    ::unlink(info_path_of(socket).c_str());
+}
+
 bool fill_address(const std::string& path, sockaddr_un& addr) {
     addr = {};
     addr.sun_family = AF_UNIX;
@@ -136,6 +157,13 @@ int start_resident(const worker_command& cmd, const std::string& path, int keep_
     }
     listener.fd = above_three(listener.release());
     if (listener.fd < 0) throw env_error("resident worker socket: no descriptor left");
+    // What it serves, for `hone workers` (the socket's name is a digest).
+    std::string what = cmd.path;
+    for (const auto& a : cmd.args) what += " " + a;
+    if (std::FILE* f = std::fopen(info_path_of(path).c_str(), "w")) {
+        std::fprintf(f, "%s\n", what.c_str());
+        std::fclose(f);
+    }
     return spawn_worker(cmd, {"--resident", std::to_string(keep_s)}, listener.fd, -1, true);
 }
 
@@ -252,7 +280,7 @@ std::unique_ptr<worker_process> connect_resident(const worker_command& cmd, int 
         if (!send_fd(conn.fd, output.fd)) {
             if (child || attempt > 0)
                 throw env_error("resident worker " + path + " did not take its output file");
-            ::unlink(path.c_str());
+            remove_resident(path);
             continue;
         }
         worker_process::resident_connection c;
@@ -284,7 +312,7 @@ int accept_resident_client(int listen_fd, double idle_s) {
                 deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
                 continue;
             }
-            ::unlink(path.c_str());
+            remove_resident(path);
             return -1;  // the lock stays held until this process ends
         }
         fd_holder conn(::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
@@ -310,7 +338,7 @@ void end_resident_client(int conn_fd) {
 
 void retire_resident(int listen_fd) {
     const std::string path = bound_path(listen_fd);
-    if (!path.empty()) ::unlink(path.c_str());
+    if (!path.empty()) remove_resident(path);
 }
 
 namespace {
@@ -328,12 +356,13 @@ void visit_residents(const std::string& dir, Visit visit) {
     for (const auto& path : paths) {
         resident_info r;
         r.socket = path;
+        r.what = read_info(path);
         fd_holder lock(take_lock(lock_path_of(path)));
         r.busy = lock.fd < 0;
         if (!r.busy) {
             fd_holder conn(connect_to(path));  // the listener's credentials, before accept
             if (conn.fd < 0) {
-                ::unlink(path.c_str());
+                remove_resident(path);
                 continue;
             }
             r.pid = peer_of(conn.fd).pid;
@@ -355,7 +384,7 @@ int stop_idle_residents(const std::string& dir) {
     int stopped = 0;
     visit_residents(dir, [&](const resident_info& r) {
         if (r.busy || r.pid <= 0 || ::kill(r.pid, SIGTERM) != 0) return;
-        ::unlink(r.socket.c_str());  // under its lock: no client meets it meanwhile
+        remove_resident(r.socket);  // under its lock: no client meets it meanwhile
         ++stopped;
     });
     return stopped;

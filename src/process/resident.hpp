@@ -46,9 +46,11 @@ void end_resident_client(int conn_fd);
 // Removes the resident's socket file (it ends: a fresh resident takes its place).
 void retire_resident(int listen_fd);
 
-// Residents in dir: socket path, whether a command holds it, and its pid (0 when unknown).
+// Residents in dir: socket path, what it serves, whether a command holds it, and its pid (0
+// when unknown).
 struct resident_info {
     std::string socket;
+    std::string what;  // the worker command it serves (hone-worker gpu --device N ...)
     bool busy = false;
     int pid = 0;
 };

@@ -460,6 +460,7 @@ TEST_CASE("a resident worker serves the next session with its state, releasing e
     const auto listed = list_residents(f.dir);
     REQUIRE(listed.size() == 1);
     CHECK(listed[0].busy);
+    CHECK(listed[0].what.ends_with("--test-worker fake-resident"));  // what it serves
 }
 
 TEST_CASE("a resident worker killed by the watchdog or ended by a sticky error is replaced") {
@@ -486,6 +487,8 @@ TEST_CASE("a resident worker ends after its idle time; hone workers --stop ends 
     resident_folder f;
     make_supervised_session(f.command(1))->run(named_job("ok"));
     CHECK(eventually([&] { return list_residents(f.dir).empty(); }));
+    for (const auto& e : std::filesystem::directory_iterator(f.dir))  // its lock file stays
+        CHECK(e.path().extension() == ".lock");
     make_supervised_session(f.command())->run(named_job("ok"));
     const auto idle = list_residents(f.dir);
     REQUIRE(idle.size() == 1);
