@@ -175,7 +175,16 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"gain", 0, 0, 2, true,
            "which gains of the best restart the stall clock: 0 any; 1 from sweep_from on, only "
            "one larger than the spread of the breed fastest seen (the slowest of them against "
-           "the best), before it any; 2 only such a gain, from the start"}}},
+           "the best), before it any; 2 only such a gain, from the start"},
+          {"arm", 0, 0, 2, true,
+           "beside gp_climb from the start, children of the breed fastest configurations seen "
+           "(Kernel Tuner's genetic algorithm) take up to share of the proposals, scaled by their "
+           "wins against gp_climb's: 1 gains of the best, 2 joins of the breed fastest; 0: none"},
+          {"draw", 0, 0, 1, true,
+           "how breed's children are drawn: 0 genetic's (tournaments of 3, each parameter mutated "
+           "with chance 0.1, harder on retries); 1 Kernel Tuner's genetic algorithm's (parents "
+           "ranked by a Beta(1, 2.5) draw, one parameter mutated with chance 0.1, a seen child "
+           "drawn again at no cost)"}}},
     };
     return all;
 }

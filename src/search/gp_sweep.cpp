@@ -61,6 +61,20 @@
 // best 0.9978 instead of 0.9985); on held-out seeds it changed no space's figure at 200 or
 // 1,000 evaluations. `gain` 2 judges gains so from the start: the polish and children begin
 // earlier, which gains on pnpoly TITAN RTX by 200 evaluations and costs convolution W6600.
+//
+// `draw` 1 draws breed's children as Kernel Tuner 1.5's genetic algorithm does (parents ranked
+// by a Beta(1, 2.5) draw, one parameter mutated with chance 0.1, a child already seen drawn
+// again at no cost) instead of genetic's (tournaments, each parameter mutated, harder on each
+// retry). A re-implementation of Kernel Tuner's algorithm on pnpoly TITAN RTX reached 95% of
+// the optimum by 200 evaluations in 30 of 60 seeds, 31 with the fastest seen as its population,
+// but 21 when each generation had to be 26 unseen children: its revisits are free, so its
+// population of the fastest is renewed after a few new evaluations, and its children are
+// recombinations of them with rare mutation. Here a child is drawn from the fastest seen at
+// the time it is proposed, with no harder mutation to force an unseen one.
+// `arm` 1 or 2 gives such children a share of the proposals beside gp_climb from the start (a
+// portfolio), shifted by their record of wins against gp_climb's. Neither is the default: on
+// convolution W6600 the arm's share before evaluation 200 costs gp_climb's recoveries there
+// (bench/strategies-protocol.md).
 #include <algorithm>
 #include <cmath>
 
@@ -103,6 +117,8 @@ class gp_sweep final : public strategy {
         generations_ = static_cast<std::size_t>(opt("generations"));
         pick_ = static_cast<std::size_t>(opt("pick"));
         gain_ = static_cast<int>(opt("gain"));
+        arm_ = static_cast<int>(opt("arm"));
+        draw_ = static_cast<int>(opt("draw"));
         counts_.resize(d.dims());
         for (std::size_t i = 0; i < d.dims(); ++i) counts_[i].assign(d.cardinality(i), 0);
         if (polish_mode_ == 1) {
@@ -120,8 +136,21 @@ class gp_sweep final : public strategy {
         if (polishing_ && polish_mode_ == 2 && !refill() && !breeding()) polishing_ = false;
         search_base* aside = sweeping_ ? sweep_.get() : polishing_ ? polish_.get() : nullptr;
         if (!aside && !polishing_) {
-            // gp_climb alone (the others are told of its points, never propose them).
-            for (auto& p : climb_->propose(n)) add(p, climb_.get(), out);
+            // gp_climb alone (the others are told of its points, never propose them), or beside
+            // the arm (option arm) with the share its record of gains earns.
+            const std::size_t owed = arm_owed(n);
+            for (auto& p : climb_->propose(n - owed)) add(p, climb_.get(), out);
+            const std::size_t to_arm = arm_slots(out.size(), n - out.size());
+            const std::vector<point> pop = to_arm > 0 ? fastest(breed_) : std::vector<point>{};
+            for (std::size_t k = 0; k < to_arm; ++k)
+                if (auto c = arm_child(pop)) {
+                    seen_.insert(*c);
+                    for (search_base* m : {climb_.get(), sweep_.get(), polish_.get()})
+                        if (m) m->exclude(*c);
+                    by_sweep_.insert(*c);
+                    arm_pending_.insert(*c);
+                    out.push_back(std::move(*c));
+                }
             // Out of budget or space: the sweep, told every point, finds so too (and is done).
             if (climb_->done())
                 for (auto& p : sweep_->propose(n)) add(p, sweep_.get(), out);
@@ -150,7 +179,7 @@ class gp_sweep final : public strategy {
                 const std::vector<point> pop = fastest(breed_);
                 const auto ratio = value_ratios(pop);
                 while (out.size() < n && breeding()) {
-                    auto c = pick_child(pop, ratio);
+                    auto c = draw_ == 1 ? arm_child(pop) : pick_child(pop, ratio);
                     if (!c) break;
                     children_.insert(*c);
                     add(*c, nullptr, out);
@@ -179,6 +208,9 @@ class gp_sweep final : public strategy {
         const bool swept = it != by_sweep_.end();
         if (swept) by_sweep_.erase(it);
         const bool timed = objective && std::isfinite(*objective);
+        const auto a = arm_pending_.find(p);
+        const bool by_arm = a != arm_pending_.end();
+        if (by_arm) arm_pending_.erase(a);
         // The spread of the fastest breed_ seen before this outcome: where gain_ applies, a
         // smaller gain of the best does not restart the stall clock.
         const bool judged = gain_ == 2 || (gain_ == 1 && observed_ > from_);
@@ -186,6 +218,16 @@ class gp_sweep final : public strategy {
             judged && best_ && breed_ >= 2 && top_.size() >= breed_ ? top_.back() - *best_ : 0.0;
         if (breed_ >= 2)
             note(p, timed ? std::optional(log_score(*objective)) : std::nullopt, swept);
+        if (arm_ > 0 && arm_on_) {
+            // The arm's and gp_climb's records since the arm began (other proposals, the
+            // polish's, children's and sweep's, are neither).
+            const bool gains = timed && best_ && log_score(*objective) < *best_;
+            const bool joins = timed && joined_;
+            if (by_arm)
+                ++arm_seen_, arm_won_ += arm_ == 1 ? gains : joins;
+            else if (!swept)
+                ++climb_arm_seen_, climb_arm_won_ += arm_ == 1 ? gains : joins;
+        }
         if (!timed) return;
         const double score = log_score(*objective);
         if (best_ && score >= *best_) return;
@@ -244,9 +286,11 @@ class gp_sweep final : public strategy {
     // breed_ scores, and whether a child's or gp_climb's proposal joined them.
     void note(const point& p, std::optional<double> score, bool swept) {
         bool joins = false;
+        joined_ = false;
         if (score) {
             timed_.emplace_back(*score, p);
             joins = top_.size() < breed_ || *score < top_.back();
+            joined_ = joins;
             if (joins) {
                 top_.insert(std::upper_bound(top_.begin(), top_.end(), *score), *score);
                 if (top_.size() > breed_) top_.pop_back();
@@ -347,6 +391,62 @@ class gp_sweep final : public strategy {
         return best;
     }
 
+    // The slots of n that the arm is owed already (its accrued credit), none before it can
+    // breed (breed_ timed outcomes) or once the budget is spent.
+    std::size_t arm_owed(std::size_t n) {
+        if (arm_ == 0 || breed_ < 2 || timed_.size() < breed_ ||
+            (budget_ > 0 && seen_.size() >= budget_))
+            return 0;
+        arm_on_ = true;
+        return std::min(n, static_cast<std::size_t>(arm_credit_));
+    }
+
+    // The arm's proposals beside `made` of gp_climb's (at most `free`): its credit grows by its
+    // share per proposal of gp_climb's, so that the share is of the proposals made (gp_climb
+    // waiting for its descents' outcomes gives the arm no extra slots). The share is `share`
+    // scaled by the arm's rate of wins (gains of the best, arm 1; joins of the fastest breed_
+    // seen, arm 2) against gp_climb's since the arm began, each with one win and two outcomes
+    // of prior, within [share / 4, share].
+    std::size_t arm_slots(std::size_t made, std::size_t free) {
+        if (!arm_on_) return 0;
+        const double arm_rate = (static_cast<double>(arm_won_) + 1) / (arm_seen_ + 2.0);
+        const double climb_rate =
+            (static_cast<double>(climb_arm_won_) + 1) / (climb_arm_seen_ + 2.0);
+        const double s = share_ * std::clamp(arm_rate / (arm_rate + climb_rate), 0.25, 1.0);
+        arm_credit_ += static_cast<double>(made) * (s < 1 ? s / (1 - s) : 1e9);
+        const std::size_t k = std::min(free, static_cast<std::size_t>(arm_credit_));
+        arm_credit_ -= static_cast<double>(k);
+        return k;
+    }
+
+    // The arm's child (Kernel Tuner's genetic algorithm, its population the fastest breed_
+    // seen): two parents ranked by a Beta(1, 2.5) draw, uniform crossover, and with chance
+    // `mutation` one parameter set to another value. A child already seen is drawn again at no
+    // cost (Kernel Tuner's revisits are free); nullopt after 256 draws.
+    std::optional<point> arm_child(const std::vector<point>& pop) {
+        if (pop.size() < 2 || (budget_ > 0 && seen_.size() >= budget_)) return std::nullopt;
+        auto rank = [&] {
+            const double x = 1 - std::pow(1 - draw_unit(rng_), 1 / 2.5);
+            return std::min(pop.size() - 1, static_cast<std::size_t>(x * pop.size()));
+        };
+        for (int tries = 0; tries < 256; ++tries) {
+            const std::size_t i = rank();
+            std::size_t j = rank();
+            while (j == i) j = rank();
+            point c(pop[i].size());
+            for (std::size_t k = 0; k < c.size(); ++k)
+                c[k] = draw_unit(rng_) < 0.5 ? pop[i][k] : pop[j][k];
+            if (draw_unit(rng_) < mutation) {
+                const std::size_t k = draw_below(rng_, c.size());
+                const uint32_t card = d_.cardinality(k);
+                if (card > 1)
+                    c[k] = static_cast<uint32_t>((c[k] + 1 + draw_below(rng_, card - 1)) % card);
+            }
+            if (!seen_.count(c) && d_.contains(c)) return c;
+        }
+        return std::nullopt;
+    }
+
     // A proposal of member `from` (nullptr: the polish's own), gp_climb's or set aside.
     void add(point& p, search_base* from, std::vector<point>& out) {
         seen_.insert(p);
@@ -374,6 +474,14 @@ class gp_sweep final : public strategy {
     std::size_t generations_ = 0;  // children for each best point, at most this times breed_
     std::size_t pick_ = 1;         // candidates for each child (pick_child)
     int gain_ = 0;                 // which gains of the best restart the stall clock (option gain)
+    int draw_ = 0;                 // how children are drawn (option draw)
+    int arm_ = 0;                  // the genetic arm beside gp_climb (option arm); 0: none
+    bool arm_on_ = false;          // the arm has begun
+    bool joined_ = false;          // the latest outcome joined the fastest breed_ (note)
+    double arm_credit_ = 0;        // the arm's share of slots, accrued (arm_slots)
+    point_set arm_pending_;        // the arm's proposals not observed yet
+    // Since the arm began: its outcomes and gp_climb's, and their wins (arm_slots).
+    std::size_t arm_seen_ = 0, arm_won_ = 0, climb_arm_seen_ = 0, climb_arm_won_ = 0;
     std::vector<std::vector<std::size_t>> counts_;  // per parameter and value: observed points
     std::size_t bred_ = 0;     // children proposed since the best last improved
     std::vector<double> top_;  // the fastest breed_ scores seen, ascending

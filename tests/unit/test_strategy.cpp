@@ -789,6 +789,36 @@ TEST_CASE("gp_sweep's breed: once the polish is done, children of the fastest po
     CHECK(run(plateau, {{"breed", 16}}) != run(plateau, {{"breed", 16}, {"generations", 1}}));
 }
 
+TEST_CASE("gp_sweep's draw proposes what gp_climb does until the best stalls") {
+    const climb_then_apart r({{"draw", 1}}, {{"draw", 0}});
+    CAPTURE(r.k);
+    CHECK(r.k < 300);
+    CHECK(r.same_until_stall());
+    CHECK(r.sweep({{"draw", 1}}).order == r.on.order);  // deterministic with a seed
+    CHECK(r.on.order != r.off.order);                   // children drawn otherwise
+}
+
+TEST_CASE("gp_sweep's draw proposes valid unseen points within its budget") {
+    check_children_budgets({{"breed", 20}, {"draw", 1}});
+}
+
+TEST_CASE("gp_sweep's arm takes a share beside gp_climb before the best stalls") {
+    // The arm starts once breed's population is there, long before gp_climb stalls; arm 0 is
+    // the default's run.
+    const climb_then_apart r({{"arm", 1}}, {{"arm", 0}});
+    auto plain = make("gp_sweep", r.g, 1, 400);
+    CHECK(drive(*plain, r.g, r.f).order == r.off.order);
+    CHECK(r.k > 40);
+    CHECK_FALSE(std::equal(r.climb.order.begin(), r.climb.order.begin() + 40, r.on.order.begin()));
+    CHECK(r.sweep({{"arm", 1}}).order == r.on.order);  // deterministic with a seed
+    CHECK(r.sweep({{"arm", 2}}).order != r.off.order);
+}
+
+TEST_CASE("gp_sweep's arm proposes valid unseen points within its budget") {
+    check_children_budgets({{"arm", 1}});
+    check_children_budgets({{"arm", 2}, {"breed", 0}});  // no population: gp_climb alone
+}
+
 TEST_CASE("gp_sweep's pick proposes what gp_climb does until the best stalls") {
     const climb_then_apart r({{"pick", 16}}, {{"pick", 1}});
     CAPTURE(r.k);
