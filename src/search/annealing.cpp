@@ -58,7 +58,7 @@ class annealing final : public search_base {
             const uint32_t card = d_.cardinality(i);
             if (card < 2) continue;
             point q = c;
-            q[i] = static_cast<uint32_t>((c[i] + 1 + below(card - 1)) % card);
+            q[i] = draw_other(rng_, c[i], card);
             if (!seen(q) && d_.contains(q)) return q;
         }
         std::vector<point> fresh;

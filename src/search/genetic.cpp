@@ -82,8 +82,7 @@ class genetic final : public search_base {
             const double rate = std::min(1.0, mutation_ * (1 + tries / 4));
             for (std::size_t i = 0; i < c.size(); ++i) {
                 const uint32_t card = d_.cardinality(i);
-                if (card > 1 && unit() < rate)
-                    c[i] = static_cast<uint32_t>((c[i] + 1 + below(card - 1)) % card);
+                if (card > 1 && unit() < rate) c[i] = draw_other(rng_, c[i], card);
             }
             if (!seen(c) && !contains(gen, c) && d_.contains(c)) return c;
         }

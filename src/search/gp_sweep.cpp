@@ -341,8 +341,7 @@ class gp_sweep final : public strategy {
             const double rate = std::min(1.0, mutation * (1 + tries / 4));
             for (std::size_t i = 0; i < c.size(); ++i) {
                 const uint32_t card = d_.cardinality(i);
-                if (card > 1 && draw_unit(rng_) < rate)
-                    c[i] = static_cast<uint32_t>((c[i] + 1 + draw_below(rng_, card - 1)) % card);
+                if (card > 1 && draw_unit(rng_) < rate) c[i] = draw_other(rng_, c[i], card);
             }
             if (!seen_.count(c) && d_.contains(c)) return c;
         }
@@ -439,8 +438,7 @@ class gp_sweep final : public strategy {
             if (draw_unit(rng_) < mutation) {
                 const std::size_t k = draw_below(rng_, c.size());
                 const uint32_t card = d_.cardinality(k);
-                if (card > 1)
-                    c[k] = static_cast<uint32_t>((c[k] + 1 + draw_below(rng_, card - 1)) % card);
+                if (card > 1) c[k] = draw_other(rng_, c[k], card);
             }
             if (!seen_.count(c) && d_.contains(c)) return c;
         }

@@ -56,7 +56,7 @@ class local_search final : public search_base {
                 for (std::size_t k = 0; k < kick_; ++k) {
                     const std::size_t i = below(q.size());
                     const uint32_t card = d_.cardinality(i);
-                    if (card > 1) q[i] = static_cast<uint32_t>((q[i] + 1 + below(card - 1)) % card);
+                    if (card > 1) q[i] = draw_other(rng_, q[i], card);
                 }
                 if (take(q, out)) return;
             }

@@ -15,6 +15,11 @@ inline uint64_t draw_below(std::mt19937_64& rng, uint64_t n) {
     return x % n;
 }
 
+// One of the card - 1 values in [0, card) other than v, uniformly; card >= 2.
+inline uint32_t draw_other(std::mt19937_64& rng, uint32_t v, uint32_t card) {
+    return static_cast<uint32_t>((v + 1 + draw_below(rng, card - 1)) % card);
+}
+
 // Uniform in [0, 1), 53 bits.
 inline double draw_unit(std::mt19937_64& rng) {
     return static_cast<double>(rng() >> 11) * 0x1.0p-53;
