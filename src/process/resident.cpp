@@ -32,18 +32,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct fd_holder {
-    int fd = -1;
-    fd_holder() = default;
-    explicit fd_holder(int f) : fd(f) {}
-    fd_holder(const fd_holder&) = delete;
-    fd_holder& operator=(const fd_holder&) = delete;
-    ~fd_holder() {
-        if (fd >= 0) ::close(fd);
-    }
-    int release() { return std::exchange(fd, -1); }
-};
-
 // A folder that is this user's alone (owner, mode 0700), made if missing.
 bool usable_dir(const std::string& dir) {
     if (dir.empty()) return false;
@@ -53,13 +41,17 @@ bool usable_dir(const std::string& dir) {
     return st.st_uid == ::getuid() && (st.st_mode & 077) == 0;
 }
 
+// A resident's socket path without ".sock": its lock and description files share it.
+std::string stem_of(const std::string& socket) {
+    return socket.ends_with(".sock") ? socket.substr(0, socket.size() - 5) : socket;
+}
+
 std::string lock_path_of(const std::string& socket) {
-    if (!socket.ends_with(".sock")) return socket + ".lock";
-    return socket.substr(0, socket.size() - 5) + ".lock";
+    return stem_of(socket) + ".lock";
 }
 
 std::string info_path_of(const std::string& socket) {
-    return lock_path_of(socket).substr(0, lock_path_of(socket).size() - 5) + ".info";
+    return stem_of(socket) + ".info";
 }
 
 std::string read_info(const std::string& socket) {
@@ -94,7 +86,7 @@ int connect_to(const std::string& path) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    fd_holder fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    fd_guard fd{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
     if (fd.fd < 0) return -1;
     int rc = 0;
     while ((rc = ::connect(fd.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr)) != 0 &&
@@ -130,17 +122,9 @@ ucred peer_of(int fd) {
 
 // Holds the lock file's lock (non-blocking); -1 when another holds it or it cannot be made.
 int take_lock(const std::string& path) {
-    fd_holder fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    fd_guard fd{::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)};
     if (fd.fd < 0 || ::flock(fd.fd, LOCK_EX | LOCK_NB) != 0) return -1;
     return fd.release();
-}
-
-// Moves fd above 3 (the spawned resident's 0-3 are made by dup2 from such descriptors).
-int above_three(int fd) {
-    if (fd > 3) return fd;
-    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 4);
-    ::close(fd);
-    return moved;
 }
 
 // Binds path, then starts cmd as a resident serving that socket at its fd 3, in a session of
@@ -150,13 +134,12 @@ int start_resident(const worker_command& cmd, const std::string& path, int keep_
     sockaddr_un addr;
     if (!fill_address(path, addr)) throw env_error("resident worker socket path too long: " + path);
     ::unlink(path.c_str());  // a dead resident's socket
-    fd_holder listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    fd_guard listener{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
     if (listener.fd < 0 ||
         ::bind(listener.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
         throw env_error(fmt::format("resident worker socket {}: {}", path, std::strerror(errno)));
     }
-    listener.fd = above_three(listener.release());
-    if (listener.fd < 0) throw env_error("resident worker socket: no descriptor left");
+    listener.fd = above_stdio(listener.release());
     // What it serves, for `hone workers` (the socket's name is a digest).
     std::string what = cmd.path;
     for (const auto& a : cmd.args) what += " " + a;
@@ -261,13 +244,13 @@ std::unique_ptr<worker_process> connect_resident(const worker_command& cmd, int 
     const std::string dir = resident_dir();
     if (dir.empty() || keep_s <= 0) return nullptr;
     const std::string path = resident_socket_path(dir, cmd);
-    fd_holder lock(take_lock(lock_path_of(path)));
+    fd_guard lock{take_lock(lock_path_of(path))};
     if (lock.fd < 0) return nullptr;  // another command holds it
     // Twice at most: a resident that ended between this connect and the hand-over of the
     // output file leaves its socket, which the second try replaces.
     for (int attempt = 0;; ++attempt) {
         bool child = false;
-        fd_holder conn(connect_to(path));
+        fd_guard conn{connect_to(path)};
         if (conn.fd < 0) {
             const int pid = start_resident(cmd, path, keep_s);
             child = true;
@@ -276,7 +259,7 @@ std::unique_ptr<worker_process> connect_resident(const worker_command& cmd, int 
         const ucred peer = peer_of(conn.fd);
         if (peer.pid <= 0 || peer.uid != ::getuid())
             throw env_error("resident worker " + path + " is not this user's");
-        fd_holder output(make_worker_output_file());
+        fd_guard output{make_worker_output_file()};
         if (!send_fd(conn.fd, output.fd)) {
             if (child || attempt > 0)
                 throw env_error("resident worker " + path + " did not take its output file");
@@ -315,10 +298,10 @@ int accept_resident_client(int listen_fd, double idle_s) {
             remove_resident(path);
             return -1;  // the lock stays held until this process ends
         }
-        fd_holder conn(::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
+        fd_guard conn{::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC)};
         if (conn.fd < 0) continue;
         if (peer_of(conn.fd).uid != ::getuid()) continue;
-        fd_holder output(receive_fd(conn.fd));
+        fd_guard output{receive_fd(conn.fd)};
         if (output.fd < 0) continue;  // a client that went away at once
         ::dup2(output.fd, 1);
         ::dup2(output.fd, 2);
@@ -357,10 +340,10 @@ void visit_residents(const std::string& dir, Visit visit) {
         resident_info r;
         r.socket = path;
         r.what = read_info(path);
-        fd_holder lock(take_lock(lock_path_of(path)));
+        fd_guard lock{take_lock(lock_path_of(path))};
         r.busy = lock.fd < 0;
         if (!r.busy) {
-            fd_holder conn(connect_to(path));  // the listener's credentials, before accept
+            fd_guard conn{connect_to(path)};  // the listener's credentials, before accept
             if (conn.fd < 0) {
                 remove_resident(path);
                 continue;

@@ -118,20 +118,6 @@ int make_worker_output_file() {
     return fd;
 }
 
-namespace {
-
-// Closes on scope exit unless released.
-struct fd_guard {
-    int fd;
-    ~fd_guard() {
-        if (fd >= 0) ::close(fd);
-    }
-    int release() { return std::exchange(fd, -1); }
-};
-
-// The child's 0-3 are set up by dup2 from these descriptors, which must therefore lie above
-// 3: a dup2 onto its own number would keep FD_CLOEXEC, and a later dup2 could overwrite a
-// source that an earlier one still needs (the parent may run with a standard stream closed).
 int above_stdio(int fd) {
     if (fd > 3) return fd;
     const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 4);
@@ -141,6 +127,8 @@ int above_stdio(int fd) {
     if (moved < 0) throw_errno("moving a worker descriptor");
     return moved;
 }
+
+namespace {
 
 bool is_executable_file(const fs::path& p, std::string* why = nullptr) {
     struct stat st {};

@@ -6,10 +6,13 @@
 // go to an unlinked temp file that the parent reads after each job (kernel printf, trap
 // messages).
 #pragma once
+#include <unistd.h>
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -69,7 +72,6 @@ class worker_process {
     explicit worker_process(resident_connection c);
     // SIGKILL, reaped by a detached thread (abandon()); a resident is only disconnected.
     ~worker_process();
-    bool resident() const { return resident_; }
     worker_process(const worker_process&) = delete;
     worker_process& operator=(const worker_process&) = delete;
 
@@ -104,13 +106,27 @@ class worker_process {
     int output_fd_ = -1;
     int lock_fd_ = -1;
     bool resident_ = false;
-    bool child_ = true;
-    bool killed_ = false;  // reaped with waitpid; a resident started elsewhere is watched instead
+    bool child_ = true;    // reaped with waitpid; a resident started elsewhere is watched instead
+    bool killed_ = false;  // this process sent it SIGKILL
     uint64_t output_taken_ = 0;  // offset up to which output has been handed out
     std::string buffer_;
     std::optional<worker_exit> exit_;
 };
 
+// Closes on scope exit unless released.
+struct fd_guard {
+    int fd;
+    ~fd_guard() {
+        if (fd >= 0) ::close(fd);
+    }
+    int release() { return std::exchange(fd, -1); }
+};
+
+// fd itself if above 3, else a close-on-exec copy above 3 (fd is closed): a spawned worker's
+// 0-3 are set up by dup2 from such descriptors, since a dup2 onto its own number would keep
+// FD_CLOEXEC and a later dup2 could overwrite a source an earlier one still needs (the parent
+// may run with a standard stream closed). env_error when no descriptor is left.
+int above_stdio(int fd);
 // An unlinked temp file (close-on-exec) for a worker's stdout and stderr.
 int make_worker_output_file();
 // Starts cmd with `extra` arguments and --parent <this pid>: socket_fd (> 3) at its fd 3,

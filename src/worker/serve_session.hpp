@@ -14,4 +14,8 @@ void serve_session(int fd, const session_factory& factory);
 // after idle_s seconds without a client, or after a sticky CUDA error.
 void serve_resident(int listen_fd, double idle_s, const session_factory& factory);
 
+// A GPU worker's fd 3 (worker_main's --resident S): serve_resident when resident_s > 0, else
+// serve_session.
+void serve_gpu(int fd, int resident_s, const session_factory& factory);
+
 }  // namespace hone

@@ -107,13 +107,8 @@ std::vector<worker_role> hone_worker_roles() {
              const bool ahead = a.warm_profiler;
              // CUPTI's profiler interface needs no context: initialised beside CUDA's start.
              if (ahead) std::thread(profiler_timer::initialize_early).detach();
-             const session_factory make = [=] {
-                 return make_in_process_session(ordinal, ahead, reported);
-             };
-             if (a.resident_s > 0)
-                 serve_resident(fd, a.resident_s, make);
-             else
-                 serve_session(fd, make);
+             serve_gpu(fd, a.resident_s,
+                       [=] { return make_in_process_session(ordinal, ahead, reported); });
          }},
     };
 }

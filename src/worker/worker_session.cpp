@@ -93,6 +93,13 @@ void serve_session(int fd, const session_factory& factory) {
     serve_client(fd, factory, session);
 }
 
+void serve_gpu(int fd, int resident_s, const session_factory& factory) {
+    if (resident_s > 0)
+        serve_resident(fd, resident_s, factory);
+    else
+        serve_session(fd, factory);
+}
+
 void serve_resident(int listen_fd, double idle_s, const session_factory& factory) {
     std::unique_ptr<gpu_session> session;
     for (;;) {

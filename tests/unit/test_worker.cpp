@@ -124,11 +124,7 @@ const test_role fake_session_role("fake-session", [](int fd, const worker_args&)
     serve_session(fd, [] { return std::make_unique<fake_session>(); });
 });
 const test_role fake_resident_role("fake-resident", [](int fd, const worker_args& a) {
-    const session_factory make = [] { return std::make_unique<fake_session>(); };
-    if (a.resident_s > 0)
-        serve_resident(fd, a.resident_s, make);
-    else
-        serve_session(fd, make);  // as hone-worker's gpu role: a worker of the client's own
+    serve_gpu(fd, a.resident_s, [] { return std::make_unique<fake_session>(); });
 });
 const test_role failing_session_role("failing-session", [](int fd, const worker_args&) {
     serve_session(fd, []() -> std::unique_ptr<gpu_session> { throw env_error("no CUDA driver"); });
