@@ -481,10 +481,13 @@ TEST_CASE("a resident worker killed by the watchdog or ended by a sticky error i
 
 TEST_CASE("a resident worker ends after its idle time; hone workers --stop ends one at once") {
     resident_folder f;
-    make_supervised_session(f.command(1))->run(named_job("ok"));
+    const std::string first = pid_of(make_supervised_session(f.command(1))->run(named_job("ok")));
     CHECK(eventually([&] { return list_residents(f.dir).empty(); }));
     for (const auto& e : std::filesystem::directory_iterator(f.dir))  // its lock file stays
         CHECK(e.path().extension() == ".lock");
+    // It holds its lock until it is gone (a command meanwhile gets a worker of its own).
+    const int first_pid = std::stoi(first.substr(first.find('=') + 1));
+    CHECK(eventually([&] { return ::kill(first_pid, 0) != 0; }));
     make_supervised_session(f.command())->run(named_job("ok"));
     const auto idle = list_residents(f.dir);
     REQUIRE(idle.size() == 1);
