@@ -513,3 +513,16 @@ TEST_CASE("resident workers: a folder that others can enter is not used") {
     ::unsetenv("HONE_RESIDENT_DIR");
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("HONE_KEEP_WORKERS: whole seconds, else an error that names it") {
+    ::unsetenv("HONE_KEEP_WORKERS");
+    CHECK(keep_workers_s() == 0);
+    ::setenv("HONE_KEEP_WORKERS", "600", 1);
+    CHECK(keep_workers_s() == 600);
+    for (const char* bad : {"abc", "-5", "1.5", "60s"}) {
+        ::setenv("HONE_KEEP_WORKERS", bad, 1);
+        const std::string said = fmt::format("HONE_KEEP_WORKERS is '{}'", bad);
+        CHECK_THROWS_WITH_AS(keep_workers_s(), doctest::Contains(said.c_str()), env_error);
+    }
+    ::unsetenv("HONE_KEEP_WORKERS");
+}
