@@ -169,7 +169,8 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"generations", 0, 0, 1e6, true,
            "children for each best point, at most this many times breed; 0: no limit"},
           {"pick", 1, 1, 1000, true,
-           "candidate children drawn for each child proposed: the one whose values are most "
+           "with draw 0, candidate children drawn for each child proposed: the one whose values "
+           "are most "
            "common among the fastest configurations seen and rarest among the others is "
            "proposed; 1: the first drawn"},
           {"gain", 0, 0, 2, true,
@@ -180,7 +181,7 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "beside gp_climb from the start, children of the breed fastest configurations seen "
            "(Kernel Tuner's genetic algorithm) take up to share of the proposals, scaled by their "
            "wins against gp_climb's: 1 gains of the best, 2 joins of the breed fastest; 0: none"},
-          {"draw", 0, 0, 1, true,
+          {"draw", 1, 0, 1, true,
            "how breed's children are drawn: 0 genetic's (tournaments of 3, each parameter mutated "
            "with chance 0.1, harder on retries); 1 Kernel Tuner's genetic algorithm's (parents "
            "ranked by a Beta(1, 2.5) draw, one parameter mutated with chance 0.1, a seen child "

@@ -820,16 +820,16 @@ TEST_CASE("gp_sweep's arm proposes valid unseen points within its budget") {
 }
 
 TEST_CASE("gp_sweep's pick proposes what gp_climb does until the best stalls") {
-    const climb_then_apart r({{"pick", 16}}, {{"pick", 1}});
+    const climb_then_apart r({{"pick", 16}, {"draw", 0}}, {{"pick", 1}, {"draw", 0}});
     CAPTURE(r.k);
     CHECK(r.k < 300);
     CHECK(r.same_until_stall());
-    CHECK(r.sweep({{"pick", 16}}).order == r.on.order);  // deterministic with a seed
+    CHECK(r.sweep({{"pick", 16}, {"draw", 0}}).order == r.on.order);  // deterministic with a seed
     CHECK(r.on.order != r.off.order);  // children took the polish's share, picked otherwise
 }
 
 TEST_CASE("gp_sweep's pick proposes valid unseen points within its budget") {
-    check_children_budgets({{"pick", 64}});
+    check_children_budgets({{"pick", 64}, {"draw", 0}});
 }
 
 TEST_CASE(
@@ -879,7 +879,7 @@ TEST_CASE("gp_sweep's pick: children whose values are the fastest points' and no
         return 2.0 + 0.01 * (p[0] + p[1] + p[2] + p[3]);
     };
     auto run = [&](double pick) {
-        auto st = make("gp_sweep", g, 7, 400, {{"pick", pick}, {"breed", 8}});
+        auto st = make("gp_sweep", g, 7, 400, {{"pick", pick}, {"breed", 8}, {"draw", 0}});
         for (uint32_t a = 0; a < 8; ++a)  // the fast points, x0 and x3 apart
             st->observe({a, 3, 5, (a * 3) % 8}, f({a, 3, 5, (a * 3) % 8}));
         std::size_t slow = 0;
