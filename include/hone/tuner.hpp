@@ -25,6 +25,7 @@ namespace hone {
 class gpu_session;
 class remote_compiler;
 class compile_pool;
+class gpu_share;
 struct tune_diagnostics;
 
 struct pipeline_state {
@@ -77,6 +78,10 @@ struct tune_options {
     // Where the run's time went, filled in when set: hone's own summary and benchmarks
     // (src/tune/diagnostics.hpp); an application has no use for it.
     tune_diagnostics* diagnostics = nullptr;
+    // GPUs of the same command that have run out of work join this run through it while it
+    // searches (src/tune/gpu_share.hpp: `hone tune` over several sizes); an application leaves
+    // it null.
+    gpu_share* share = nullptr;
     // This process's part of the run (hone/shard.hpp): the configurations whose key it owns.
     // A sharded run's identity names the device model, not one card (device_uuid ""), so that
     // the shards of one run, measured on several cards, merge into one run.

@@ -27,8 +27,10 @@
 #include "report/report.hpp"
 #include "runtime/capture.hpp"
 #include "tune/diagnostics.hpp"
+#include "tune/gpu_share.hpp"
 #include "tune/internal.hpp"
 #include "tune/sessions.hpp"
+#include "tune/size_teams.hpp"
 
 namespace hone::cli {
 namespace {
@@ -62,7 +64,8 @@ struct tune_args {
     int64_t max_evals = -1;
     double time_limit = -1;
     std::size_t top = 10;
-    int keep_workers = -1;  // --keep-workers: seconds; -1: $HONE_KEEP_WORKERS as it is
+    int keep_workers = -1;       // --keep-workers: seconds; -1: $HONE_KEEP_WORKERS as it is
+    gpu_share* share = nullptr;  // several sizes: GPUs out of sizes join the run through it
 };
 
 // --strategy replaces the config's strategy and its options; --option sets options of the
@@ -152,8 +155,6 @@ std::string failures_text(const std::vector<eval_record>& records, const std::st
     if (any) out += "\n";
     return out;
 }
-
-using session_list = std::vector<std::shared_ptr<gpu_session>>;
 
 // With text_out, the run's text (not its progress) goes there instead of stdout; with
 // own_signals false, the caller handles SIGINT and SIGTERM (runs in parallel threads).
@@ -323,27 +324,27 @@ std::string sizes_text(const std::map<std::string, int64_t>& size) {
     return what.empty() ? "the config's sizes" : what;
 }
 
-// Several sizes on several GPUs: the GPUs are dealt into min(sizes, GPUs) teams, and each team
-// takes the next size whenever it finishes one, largest first (the product of the size's
-// values), so that a long size does not start last. Each size is a run of its own on its
-// team's GPUs, into the one database; its text is printed whole when it ends. A run spread
-// over all GPUs instead would leave them idle between the sizes, and a short size gives too
-// few configurations to keep several GPUs busy.
+// Several sizes on several GPUs (src/tune/size_teams.hpp): the GPUs are dealt into
+// min(sizes, GPUs) teams that take the sizes largest first (the product of the size's values),
+// so that a long size does not start last, and lend themselves to the runs still searching when
+// none is left. Each size is a run of its own, into the one database; its text is printed whole
+// when it ends. A run spread over all GPUs instead would leave them idle between the sizes, and
+// a short size gives too few configurations to keep several GPUs busy.
 int tune_sizes_in_parallel(const tune_args& a, const std::vector<spec>& specs,
                            const std::vector<std::map<std::string, int64_t>>& sizes,
                            const session_list& sessions, std::vector<nlohmann::ordered_json>& js) {
+    size_teams_job job;
     const std::size_t teams_n = std::min(sizes.size(), sessions.size());
-    std::vector<session_list> teams(teams_n);
-    for (std::size_t i = 0; i < sessions.size(); ++i) teams[i % teams_n].push_back(sessions[i]);
-    std::vector<std::size_t> order(sizes.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto work = [&](std::size_t i) {
-        long double w = 1;
-        for (const auto& [k, v] : sizes[i]) w *= static_cast<long double>(std::max<int64_t>(v, 1));
-        return w;
-    };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t x, std::size_t y) { return work(x) > work(y); });
+    job.teams.resize(teams_n);
+    for (std::size_t i = 0; i < sessions.size(); ++i) job.teams[i % teams_n].push_back(sessions[i]);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        double w = 1;
+        for (const auto& [k, v] : sizes[i]) w *= static_cast<double>(std::max<int64_t>(v, 1));
+        job.order.push_back(i);
+        job.weight.push_back(w);
+    }
+    std::stable_sort(job.order.begin(), job.order.end(),
+                     [&](std::size_t x, std::size_t y) { return job.weight[x] > job.weight[y]; });
     tune_args each = a;
     each.quiet = true;  // one line a finished size instead of interleaved progress lines
     if (a.jobs == 0) {  // the teams' compile pools share the CPUs
@@ -352,51 +353,37 @@ int tune_sizes_in_parallel(const tune_args& a, const std::vector<spec>& specs,
     }
     js.assign(sizes.size(), nlohmann::ordered_json());
     std::vector<int> rcs(sizes.size(), 0);
-    std::mutex m;
-    std::size_t next = 0, done = 0;
-    std::exception_ptr error;
+    std::vector<std::string> texts(sizes.size());
+    std::size_t done = 0;
+    job.run = [&](std::size_t i, const session_list& team, gpu_share& share) {
+        tune_args mine = each;
+        mine.share = &share;
+        nlohmann::ordered_json j;
+        rcs[i] = tune_spec(mine, specs[i], sizes[i], a.json ? &j : nullptr, team, &texts[i], false);
+        js[i] = std::move(j);
+    };
+    job.ended = [&](std::size_t i, const std::vector<int>& gpus) {
+        ++done;
+        if (!a.json)
+            fmt::print("== run {}/{}: {} on GPU {}\n{}\n", i + 1, sizes.size(),
+                       sizes_text(sizes[i]), fmt::join(gpus, ","), texts[i]);
+        if (!a.quiet)
+            fmt::print(stderr, "hone: {} of {} sizes done ({} on GPU {})\n", done, sizes.size(),
+                       sizes_text(sizes[i]), fmt::join(gpus, ","));
+        std::fflush(stdout);
+    };
+    job.stop = &g_stop;
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
-    auto team = [&](std::size_t t) {
-        for (;;) {
-            std::size_t i = 0;
-            {
-                std::lock_guard lock(m);
-                if (next == order.size() || g_stop || error) return;
-                i = order[next++];
-            }
-            std::string text;
-            nlohmann::ordered_json j;
-            int one = 0;
-            try {
-                one = tune_spec(each, specs[i], sizes[i], a.json ? &j : nullptr, teams[t], &text,
-                                false);
-            } catch (...) {
-                std::lock_guard lock(m);
-                if (!error) error = std::current_exception();
-                return;
-            }
-            std::lock_guard lock(m);
-            rcs[i] = one;
-            js[i] = std::move(j);
-            ++done;
-            std::vector<int> gpus;
-            for (const auto& s : teams[t]) gpus.push_back(s->device().ordinal);
-            if (!a.json)
-                fmt::print("== run {}/{}: {} on GPU {}\n{}\n", i + 1, sizes.size(),
-                           sizes_text(sizes[i]), fmt::join(gpus, ","), text);
-            if (!a.quiet)
-                fmt::print(stderr, "hone: {} of {} sizes done ({} on GPU {})\n", done, sizes.size(),
-                           sizes_text(sizes[i]), fmt::join(gpus, ","));
-            std::fflush(stdout);
-        }
-    };
-    std::vector<std::thread> threads;
-    for (std::size_t t = 0; t < teams_n; ++t) threads.emplace_back(team, t);
-    for (auto& th : threads) th.join();
+    try {
+        run_size_teams(job);
+    } catch (...) {
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+        throw;
+    }
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
-    if (error) std::rethrow_exception(error);
     if (g_stop) return 130;
     int rc = 0;
     for (int one : rcs) rc = one == 130 ? 130 : std::max(rc, one);
@@ -535,6 +522,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
     opt.shard = a.shard_of;
     if (!a.sessions.empty()) opt.sessions = a.sessions;  // an MPI run: every rank's GPUs
     opt.compilers = a.compilers;
+    opt.share = a.share;
     const rank_by by = parse_rank_by(s.metrics.objective);  // what make_identity stores
     const bool tty = stderr_is_tty();
     auto last_print = std::chrono::steady_clock::now();

@@ -15,8 +15,8 @@
 
 namespace hone {
 
-gpu_pool::gpu_pool(std::vector<std::shared_ptr<gpu_session>> sessions, say_fn say)
-    : say_(std::move(say)) {
+gpu_pool::gpu_pool(std::vector<std::shared_ptr<gpu_session>> sessions, say_fn say, bool joinable)
+    : say_(std::move(say)), threaded_(sessions.size() > 1 || joinable) {
     for (std::size_t i = 0; i < sessions.size(); ++i) {
         auto sl = std::make_unique<slot>();
         sl->s = std::move(sessions[i]);
@@ -47,6 +47,21 @@ std::string gpu_pool::describe(const slot& sl) const {
     return fmt::format("GPU {} ({})", d.ordinal, d.uuid.empty() ? d.attrs.name : d.uuid);
 }
 
+std::size_t gpu_pool::size() const {
+    std::lock_guard lk(m_);
+    return slots_.size();
+}
+
+gpu_session& gpu_pool::session(std::size_t i) const {
+    std::lock_guard lk(m_);
+    return *slots_.at(i)->s;
+}
+
+std::size_t gpu_pool::depth(std::size_t i) const {
+    std::lock_guard lk(m_);
+    return slots_.at(i)->depth;
+}
+
 bool gpu_pool::live(std::size_t i) const {
     std::lock_guard lk(m_);
     return !slots_[i]->dropped;
@@ -62,7 +77,7 @@ std::size_t gpu_pool::live_count() const {
 std::size_t gpu_pool::first_live() const {
     std::lock_guard lk(m_);
     for (const auto& sl : slots_)
-        if (!sl->dropped) return sl->index;
+        if (!sl->dropped && sl->ready) return sl->index;
     return slots_.size();
 }
 
@@ -75,6 +90,10 @@ std::vector<std::string> gpu_pool::dropped() const {
 }
 
 std::vector<std::optional<prepare_report>> gpu_pool::prepare(const run_plan& plan) {
+    {
+        std::lock_guard lk(m_);
+        plan_ = plan;
+    }
     std::vector<std::optional<prepare_report>> reports(slots_.size());
     if (!threaded()) {
         reports[0] = slots_[0]->s->prepare(plan);  // its error is the run's
@@ -123,14 +142,14 @@ std::size_t gpu_pool::room() const {
     std::lock_guard lk(m_);
     std::size_t n = 0;
     for (const auto& sl : slots_)
-        if (!sl->dropped && sl->assigned < sl->depth) n += sl->depth - sl->assigned;
+        if (!sl->dropped && sl->ready && sl->assigned < sl->depth) n += sl->depth - sl->assigned;
     return n;
 }
 
 std::size_t gpu_pool::capacity() const {
     std::lock_guard lk(m_);
     std::size_t n = 0;
-    for (const auto& sl : slots_) n += sl->dropped ? 0 : sl->depth;
+    for (const auto& sl : slots_) n += sl->dropped || !sl->ready ? 0 : sl->depth;
     return n;
 }
 
@@ -148,7 +167,7 @@ void gpu_pool::submit(uint64_t tag, job j) {
         return sl.assigned < sl.depth ? sl.depth - sl.assigned : std::size_t{0};
     };
     for (auto& sl : slots_) {
-        if (sl->dropped) continue;
+        if (sl->dropped || !sl->ready) continue;
         // The most room; among equals the least loaded, then the first.
         if (!best || room_of(*sl) > room_of(*best) ||
             (room_of(*sl) == room_of(*best) && sl->assigned < best->assigned))
@@ -217,6 +236,34 @@ void gpu_pool::abandon() {
         }
     }
     while (outstanding_ > 0) wait();
+}
+
+void gpu_pool::join(std::shared_ptr<gpu_session> s) {
+    if (!threaded_) throw std::logic_error("gpu_pool::join on a pool that is not joinable");
+    std::lock_guard lk(m_);
+    if (!plan_) throw std::logic_error("gpu_pool::join before prepare");
+    if (stopping_) return;
+    auto sl = std::make_unique<slot>();
+    sl->s = std::move(s);
+    sl->index = slots_.size();
+    sl->depth = std::max<std::size_t>(1, sl->s->max_in_flight());
+    sl->ready = false;
+    slot* p = sl.get();
+    slots_.push_back(std::move(sl));
+    p->thread = std::thread([this, p] {
+        try {
+            p->s->prepare(*plan_);  // plan_ is set once, before any join
+        } catch (const std::exception& e) {
+            std::lock_guard l(m_);
+            drop(*p, std::string("prepare failed: ") + e.what());
+            return;
+        }
+        {
+            std::lock_guard l(m_);
+            p->ready = true;
+        }
+        serve(*p);
+    });
 }
 
 void gpu_pool::drop(slot& sl, const std::string& why) {

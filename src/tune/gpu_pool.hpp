@@ -29,15 +29,16 @@ struct gpu_done {
 class gpu_pool {
   public:
     using say_fn = std::function<void(const std::string&)>;
-    // `say` receives one line when a session is dropped.
-    gpu_pool(std::vector<std::shared_ptr<gpu_session>> sessions, say_fn say);
+    // `say` receives one line when a session is dropped. A joinable pool drives even one
+    // session from a thread of its own, so that others may join it while it runs.
+    gpu_pool(std::vector<std::shared_ptr<gpu_session>> sessions, say_fn say, bool joinable = false);
     // Stops the sessions' threads, collecting (and discarding) what they still hold.
     ~gpu_pool();
     gpu_pool(const gpu_pool&) = delete;
     gpu_pool& operator=(const gpu_pool&) = delete;
 
-    std::size_t size() const { return slots_.size(); }
-    gpu_session& session(std::size_t slot) const { return *slots_[slot]->s; }
+    std::size_t size() const;
+    gpu_session& session(std::size_t slot) const;
     bool live(std::size_t slot) const;
     std::size_t live_count() const;
     // The first live session (the final word's reference GPU); size() when none is.
@@ -53,7 +54,7 @@ class gpu_pool {
     // Jobs the live sessions can take now, and all they take at once.
     std::size_t room() const;
     std::size_t capacity() const;
-    std::size_t depth(std::size_t slot) const { return slots_[slot]->depth; }
+    std::size_t depth(std::size_t slot) const;
     // Handed over, results not yet taken by wait().
     std::size_t in_flight() const { return outstanding_; }
     // Hands j to the live session with the most room (of equals the least loaded, then the
@@ -69,6 +70,10 @@ class gpu_pool {
     // Collects and discards everything in flight; jobs not yet handed to a session are taken
     // back at once.
     void abandon();
+    // A session joins a joinable pool after prepare() (from any thread): it prepares with the
+    // same plan in its own thread and takes jobs once prepared; one whose prepare throws is
+    // dropped. It stays until the pool is destroyed.
+    void join(std::shared_ptr<gpu_session> s);
 
   private:
     struct slot {
@@ -79,18 +84,21 @@ class gpu_pool {
         std::deque<std::pair<uint64_t, job>> inside;  // submitted, not yet collected
         std::size_t assigned = 0;                     // inbox + inside
         bool dropped = false;
+        bool ready = true;  // prepared: a joined session is not until its prepare returns
         std::string reason;
         std::thread thread;
     };
 
-    bool threaded() const { return slots_.size() > 1; }
+    bool threaded() const { return threaded_; }
     void serve(slot& sl);  // a session's thread
     // After sl's session threw: every job it held comes back lost; the caller holds m_.
     void drop(slot& sl, const std::string& why);
     std::string describe(const slot& sl) const;
 
-    std::vector<std::unique_ptr<slot>> slots_;
+    std::vector<std::unique_ptr<slot>> slots_;  // grows under m_ (join)
     say_fn say_;
+    bool threaded_ = false;
+    std::optional<run_plan> plan_;  // what prepare() was given, for sessions that join
     mutable std::mutex m_;
     std::condition_variable work_;  // a slot has work, or the pool stops
     std::condition_variable done_cv_;

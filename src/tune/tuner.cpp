@@ -22,6 +22,7 @@
 #include "search/strategy.hpp"
 #include "tune/diagnostics.hpp"
 #include "tune/gpu_pool.hpp"
+#include "tune/gpu_share.hpp"
 #include "tune/internal.hpp"
 #include "tune/sessions.hpp"
 #include "tune/shard_domain.hpp"
@@ -83,6 +84,7 @@ class pipeline {
     pipeline(const spec& s, const tune_options& opt) : s_(s), opt_(opt) {}
     // A pool kept for other runs is left with nothing of this one in flight, whatever ended it.
     ~pipeline() {
+        if (opt_.share) opt_.share->close();  // before the GPU pool goes
         if (pool_ && opt_.pool) pool_->abandon();
     }
     pipeline(const pipeline&) = delete;
@@ -96,6 +98,10 @@ class pipeline {
     void hand_over();
     void submit(in_flight&& f);
     void open_sessions();
+    // out_.devices[slot], with the GPUs that joined since (gpu_share) added first.
+    const device_info& device_of(std::size_t slot);
+    // Results of this run came from more than one GPU, or may: the final word is due.
+    bool several_gpus() const { return first_sessions_ > 1 || out_.measured_by.size() > 1; }
     void run_final_word();
     bool stopping() const { return opt_.stop && *opt_.stop; }
     bool out_of_time() const { return time_limit_s_ > 0 && seconds_since(t0_) > time_limit_s_; }
@@ -116,6 +122,7 @@ class pipeline {
     time_split time_;
     steady_clock::time_point t0_ = steady_clock::now();
     std::unique_ptr<gpu_pool> gpus_;
+    std::size_t first_sessions_ = 0;  // the run's own GPUs, before any joined
     std::unique_ptr<search_space> space_;
     std::unique_ptr<shard_domain> shard_;  // --shard: the part of the space this process owns
     std::unique_ptr<strategy> strategy_;   // may search shard_
@@ -146,7 +153,14 @@ void pipeline::open_sessions() {
             opt_.on_message, timer_wants_profiler(s_.timing.timer));
     check_one_model(sessions);
     for (const auto& g : sessions) out_.devices.push_back(g->device());
-    gpus_ = std::make_unique<gpu_pool>(std::move(sessions), opt_.on_message);
+    first_sessions_ = sessions.size();
+    gpus_ = std::make_unique<gpu_pool>(std::move(sessions), opt_.on_message, opt_.share != nullptr);
+}
+
+const device_info& pipeline::device_of(std::size_t slot) {
+    while (out_.devices.size() <= slot)
+        out_.devices.push_back(gpus_->session(out_.devices.size()).device());
+    return out_.devices[slot];
 }
 
 tune_result pipeline::run() {
@@ -226,6 +240,7 @@ tune_result pipeline::run() {
     time_.setup_s = seconds_since(t0_);
     // New results make an earlier final word stale; a run on several GPUs gives a new one.
     if (state_.total > 0) store_->set_final_word(run_id_, "");
+    if (opt_.share && (state_.total > 0 || final_word_due)) opt_.share->open(*gpus_);
 
     // Each result is stored while the next job runs (hand_over).
     fill_queue();
@@ -279,8 +294,10 @@ tune_result pipeline::run() {
         record(done.p.pt, std::move(done.r));
         fill_queue();
     }
+    if (opt_.share) opt_.share->close();  // the GPUs that joined stay for the final word
+    if (gpus_->size() > 0) device_of(gpus_->size() - 1);
     out_.dropped = gpus_->dropped();
-    if (!out_.interrupted && !stopping() && gpus_->size() > 1 &&
+    if (!out_.interrupted && !stopping() && gpus_->size() > 1 && several_gpus() &&
         (out_.evaluated > 0 || store_->final_word(id).empty())) {
         const auto t = steady_clock::now();
         run_final_word();
@@ -722,8 +739,8 @@ bool pipeline::start_eval(const pending& p, const bindings& scope, eval_record& 
 void pipeline::finish_eval(const bindings& scope, eval_record& r, job_result&& g,
                            std::size_t slot) {
     r.gpu = std::move(g);
-    r.device = out_.devices[slot].ordinal;
-    r.device_uuid = out_.devices[slot].uuid;
+    r.device = device_of(slot).ordinal;
+    r.device_uuid = device_of(slot).uuid;
     time_.worker_s += r.gpu.wall_s;
     time_.gpu_steps += r.gpu.steps;
     time_.gpu_busy_s += r.gpu.gpu_busy_s;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -27,7 +28,9 @@
 #include "temp_dir.hpp"
 #include "tune/diagnostics.hpp"
 #include "tune/gpu_pool.hpp"
+#include "tune/gpu_share.hpp"
 #include "tune/sessions.hpp"
+#include "tune/size_teams.hpp"
 
 using namespace hone;
 
@@ -73,6 +76,7 @@ class fake_gpu final : public gpu_session {
     bool isolated() const override { return true; }
     prepare_report prepare(const run_plan&) override {
         ++prepared;
+        if (fail_prepare) throw env_error("fake prepare failed");
         return {};
     }
     job_result run(const job&) override {
@@ -136,6 +140,7 @@ class fake_gpu final : public gpu_session {
     bool hold = false;
     int lose_after = -1;
     int delay_ms = 5;
+    bool fail_prepare = false;
     std::string fault_key;
 
   private:
@@ -389,6 +394,131 @@ TEST_CASE("several GPUs: when every GPU is lost the run stops, and what it store
     const auto kept = store.query({});
     CHECK(kept.size() == 5);
     for (const auto& rec : kept) CHECK(rec.st == status::ok);
+}
+
+TEST_CASE("gpu_share: a GPU lent to a run joins it while it searches; its results count") {
+    fixture f;
+    const spec s = f.load();
+    auto own = std::make_shared<fake_gpu>(0);
+    auto lent = std::make_shared<fake_gpu>(1);
+    own->hold = true;  // holds its first jobs until the lent GPU has stored a result
+    gpu_share share;
+    CHECK_FALSE(share.lend({lent}));  // no run open yet: nothing lent
+    CHECK(lent->prepared == 0);
+    f.opt.sessions = {own};
+    f.opt.share = &share;
+    f.opt.on_result = [&](const eval_record& r) {
+        if (r.device == 1) own->release();
+    };
+    std::atomic<bool> lent_ok{false};
+    std::thread lender([&] {
+        for (int w = 0; w < 60000 && !share.is_open(); ++w)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        lent_ok = share.lend({lent});
+    });
+    const tune_result r = tune(s, f.opt);
+    lender.join();
+    own->release();
+    CHECK(lent_ok);
+    CHECK_FALSE(share.is_open());  // closed when the search ended
+    CHECK_FALSE(share.lend({lent}));
+    CHECK(r.evaluated == 16);
+    CHECK(lent->prepared == 1);  // with the run's plan, once
+    REQUIRE(r.records.size() == 16);
+    std::set<std::string> keys;
+    for (const auto& rec : r.records) keys.insert(rec.key);
+    CHECK(keys.size() == 16);
+    CHECK(count_device(r.records, 1) > 0);
+    CHECK(count_device(r.records, 0) + count_device(r.records, 1) == 16);
+    REQUIRE(r.devices.size() == 2);
+    CHECK(r.devices[1].uuid == "GPU-fake-1");
+    // Results from two GPUs: the final word, from the run's own GPU.
+    REQUIRE(r.final.has_value());
+    CHECK(r.final->device == 0);
+}
+
+TEST_CASE("gpu_share: a run open to lending that gets no GPU is a one-GPU run") {
+    fixture f;
+    const spec s = f.load();
+    auto own = std::make_shared<fake_gpu>(0);
+    gpu_share share;
+    f.opt.sessions = {own};
+    f.opt.share = &share;
+    const tune_result r = tune(s, f.opt);
+    CHECK(r.evaluated == 16);
+    CHECK(count_device(r.records, 0) == 16);
+    CHECK(r.devices.size() == 1);
+    CHECK_FALSE(r.final.has_value());  // one GPU measured: no final word
+    CHECK_FALSE(share.is_open());
+}
+
+TEST_CASE("gpu_pool: a GPU that joins and fails to prepare is dropped; the others go on") {
+    auto a = std::make_shared<fake_gpu>(0);
+    auto bad = std::make_shared<fake_gpu>(1);
+    bad->fail_prepare = true;
+    std::vector<std::string> said;
+    std::mutex said_m;
+    gpu_pool pool(
+        {a},
+        [&](const std::string& m) {
+            std::lock_guard lk(said_m);
+            said.push_back(m);
+        },
+        true);
+    CHECK_THROWS_AS(pool.join(bad), std::logic_error);  // before prepare: no plan to join with
+    pool.prepare(run_plan{});
+    pool.join(bad);
+    for (int w = 0; w < 60000 && pool.live_count() == 2; ++w)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(pool.size() == 2);
+    CHECK(pool.live_count() == 1);
+    CHECK(pool.capacity() == a->max_in_flight());
+    REQUIRE(pool.dropped().size() == 1);
+    CHECK(pool.dropped()[0].find("fake prepare failed") != std::string::npos);
+    job j;
+    j.key = "X=1,Y=1";
+    pool.submit(0, j);
+    const auto d = pool.wait();
+    REQUIRE(d);
+    REQUIRE(d->result);
+    CHECK(d->slot == 0);
+}
+
+TEST_CASE("size teams: a team out of sizes lends its GPUs to the run still searching") {
+    // Two teams of one GPU, two sizes: team 0 takes size 0 (the heavier), team 1 size 1, which
+    // ends at once; team 1 then joins size 0's run, which ends only once it has two GPUs.
+    auto g0 = std::make_shared<fake_gpu>(0);
+    auto g1 = std::make_shared<fake_gpu>(1);
+    size_teams_job job;
+    job.teams = {{g0}, {g1}};
+    job.order = {0, 1};
+    job.weight = {2, 1};
+    std::size_t joined = 0;
+    job.run = [&](std::size_t i, const session_list& team, gpu_share& share) {
+        if (i == 1) return;
+        gpu_pool pool(team, nullptr, true);
+        pool.prepare(run_plan{});
+        share.open(pool);
+        for (int w = 0; w < 60000 && pool.size() < 2; ++w)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        share.close();
+        joined = pool.size();
+    };
+    std::map<std::size_t, std::vector<int>> gpus;
+    job.ended = [&](std::size_t i, const std::vector<int>& g) { gpus[i] = g; };
+    run_size_teams(job);
+    CHECK(joined == 2);
+    CHECK(gpus[0] == std::vector<int>{0, 1});
+    CHECK(gpus[1] == std::vector<int>{1});
+    CHECK(g1->prepared == 1);  // in size 0's run (size 1's stub prepares nothing)
+
+    // A run that throws: the error comes back once every team is back; no size is lost silently.
+    job.run = [&](std::size_t i, const session_list&, gpu_share&) {
+        if (i == 1) throw env_error("size 1 failed");
+    };
+    gpus.clear();
+    CHECK_THROWS_WITH_AS(run_size_teams(job), doctest::Contains("size 1 failed"), env_error);
+    CHECK(gpus.count(1) == 0);
 }
 
 TEST_CASE("several GPUs: GPUs of different models, or one GPU twice, are refused") {

@@ -1,0 +1,113 @@
+#include "tune/size_teams.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "tune/gpu_share.hpp"
+
+namespace hone {
+namespace {
+
+struct size_run {
+    gpu_share share;
+    bool started = false, ended = false;
+    std::vector<int> gpus;  // its team's, then those lent to it
+};
+
+std::vector<int> ordinals(const session_list& team) {
+    std::vector<int> out;
+    for (const auto& s : team) out.push_back(s->device().ordinal);
+    return out;
+}
+
+class scheduler {
+  public:
+    explicit scheduler(const size_teams_job& job) : job_(job), runs_(job.order.size()) {}
+
+    void run() {
+        std::vector<std::thread> threads;
+        for (std::size_t t = 0; t < job_.teams.size(); ++t)
+            threads.emplace_back([this, t] { team(t); });
+        for (auto& th : threads) th.join();
+        if (error_) std::rethrow_exception(error_);
+    }
+
+  private:
+    bool stopping() const { return (job_.stop && *job_.stop) || error_; }
+
+    void team(std::size_t t) {
+        for (;;) {
+            std::size_t i = 0;
+            {
+                std::unique_lock lock(m_);
+                if (stopping()) return;
+                if (next_ == job_.order.size()) {
+                    if (lend(t, lock)) continue;
+                    return;
+                }
+                i = job_.order[next_++];
+                runs_[i].started = true;
+                runs_[i].gpus = ordinals(job_.teams[t]);
+            }
+            try {
+                job_.run(i, job_.teams[t], runs_[i].share);
+            } catch (...) {
+                std::lock_guard lock(m_);
+                runs_[i].ended = true;
+                if (!error_) error_ = std::current_exception();
+                changed_.notify_all();
+                return;
+            }
+            std::lock_guard lock(m_);
+            runs_[i].ended = true;
+            changed_.notify_all();
+            if (job_.ended) job_.ended(i, runs_[i].gpus);
+        }
+    }
+
+    // With no size left: lends team t to a run still searching and waits for that run's end.
+    // False when no run is left to lend to.
+    bool lend(std::size_t t, std::unique_lock<std::mutex>& lock) {
+        for (;;) {
+            if (stopping()) return false;
+            std::size_t pick = runs_.size();
+            bool running = false;
+            for (std::size_t i = 0; i < runs_.size(); ++i) {
+                if (!runs_[i].started || runs_[i].ended) continue;
+                running = true;
+                if (!runs_[i].share.is_open()) continue;
+                if (pick == runs_.size() || runs_[i].gpus.size() < runs_[pick].gpus.size() ||
+                    (runs_[i].gpus.size() == runs_[pick].gpus.size() &&
+                     job_.weight[i] > job_.weight[pick]))
+                    pick = i;
+            }
+            if (!running) return false;
+            // A run not open yet (preparing) or no longer (its final word): look again soon.
+            if (pick == runs_.size() || !runs_[pick].share.lend(job_.teams[t])) {
+                changed_.wait_for(lock, std::chrono::milliseconds(20));
+                continue;
+            }
+            for (int g : ordinals(job_.teams[t])) runs_[pick].gpus.push_back(g);
+            changed_.wait(lock, [&] { return runs_[pick].ended; });
+            return true;
+        }
+    }
+
+    const size_teams_job& job_;
+    std::vector<size_run> runs_;
+    std::mutex m_;
+    std::condition_variable changed_;  // a run ended
+    std::size_t next_ = 0;
+    std::exception_ptr error_;
+};
+
+}  // namespace
+
+void run_size_teams(const size_teams_job& job) {
+    scheduler(job).run();
+}
+
+}  // namespace hone
