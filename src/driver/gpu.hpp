@@ -105,6 +105,9 @@ class gpu_session {
     // thread of its own can then hand over a job that came meanwhile instead of sitting in
     // collect() with room left. A session that cannot tell answers true at once.
     virtual bool wait_ready(double /*timeout_s*/) { return true; }
+    // Ends another thread's wait_ready early, or the next one's at once, with false: a job came
+    // for that thread to hand over. Safe from any thread. One that cannot be woken waits its span.
+    virtual void wake() {}
     // The span such a thread waits before it looks for a new job again.
     static constexpr double ready_poll_s = 0.002;
     // True when a faulting or hanging kernel costs one job, not the session.

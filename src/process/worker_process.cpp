@@ -344,13 +344,14 @@ std::optional<nlohmann::json> worker_process::pop_frame() {
     return msg;
 }
 
-bool worker_process::wait_readable(double timeout_s) {
+bool worker_process::wait_readable(double timeout_s, int also_fd) {
     if (exit_) return true;
     if (frame_buffered()) return true;
-    pollfd p{fd_, POLLIN, 0};
+    pollfd p[2] = {{fd_, POLLIN, 0}, {also_fd, POLLIN, 0}};
     const int ms = static_cast<int>(std::ceil(std::max(0.0, timeout_s) * 1000));
+    const int n = ::poll(p, also_fd >= 0 ? 2 : 1, ms);
     // Readable, hung up, or failed (receive() says which): each is something to receive.
-    return ::poll(&p, 1, ms) != 0;
+    return n != 0 && (n < 0 || p[0].revents != 0);
 }
 
 worker_reply worker_process::receive(double timeout_s) {

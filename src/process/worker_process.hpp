@@ -81,8 +81,9 @@ class worker_process {
     // or the worker's exit. Frames sent before an exit are returned first.
     worker_reply receive(double timeout_s);
     // True when receive() would return at once (a whole frame is buffered, the socket is
-    // readable, or the worker is gone), else false after up to timeout_s. Reads nothing.
-    bool wait_readable(double timeout_s);
+    // readable, or the worker is gone), else false after up to timeout_s, or as soon as
+    // `also_fd` (>= 0) is readable. Reads nothing.
+    bool wait_readable(double timeout_s, int also_fd = -1);
     void kill();  // SIGKILL and reap; idempotent
     int pid() const { return pid_; }
     int fd() const { return fd_; }  // readable when receive(0) may make progress

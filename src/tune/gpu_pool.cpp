@@ -180,8 +180,10 @@ void gpu_pool::submit(uint64_t tag, job j) {
     }
     best->inbox.emplace_back(tag, std::move(j));
     ++best->assigned;
+    gpu_session& s = *best->s;
     lk.unlock();
     work_.notify_all();
+    s.wake();  // its thread may be waiting for the GPU with room for this job
 }
 
 void gpu_pool::submit_to(std::size_t i, uint64_t tag, job j) {
@@ -197,6 +199,7 @@ void gpu_pool::submit_to(std::size_t i, uint64_t tag, job j) {
     ++sl.assigned;
     lk.unlock();
     work_.notify_all();
+    sl.s->wake();
 }
 
 std::optional<gpu_done> gpu_pool::wait(double timeout_s) {
@@ -304,9 +307,10 @@ void gpu_pool::serve(slot& sl) {
                 continue;
             }
             if (sl.inside.size() < std::max<std::size_t>(1, sl.s->max_in_flight())) {
-                // Room for another job: wait for this one's result in short spans, so that a job
-                // given meanwhile is handed over at once rather than after this result (the GPU
-                // would otherwise run one job at a time whenever jobs come one by one).
+                // Room for another job: wait for this one's result until a job is given (submit
+                // wakes the session; one that cannot be woken waits a short span), so that it is
+                // handed over at once rather than after this result: the GPU would otherwise
+                // idle between jobs whenever they come one by one.
                 lk.unlock();
                 const bool ready = sl.s->wait_ready(gpu_session::ready_poll_s);
                 lk.lock();

@@ -3,6 +3,7 @@
 #include "worker/worker_session.hpp"
 
 #include <fmt/format.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -144,7 +145,8 @@ class worker_session final : public gpu_session {
   public:
     // With `started` false the worker is spawned and sent its hello, and finish_start() waits
     // for the answer: several GPUs' workers then start CUDA at once.
-    explicit worker_session(worker_command cmd, bool started = true) : cmd_(std::move(cmd)) {
+    explicit worker_session(worker_command cmd, bool started = true)
+        : cmd_(std::move(cmd)), wake_{::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)} {
         begin_start();
         if (started) finish_start();
     }
@@ -192,7 +194,18 @@ class worker_session final : public gpu_session {
         if (pending_.empty() || fresh_needed_ || !proc_) return true;
         const double left = time_left(pending_.front());
         if (left == 0) return true;  // collect() kills it
-        return proc_->wait_readable(left > 0 ? std::min(timeout_s, left) : timeout_s);
+        const bool ready =
+            proc_->wait_readable(left > 0 ? std::min(timeout_s, left) : timeout_s, wake_.fd);
+        uint64_t woken = 0;
+        if (wake_.fd >= 0 && ::read(wake_.fd, &woken, sizeof woken) < 0) woken = 0;
+        return ready;
+    }
+
+    void wake() override {
+        const uint64_t one = 1;
+        if (wake_.fd >= 0 && ::write(wake_.fd, &one, sizeof one) < 0) {
+            // A full counter is woken already.
+        }
     }
 
     job_result collect() override {
@@ -338,6 +351,7 @@ class worker_session final : public gpu_session {
     }
 
     worker_command cmd_;
+    fd_guard wake_;  // an eventfd: wake() ends a wait_ready of another thread
     std::unique_ptr<worker_process> proc_;
     device_info device_;
     std::optional<run_plan> plan_;

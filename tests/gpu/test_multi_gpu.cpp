@@ -93,23 +93,21 @@ TEST_CASE("three sizes on several GPUs: each size a run of its own, every GPU us
     REQUIRE(j.size() == 3);
     std::set<int> used;
     std::set<std::string> problems;
-    std::vector<std::set<int>> teams;
     for (const auto& run : j) {
         CHECK(run["evaluated"] == 8);
         problems.insert(run["identity"]["problem"].dump());
-        std::set<int> mine;
+        // Its team's GPUs (the GPUs dealt into three teams), then any lent to it once their
+        // team had no size left.
+        std::set<int> mine, measured;
         for (const auto& d : run["devices"]) mine.insert(d["ordinal"].get<int>());
-        CHECK(mine.size() <= (all.size() + 2) / 3);  // the GPUs dealt into three teams
-        for (const auto& rec : run["results"]) CHECK(mine.count(rec["device"].get<int>()) == 1);
-        // A GPU belongs to one team: two runs measured on the same GPUs or on disjoint ones.
-        for (const auto& t : teams) {
-            std::set<int> both;
-            for (int o : mine)
-                if (t.count(o)) both.insert(o);
-            CHECK((both.empty() || (both == t && both == mine)));
+        CHECK(mine.size() <= all.size());
+        for (const auto& rec : run["results"]) {
+            CHECK(mine.count(rec["device"].get<int>()) == 1);
+            measured.insert(rec["device"].get<int>());
         }
-        teams.push_back(mine);
-        used.insert(mine.begin(), mine.end());
+        // Results from several GPUs have a final word from one.
+        if (measured.size() > 1) CHECK_FALSE(run["final_word"].is_null());
+        used.insert(measured.begin(), measured.end());
     }
     CHECK(problems.size() == 3);
     CHECK(used.size() == all.size());

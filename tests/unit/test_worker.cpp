@@ -295,6 +295,18 @@ TEST_CASE("worker session kills a hung job and replays prepare in a fresh worker
     CHECK(after.message.ends_with("prepares=1 buffers=2"));
 }
 
+TEST_CASE("worker session: wake() ends a wait_ready at once, another thread's or the next one") {
+    // Without it, this test waits an hour: the job never ends and its deadline is an hour.
+    auto s = fake_worker();
+    s->prepare(two_buffer_plan());
+    s->submit(named_job("hang", 3600));
+    s->wake();                         // before the wait: the next one returns at once
+    CHECK_FALSE(s->wait_ready(3600));  // not ready: the job still runs
+    std::thread waiter([&] { CHECK_FALSE(s->wait_ready(3600)); });
+    s->wake();
+    waiter.join();
+}
+
 TEST_CASE(
     "submit and collect: two jobs in flight, results in order, a hung one killed at collect") {
     auto s = fake_worker();
