@@ -219,7 +219,10 @@ class slot_server {
         q_.close();
         t_.join();
     }
-    void push(json request) { q_.push(std::move(request)); }
+    void push(json request) {
+        q_.push(std::move(request));
+        s_->wake();  // the thread may be waiting for the GPU with room for a job
+    }
 
   private:
     void reply(json j) {
