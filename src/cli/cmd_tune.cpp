@@ -892,7 +892,9 @@ started again is dropped and the run goes on with the others. Every result names
 that measured it. After the search, the best configurations are measured again, interleaved,
 on the first GPU: that final word names the winner and its ties, and how far the GPUs read
 the same configuration apart (docs/multi-gpu.md). A list of sizes (--set N=1,2,3, or a list
-in the config's problem section) tunes each size as a run of its own, into one database.
+in the config's problem section) tunes each size as a run of its own, into one database; on
+several GPUs the sizes run side by side, and GPUs that have no size left join the runs still
+searching.
 
 --captures DIR tunes every problem size that an application captured for this config's kernel
 (run it with HONE_CAPTURE=<kernel glob>, see docs/embedding.md): one run per size, into the
