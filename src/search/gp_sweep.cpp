@@ -77,6 +77,7 @@
 // (bench/strategies-protocol.md).
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "search/search_base.hpp"
 #include "search/strategies.hpp"
@@ -179,7 +180,9 @@ class gp_sweep final : public strategy {
                 const std::vector<point> pop = fastest(breed_);
                 const auto ratio = value_ratios(pop);
                 while (out.size() < n && breeding()) {
-                    auto c = draw_ == 1 ? arm_child(pop) : pick_child(pop, ratio);
+                    auto c = draw_ == 2   ? elite_child(pop, ratio)
+                             : draw_ == 1 ? arm_child(pop)
+                                          : pick_child(pop, ratio);
                     if (!c) break;
                     children_.insert(*c);
                     add(*c, nullptr, out);
@@ -355,7 +358,7 @@ class gp_sweep final : public strategy {
     // values common among the fastest and rare elsewhere score high.
     std::vector<std::vector<double>> value_ratios(const std::vector<point>& good) const {
         std::vector<std::vector<double>> r(counts_.size());
-        if (pick_ < 2) return r;
+        if (pick_ < 2 && draw_ != 2) return r;
         const double n_good = static_cast<double>(good.size());
         const double n_rest = static_cast<double>(observed_) - n_good;
         for (std::size_t i = 0; i < counts_.size(); ++i) {
@@ -388,6 +391,56 @@ class gp_sweep final : public strategy {
             if (!best || score > best_score) best = std::move(c), best_score = score;
         }
         return best;
+    }
+
+    // Draw 2: the unseen recombination of `pop` (each parameter one of the values the fastest
+    // seen have) that scores highest by value_ratios, found best-first over the values ranked
+    // per parameter (the score is a sum over parameters); an enumeration of the fastest
+    // configurations' recombinations that never draws one twice. Kernel Tuner's children
+    // (arm_child) once none is left or 4,096 were looked at.
+    std::optional<point> elite_child(const std::vector<point>& pop,
+                                     const std::vector<std::vector<double>>& ratio) {
+        if (pop.size() < 2 || (budget_ > 0 && seen_.size() >= budget_)) return std::nullopt;
+        const std::size_t dims = d_.dims();
+        std::vector<std::vector<uint32_t>> vals(dims);  // per parameter, best ratio first
+        for (std::size_t i = 0; i < dims; ++i) {
+            for (const point& q : pop)
+                if (std::find(vals[i].begin(), vals[i].end(), q[i]) == vals[i].end())
+                    vals[i].push_back(q[i]);
+            std::stable_sort(vals[i].begin(), vals[i].end(),
+                             [&](uint32_t a, uint32_t b) { return ratio[i][a] > ratio[i][b]; });
+        }
+        auto score = [&](const std::vector<std::size_t>& at) {
+            double v = 0;
+            for (std::size_t i = 0; i < dims; ++i) v += ratio[i][vals[i][at[i]]];
+            return v;
+        };
+        using entry = std::pair<double, std::vector<std::size_t>>;
+        auto less = [](const entry& a, const entry& b) {
+            return a.first < b.first || (a.first == b.first && a.second > b.second);
+        };
+        std::vector<entry> heap;
+        std::set<std::vector<std::size_t>> queued;
+        std::vector<std::size_t> start(dims, 0);
+        heap.emplace_back(score(start), start);
+        queued.insert(start);
+        for (std::size_t looked = 0; !heap.empty() && looked < 4096; ++looked) {
+            std::pop_heap(heap.begin(), heap.end(), less);
+            const std::vector<std::size_t> at = std::move(heap.back().second);
+            heap.pop_back();
+            point c(dims);
+            for (std::size_t i = 0; i < dims; ++i) c[i] = vals[i][at[i]];
+            if (!seen_.count(c) && d_.contains(c)) return c;
+            for (std::size_t i = 0; i < dims; ++i) {
+                if (at[i] + 1 >= vals[i].size()) continue;
+                std::vector<std::size_t> next = at;
+                ++next[i];
+                if (!queued.insert(next).second) continue;
+                heap.emplace_back(score(next), std::move(next));
+                std::push_heap(heap.begin(), heap.end(), less);
+            }
+        }
+        return arm_child(pop);
     }
 
     // The slots of n that the arm is owed already (its accrued credit), none before it can
