@@ -71,6 +71,15 @@
 // population of the fastest is renewed after a few new evaluations, and its children are
 // recombinations of them with rare mutation. Here a child is drawn from the fastest seen at
 // the time it is proposed, with no harder mutation to force an unseen one.
+// `draw` 2 proposes the fastest configurations' recombinations instead (each parameter one of
+// the values of the `breed` fastest seen), one after another, never one twice, best-first by
+// pick's density ratio (values common among the fastest, rare among the others). On pnpoly
+// TITAN RTX the optimum's values are all among the 20 fastest seen when the first child is due
+// in most seeds, but it is one of their 89-673 recombinations, which two-parent children drawn
+// at random reach slowly: design seeds reached 95% of the optimum by 200 evaluations in 57 of
+// 120 instead of 48, level elsewhere. When and how many children are proposed is unchanged;
+// no option shifting more proposals to them before evaluation 200 spared convolution W6600
+// (bench/strategies-protocol.md). Not the default.
 // `arm` 1 or 2 gives such children a share of the proposals beside gp_climb from the start (a
 // portfolio), shifted by their record of wins against gp_climb's. Neither is the default: on
 // convolution W6600 the arm's share before evaluation 200 costs gp_climb's recoveries there
