@@ -181,11 +181,13 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "beside gp_climb from the start, children of the breed fastest configurations seen "
            "(Kernel Tuner's genetic algorithm) take up to share of the proposals, scaled by their "
            "wins against gp_climb's: 1 gains of the best, 2 joins of the breed fastest; 0: none"},
-          {"draw", 1, 0, 1, true,
+          {"draw", 1, 0, 2, true,
            "how breed's children are drawn: 0 genetic's (tournaments of 3, each parameter mutated "
            "with chance 0.1, harder on retries); 1 Kernel Tuner's genetic algorithm's (parents "
            "ranked by a Beta(1, 2.5) draw, one parameter mutated with chance 0.1, a seen child "
-           "drawn again at no cost)"}}},
+           "drawn again at no cost); 2 the fastest configurations' recombinations (each "
+           "parameter one of their values) one after another, each once, the one whose values "
+           "are most common among them and rarest among the others first"}}},
     };
     return all;
 }

@@ -904,6 +904,62 @@ TEST_CASE("gp_sweep's pick: children whose values are the fastest points' and no
     CHECK(picked >= first + 4);
 }
 
+TEST_CASE("gp_sweep's draw 2 proposes what gp_climb does until the best stalls") {
+    const climb_then_apart r({{"draw", 2}}, {{"draw", 1}});
+    CAPTURE(r.k);
+    CHECK(r.k < 300);
+    CHECK(r.same_until_stall());
+    CHECK(r.sweep({{"draw", 2}}).order == r.on.order);  // deterministic with a seed
+    CHECK(r.on.order != r.off.order);                   // children of another kind
+}
+
+TEST_CASE("gp_sweep's draw 2 proposes valid unseen points within its budget") {
+    check_children_budgets({{"breed", 20}, {"draw", 2}});
+    check_children_budgets({{"breed", 4}, {"draw", 2}});  // few recombinations: drawn after
+}
+
+TEST_CASE("gp_sweep's draw 2: the fastest points' recombinations, the likeliest first") {
+    // Stalled at a best point among 8 fast points (a, a+1, a+2, a+3 mod 8), beside 104 slow
+    // points that lack the values (1, 3, 5, 7), which the fast points have, each from another
+    // one: the recombination of those values, the optimum, is the one whose values are common
+    // among the fastest and rare elsewhere. Draw 2 proposes it as its first child; Kernel
+    // Tuner's children (draw 1) of two parents cannot be it, nor is a mutation of one.
+    const grid g({8, 8, 8, 8}, [](const point&) { return true; });
+    const point target{1, 3, 5, 7};
+    auto fast = [](uint32_t a) { return point{a, (a + 1) % 8, (a + 2) % 8, (a + 3) % 8}; };
+    const objective_fn f = [&](const point& p) -> std::optional<double> {
+        if (p == target) return 0.5;
+        for (uint32_t a = 0; a < 8; ++a)
+            if (p == fast(a)) return 1.0 + 0.01 * a;
+        return 2.0 + 0.01 * (p[0] + p[1] + p[2] + p[3]);
+    };
+    auto run = [&](double draw) -> std::size_t {  // proposals to the target; 0: not in 96
+        auto st = make("gp_sweep", g, 7, 400, {{"breed", 8}, {"draw", draw}});
+        for (uint32_t a = 0; a < 8; ++a) st->observe(fast(a), f(fast(a)));
+        std::size_t slow = 0;
+        for (const point& p : g.all())
+            if (p[0] != 1 && p[1] != 3 && p[2] != 5 && p[3] != 7 &&
+                (p[0] * 7 + p[1] * 3 + p[2] * 5 + p[3] * 11) % 23 == 0)
+                st->observe(p, f(p)), ++slow;
+        REQUIRE(slow == 104);  // every value but the target's, of each parameter
+        std::size_t proposed = 0;
+        for (int call = 0; call < 20 && proposed < 96; ++call)
+            for (const auto& p : st->propose(8)) {
+                ++proposed;
+                if (p == target) return proposed;
+                st->observe(p, f(p));
+            }
+        CHECK(proposed >= 96);
+        return 0;
+    };
+    const std::size_t kt = run(1), enumerated = run(2);
+    MESSAGE("proposals to the recombination of the fast points' rarest values: draw 1 "
+            << kt << ", draw 2 " << enumerated << " (0: not in 96)");
+    CHECK(enumerated > 0);
+    CHECK(enumerated <= 24);  // after the best point's neighbours, beside gp_climb's proposals
+    CHECK(kt == 0);
+}
+
 TEST_CASE("bandit gives every member proposals, whatever their credits") {
     // Proposals that move one parameter of a seen point by more than one step of its list
     // are sweep's (gp_climb's descents move a long list by one step); those that change
