@@ -42,6 +42,23 @@ extern "C" void on_interrupt(int) {
     std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends hone at once
 }
 
+// SIGINT and SIGTERM stop a run cleanly (g_stop) while one is in scope, however it ends.
+struct interrupt_scope {
+    explicit interrupt_scope(bool on = true) : on(on) {
+        if (!on) return;
+        std::signal(SIGINT, on_interrupt);
+        std::signal(SIGTERM, on_interrupt);
+    }
+    ~interrupt_scope() {
+        if (!on) return;
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+    }
+    interrupt_scope(const interrupt_scope&) = delete;
+    interrupt_scope& operator=(const interrupt_scope&) = delete;
+    bool on;
+};
+
 struct tune_args {
     std::string config;
     std::vector<std::string> sets;
@@ -373,17 +390,10 @@ int tune_sizes_in_parallel(const tune_args& a, const std::vector<spec>& specs,
         std::fflush(stdout);
     };
     job.stop = &g_stop;
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
-    try {
+    {
+        const interrupt_scope signals;
         run_size_teams(job);
-    } catch (...) {
-        std::signal(SIGINT, SIG_DFL);
-        std::signal(SIGTERM, SIG_DFL);
-        throw;
     }
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
     if (g_stop) return 130;
     int rc = 0;
     for (int one : rcs) rc = one == 130 ? 130 : std::max(rc, one);
@@ -551,17 +561,12 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
             }
         };
     }
-    if (own_signals) {
-        std::signal(SIGINT, on_interrupt);
-        std::signal(SIGTERM, on_interrupt);
-    }
     tune_diagnostics diag;
     opt.diagnostics = &diag;
-    const tune_result r = tune(s, opt);
-    if (own_signals) {
-        std::signal(SIGINT, SIG_DFL);
-        std::signal(SIGTERM, SIG_DFL);
-    }
+    const tune_result r = [&] {
+        const interrupt_scope signals(own_signals);
+        return tune(s, opt);
+    }();
 
     table_options t;
     for (const auto& p : s.params) t.param_names.push_back(p.name);
