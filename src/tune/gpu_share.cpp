@@ -6,13 +6,12 @@ namespace hone {
 
 void gpu_share::open(gpu_pool& pool) {
     std::lock_guard lk(m_);
-    if (!closed_) pool_ = &pool;
+    pool_ = &pool;
 }
 
 void gpu_share::close() {
     std::lock_guard lk(m_);
     pool_ = nullptr;
-    closed_ = true;
 }
 
 bool gpu_share::lend(const std::vector<std::shared_ptr<gpu_session>>& sessions) {

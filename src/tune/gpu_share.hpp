@@ -25,7 +25,6 @@ class gpu_share {
   private:
     mutable std::mutex m_;
     gpu_pool* pool_ = nullptr;
-    bool closed_ = false;
 };
 
 }  // namespace hone

@@ -295,9 +295,9 @@ tune_result pipeline::run() {
         fill_queue();
     }
     if (opt_.share) opt_.share->close();  // the GPUs that joined stay for the final word
-    if (gpus_->size() > 0) device_of(gpus_->size() - 1);
+    device_of(gpus_->size() - 1);  // every GPU that joined is in out_.devices, as results name it
     out_.dropped = gpus_->dropped();
-    if (!out_.interrupted && !stopping() && gpus_->size() > 1 && several_gpus() &&
+    if (!out_.interrupted && !stopping() && several_gpus() &&
         (out_.evaluated > 0 || store_->final_word(id).empty())) {
         const auto t = steady_clock::now();
         run_final_word();
