@@ -202,7 +202,7 @@ void gpu_pool::submit_to(std::size_t i, uint64_t tag, job j) {
     sl.s->wake();
 }
 
-std::optional<gpu_done> gpu_pool::wait(double timeout_s) {
+std::optional<gpu_done> gpu_pool::wait(double timeout_s, bool on_room) {
     if (outstanding_ == 0) throw std::logic_error("gpu_pool::wait with nothing in flight");
     if (!threaded()) {
         slot& sl = *slots_[0];
@@ -214,11 +214,15 @@ std::optional<gpu_done> gpu_pool::wait(double timeout_s) {
         return d;
     }
     std::unique_lock lk(m_);
-    const auto ready = [&] { return !done_.empty(); };
+    const auto ready = [&] { return !done_.empty() || (on_room && grown_); };
     if (timeout_s < 0)
         done_cv_.wait(lk, ready);
     else if (!done_cv_.wait_for(lk, std::chrono::duration<double>(timeout_s), ready))
         return std::nullopt;
+    if (done_.empty()) {
+        grown_ = false;
+        return std::nullopt;
+    }
     gpu_done d = std::move(done_.front());
     done_.pop_front();
     --outstanding_;
@@ -264,7 +268,9 @@ void gpu_pool::join(std::shared_ptr<gpu_session> s) {
         {
             std::lock_guard l(m_);
             p->ready = true;
+            grown_ = true;
         }
+        done_cv_.notify_all();
         serve(*p);
     });
 }

@@ -65,8 +65,9 @@ class gpu_pool {
     void submit_to(std::size_t slot, uint64_t tag, job j);
     // The next result from any session, or a job lost with a dropped one. Waits up to
     // timeout_s (< 0: as long as it takes; one session: always as long as it takes); nullopt
-    // when none came. in_flight() > 0.
-    std::optional<gpu_done> wait(double timeout_s = -1);
+    // when none came. in_flight() > 0. With on_room, also nullopt as soon as a session that
+    // joined is prepared, so that the caller hands it work before the next result comes.
+    std::optional<gpu_done> wait(double timeout_s = -1, bool on_room = false);
     // Collects and discards everything in flight; jobs not yet handed to a session are taken
     // back at once.
     void abandon();
@@ -105,6 +106,7 @@ class gpu_pool {
     std::deque<gpu_done> done_;
     std::size_t outstanding_ = 0;  // the caller's count: submitted, not yet returned by wait()
     bool stopping_ = false;
+    bool grown_ = false;  // a joined session became ready since wait(on_room) last saw it
 };
 
 }  // namespace hone

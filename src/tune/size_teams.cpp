@@ -25,7 +25,15 @@ std::vector<int> ordinals(const session_list& team) {
 
 class scheduler {
   public:
-    explicit scheduler(const size_teams_job& job) : job_(job), runs_(job.order.size()) {}
+    // The first sizes are dealt before any team starts, team t the t-th, so that which team
+    // runs which size does not depend on which thread the system starts first.
+    explicit scheduler(const size_teams_job& job) : job_(job), runs_(job.order.size()) {
+        for (; next_ < job_.order.size() && next_ < job_.teams.size(); ++next_) {
+            size_run& r = runs_[job_.order[next_]];
+            r.started = true;
+            r.gpus = ordinals(job_.teams[next_]);
+        }
+    }
 
     void run() {
         std::vector<std::thread> threads;
@@ -39,18 +47,27 @@ class scheduler {
     bool stopping() const { return (job_.stop && *job_.stop) || error_; }
 
     void team(std::size_t t) {
-        for (;;) {
+        for (bool first = t < job_.order.size();; first = false) {
             std::size_t i = 0;
             {
                 std::unique_lock lock(m_);
-                if (stopping()) return;
-                if (next_ == job_.order.size()) {
+                if (first) {
+                    i = job_.order[t];
+                    if (stopping()) {
+                        runs_[i].ended = true;
+                        changed_.notify_all();
+                        return;
+                    }
+                } else if (stopping()) {
+                    return;
+                } else if (next_ == job_.order.size()) {
                     if (lend(t, lock)) continue;
                     return;
+                } else {
+                    i = job_.order[next_++];
+                    runs_[i].started = true;
+                    runs_[i].gpus = ordinals(job_.teams[t]);
                 }
-                i = job_.order[next_++];
-                runs_[i].started = true;
-                runs_[i].gpus = ordinals(job_.teams[t]);
             }
             try {
                 job_.run(i, job_.teams[t], runs_[i].share);

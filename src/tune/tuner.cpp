@@ -254,7 +254,8 @@ tune_result pipeline::run() {
         // come meanwhile.
         const bool compile_bound =
             gpus_->room() > 0 && retry_.empty() && !queue_.empty() && !queue_.front().result;
-        std::optional<gpu_done> got = gpus_->wait(compile_bound ? 0.002 : -1.0);
+        // A GPU lent to the run gets work as soon as it is prepared, not after the next result.
+        std::optional<gpu_done> got = gpus_->wait(compile_bound ? 0.002 : -1.0, true);
         if (!got) continue;
         auto it = flight_.find(got->tag);
         if (it == flight_.end()) throw std::logic_error("a GPU result for no job in flight");

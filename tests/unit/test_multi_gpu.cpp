@@ -101,7 +101,8 @@ class fake_gpu final : public gpu_session {
         std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
         {
             std::unique_lock lk(m_);
-            released_.wait_for(lk, std::chrono::seconds(60), [&] { return !hold; });
+            if (!released_.wait_for(lk, std::chrono::seconds(60), [&] { return !hold; }))
+                ++held_out;
         }
         std::lock_guard lk(m_);
         REQUIRE_FALSE(queued_.empty());
@@ -136,6 +137,7 @@ class fake_gpu final : public gpu_session {
 
     std::vector<std::string> submitted, collected_keys;
     std::atomic<int> prepared{0};
+    std::atomic<int> held_out{0};  // collects whose hold was never released (gave up waiting)
     int collected = 0;
     bool hold = false;
     int lose_after = -1;
@@ -420,6 +422,9 @@ TEST_CASE("gpu_share: a GPU lent to a run joins it while it searches; its result
     lender.join();
     own->release();
     CHECK(lent_ok);
+    // The lent GPU got work once prepared, while the run's own GPU still held its jobs (not
+    // only after a result came back).
+    CHECK(own->held_out == 0);
     CHECK_FALSE(share.is_open());  // closed when the search ended
     CHECK_FALSE(share.lend({lent}));
     CHECK(r.evaluated == 16);
