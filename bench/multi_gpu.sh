@@ -94,6 +94,8 @@ import json
 r=json.load(open('$out/b_g$g.json')); r=r if isinstance(r,list) else [r]
 print(f\"{len(r)} runs, {sum(x['evaluated'] for x in r)} evaluated\")" 2>/dev/null)
     row "(b) vector_add x$n sizes" b_g1 b_g$g "$g" "$note"
+    # With HONE_TRACE=1: where the command's time went (bench/probes/trace_gaps.py).
+    [ -n "${HONE_TRACE:-}" ] && python3 bench/probes/trace_gaps.py "$out/b_g$g.err" "$(cat "$work/b_g$g.start")" "$(cat "$work/b_g$g.wall")"
   done
   "$H" export "$work/b_g${gpus[-1]}.db" --wisdom "$out/b_wisdom.json" >/dev/null 2>&1 &&
     echo "  wisdom of the last run: $(python3 -c "import json; print(len(json.load(open('$out/b_wisdom.json'))['entries']), 'entries')")"

@@ -17,6 +17,7 @@
 
 #include "cli/commands_internal.hpp"
 #include "cli/options.hpp"
+#include "common/trace.hpp"
 #include "dist/mpi_link.hpp"
 #include "dist/remote_session.hpp"
 #include "driver/cuda_api.hpp"
@@ -441,6 +442,7 @@ int run_tune(tune_args a) {
     // Every size is checked before any GPU is started.
     std::vector<spec> specs;
     for (const auto& size : sizes) specs.push_back(load_spec(a.config, size));
+    trace_mark("specs loaded");
     // The GPU workers of the GPUs the run will likely use start now. This process reads the
     // GPUs' models from NVML where it can, else with CUDA's start (~1 s on a 4-GPU host),
     // beside the workers'.
@@ -456,12 +458,14 @@ int run_tune(tune_args a) {
         }
         std::vector<std::exception_ptr> errors;
         auto started = make_worker_sessions(likely, errors, ahead);
+        trace_mark("GPU workers started");
         for (std::size_t i = 0; i < likely.size(); ++i)
             if (started[i]) early[likely[i]] = std::move(started[i]);
     } else {
         described = std::async(std::launch::deferred, describe_devices).share();
     }
     const auto groups = device_groups(a, first, described);
+    trace_mark("GPUs chosen");
     const bool several_gpus = groups.size() > 1 || groups.front().size() > 1 || a.devices_given;
     if (sizes.size() == 1 && !several_gpus) {  // one GPU, one run: as hone always tuned
         tune_args one = a;
@@ -501,7 +505,9 @@ int run_tune(tune_args a) {
             if (!a.json && i + 1 < sizes.size()) fmt::print("\n");
         }
     }
+    trace_mark("runs ended");
     if (a.json) std::cout << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
+    trace_mark("output written");
     return rc;
 }
 
@@ -563,10 +569,13 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
     }
     tune_diagnostics diag;
     opt.diagnostics = &diag;
+    const std::string what = sizes_text(sets);
+    trace_mark(what + ": tune begins");
     const tune_result r = [&] {
         const interrupt_scope signals(own_signals);
         return tune(s, opt);
     }();
+    trace_mark(what + ": tune returned");
 
     table_options t;
     for (const auto& p : s.params) t.param_names.push_back(p.name);

@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "common/terminal_text.hpp"
+#include "common/trace.hpp"
 #include "formats/output_file.hpp"
 #include "hone/error.hpp"
 #include "hone/record.hpp"
@@ -65,6 +66,7 @@ void release_reserve_and_fail() {
 int main(int argc, char** argv) {
     // Never touched: it takes address space, not memory.
     g_reserve = std::malloc(k_reserve_bytes);
+    hone::trace_mark("main");
     if (g_reserve) std::set_new_handler(release_reserve_and_fail);
     CLI::App app{k_description, "hone"};
     app.set_version_flag("--version", std::string("hone ") + hone::tool_version());
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
         const int rc = hone::cli::run_selected(app);
+        hone::trace_mark("command returned");
         // Output that did not arrive (a full disk, a closed pipe) is an error, never a silent
         // loss: exit code 3 whatever the command found.
         if (const std::string lost = hone::finish_stdout(); !lost.empty()) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "driver/driver.hpp"
 #include "driver/param_sizes.hpp"
 
 namespace hone {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "common/clock.hpp"
+#include "common/trace.hpp"
 #include "compile/compile_cache.hpp"
 #include "compile/compile_hint.hpp"
 #include "compile/compile_pool.hpp"
@@ -166,6 +167,7 @@ const device_info& pipeline::device_of(std::size_t slot) {
 tune_result pipeline::run() {
     open_sessions();
     time_.session_start_s = seconds_since(t0_);
+    trace_mark("run: sessions open");
     out_.device = out_.devices.front();
     bindings base = s_.problem_bindings();
     out_.device.attrs.add_to(base);
@@ -179,6 +181,7 @@ tune_result pipeline::run() {
     const std::string id = out_.identity.id();
     if (opt_.fresh) store_->forget(id, false);
     run_id_ = store_->begin_run(out_.identity);
+    trace_mark("run: store open");
 
     time_limit_s_ = opt_.time_limit_s >= 0 ? opt_.time_limit_s : s_.search.time_limit_s;
     make_search();
@@ -241,6 +244,7 @@ tune_result pipeline::run() {
     // New results make an earlier final word stale; a run on several GPUs gives a new one.
     if (state_.total > 0) store_->set_final_word(run_id_, "");
     if (opt_.share && (state_.total > 0 || final_word_due)) opt_.share->open(*gpus_);
+    trace_mark("run: prepared");
 
     // Each result is stored while the next job runs (hand_over).
     fill_queue();
@@ -296,6 +300,7 @@ tune_result pipeline::run() {
         fill_queue();
     }
     if (opt_.share) opt_.share->close();  // the GPUs that joined stay for the final word
+    trace_mark("run: search ended");
     device_of(gpus_->size() - 1);  // every GPU that joined is in out_.devices, as results name it
     out_.dropped = gpus_->dropped();
     if (!out_.interrupted && !stopping() && several_gpus() &&
@@ -306,9 +311,11 @@ tune_result pipeline::run() {
     } else if (const auto stored = final_word_from_json(store_->final_word(id)))
         out_.final = stored;
     time_.wall_s = seconds_since(t0_);
+    trace_mark("run: final word given");
     if (opt_.diagnostics) opt_.diagnostics->time = time_;
     out_.records = store_->query({id, "", 0, false});
     if (!out_.interrupted) out_.stop_reason = stop_reason();
+    trace_mark("run: results read back");
     return out_;
 }
 

@@ -1,0 +1,39 @@
+#include "common/trace.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace hone {
+namespace {
+
+// Set when the library is loaded: before main, near the process's start.
+const auto g_start = std::chrono::steady_clock::now();
+
+}  // namespace
+
+bool trace_on() {
+    static const bool on = [] {
+        const char* v = std::getenv("HONE_TRACE");
+        return v && *v && std::strcmp(v, "0") != 0;
+    }();
+    return on;
+}
+
+void trace_mark(std::string_view what) {
+    if (!trace_on()) return;
+    const double unix_s =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const double since =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count();
+    // One write a line, so that the lines of threads and processes do not interleave.
+    char line[512];
+    const int n =
+        std::snprintf(line, sizeof line, "hone-trace %.6f %.6f %.*s\n", unix_s, since,
+                      static_cast<int>(std::min<std::size_t>(what.size(), 400)), what.data());
+    if (n > 0) std::fwrite(line, 1, static_cast<std::size_t>(n), stderr);
+}
+
+}  // namespace hone
