@@ -11,6 +11,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "common/trace.hpp"
 #include "hone/error.hpp"
 
 namespace hone {
@@ -265,6 +266,8 @@ void gpu_pool::join(std::shared_ptr<gpu_session> s) {
             drop(*p, std::string("prepare failed: ") + e.what());
             return;
         }
+        if (trace_on())
+            trace_mark(fmt::format("GPU {}: joined a run, prepared", p->s->device().ordinal));
         {
             std::lock_guard l(m_);
             p->ready = true;

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "common/clock.hpp"
+#include "common/trace.hpp"
 #include "hone/error.hpp"
 #include "process/resident.hpp"
 #include "process/worker_process.hpp"
@@ -418,6 +419,7 @@ std::vector<std::unique_ptr<gpu_session>> make_worker_sessions(
         try {
             begun[i]->finish_start();
             out[i] = std::move(begun[i]);
+            if (trace_on()) trace_mark(fmt::format("GPU {}: worker ready", ordinals[i]));
         } catch (...) {
             errors[i] = std::current_exception();
         }
