@@ -28,11 +28,8 @@ class scheduler {
     // The first sizes are dealt before any team starts, team t the t-th, so that which team
     // runs which size does not depend on which thread the system starts first.
     explicit scheduler(const size_teams_job& job) : job_(job), runs_(job.order.size()) {
-        for (; next_ < job_.order.size() && next_ < job_.teams.size(); ++next_) {
-            size_run& r = runs_[job_.order[next_]];
-            r.started = true;
-            r.gpus = ordinals(job_.teams[next_]);
-        }
+        for (std::size_t t = 0; t < job_.teams.size() && next_ < job_.order.size(); ++t)
+            first_.push_back(deal(t));
     }
 
     void run() {
@@ -46,27 +43,33 @@ class scheduler {
   private:
     bool stopping() const { return (job_.stop && *job_.stop) || error_; }
 
+    // The next size, started on team t; the caller holds m_ (or no thread runs yet).
+    std::size_t deal(std::size_t t) {
+        const std::size_t i = job_.order[next_++];
+        runs_[i].started = true;
+        runs_[i].gpus = ordinals(job_.teams[t]);
+        return i;
+    }
+
     void team(std::size_t t) {
-        for (bool first = t < job_.order.size();; first = false) {
+        for (bool first = t < first_.size();; first = false) {
             std::size_t i = 0;
             {
                 std::unique_lock lock(m_);
-                if (first) {
-                    i = job_.order[t];
-                    if (stopping()) {
-                        runs_[i].ended = true;
+                if (stopping()) {
+                    if (first) {  // dealt, never run
+                        runs_[first_[t]].ended = true;
                         changed_.notify_all();
-                        return;
                     }
-                } else if (stopping()) {
                     return;
+                }
+                if (first) {
+                    i = first_[t];
                 } else if (next_ == job_.order.size()) {
                     if (lend(t, lock)) continue;
                     return;
                 } else {
-                    i = job_.order[next_++];
-                    runs_[i].started = true;
-                    runs_[i].gpus = ordinals(job_.teams[t]);
+                    i = deal(t);
                 }
             }
             try {
@@ -118,6 +121,7 @@ class scheduler {
     std::mutex m_;
     std::condition_variable changed_;  // a run ended
     std::size_t next_ = 0;
+    std::vector<std::size_t> first_;  // team t's first size, dealt before the teams start
     std::exception_ptr error_;
 };
 
