@@ -573,6 +573,7 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
     trace_mark(what + ": tune begins");
     const tune_result r = [&] {
         const interrupt_scope signals(own_signals);
+        const trace_label label(what);
         return tune(s, opt);
     }();
     trace_mark(what + ": tune returned");

@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace hone {
 namespace {
 
 // Set when the library is loaded: before main, near the process's start.
 const auto g_start = std::chrono::steady_clock::now();
+thread_local std::string t_label;
 
 }  // namespace
 
@@ -22,8 +24,21 @@ bool trace_on() {
     return on;
 }
 
+trace_label::trace_label(std::string label) : outer_(std::exchange(t_label, std::move(label))) {}
+trace_label::~trace_label() {
+    t_label = std::move(outer_);
+}
+const std::string& trace_label::current() {
+    return t_label;
+}
+
 void trace_mark(std::string_view what) {
     if (!trace_on()) return;
+    std::string labelled;
+    if (!t_label.empty()) {
+        labelled = t_label + ": " + std::string(what);
+        what = labelled;
+    }
     const double unix_s =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     const double since =

@@ -35,6 +35,7 @@ namespace hone::cu {
     X(cuMemAllocManaged) \
     X(cuMemFree) \
     X(cuMemcpyHtoD) \
+    X(cuMemcpyHtoDAsync) \
     X(cuMemcpyDtoH) \
     X(cuMemcpyDtoDAsync) \
     X(cuMemcpyDtoHAsync) \

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 namespace hone::cu {
@@ -74,6 +75,12 @@ device_buffer& device_buffer::operator=(device_buffer&& o) noexcept {
 
 void device_buffer::upload(const void* src) const {
     check(driver().cuMemcpyHtoD(ptr_, src, bytes_), "cuMemcpyHtoD");
+}
+
+void device_buffer::upload_part(const void* src, uint64_t offset, uint64_t bytes,
+                                CUstream s) const {
+    if (offset + bytes > bytes_) throw std::logic_error("upload_part beyond the buffer");
+    check(driver().cuMemcpyHtoDAsync(ptr_ + offset, src, bytes, s), "cuMemcpyHtoDAsync");
 }
 
 void device_buffer::download(void* dst) const {

@@ -11,6 +11,7 @@
 #include <limits>
 #include <numbers>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -43,20 +44,24 @@ double unit_uniform(std::mt19937_64& gen) {
 
 // Work comes in chunks of this many elements; random inputs take each chunk from its own
 // generator seeded with (seed, chunk): the same bytes whatever the number of threads.
-constexpr uint64_t chunk_elems = 1 << 16;
+constexpr uint64_t chunk_elems = image_part_elems;
 
-// Runs work(first, end, chunk) over every chunk of [0, count) on `threads` threads (0: all
-// cores). The threads also touch the output's pages first: faulting in a fresh 64 MiB image
-// from one thread took longer than filling it.
+// Runs work(first, end, chunk) over every chunk of [first_elem, end_elem) (first_elem a
+// multiple of chunk_elems) on `threads` threads (0: all cores). The threads also touch the
+// output's pages first: faulting in a fresh 64 MiB image from one thread took longer than
+// filling it.
 template <class F>
-void for_chunks(uint64_t count, unsigned threads, F&& work) {
-    const uint64_t chunks = (count + chunk_elems - 1) / chunk_elems;
+void for_chunks(uint64_t first_elem, uint64_t end_elem, unsigned threads, F&& work) {
+    const uint64_t first_chunk = first_elem / chunk_elems;
+    const uint64_t chunks = (end_elem + chunk_elems - 1) / chunk_elems - first_chunk;
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
     threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(chunks, 1)));
     std::atomic<uint64_t> next{0};
     auto run = [&] {
-        for (uint64_t c = next++; c < chunks; c = next++)
-            work(c * chunk_elems, std::min(count, (c + 1) * chunk_elems), c);
+        for (uint64_t k = next++; k < chunks; k = next++) {
+            const uint64_t c = first_chunk + k;
+            work(c * chunk_elems, std::min(end_elem, (c + 1) * chunk_elems), c);
+        }
     };
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run);
@@ -64,49 +69,56 @@ void for_chunks(uint64_t count, unsigned threads, F&& work) {
     for (auto& t : pool) t.join();
 }
 
+// Element i of the buffer goes to out[(i - first) * size]: out holds the part [first, end).
+struct part {
+    uint8_t* out;
+    uint64_t first, end;
+    uint8_t* at(uint64_t i, std::size_t size) const { return out + (i - first) * size; }
+};
+
 template <class F>
-void fill_values(const buffer_plan& b, uint8_t* out, unsigned threads, F&& value_at) {
+void fill_values(const buffer_plan& b, const part& o, unsigned threads, F&& value_at) {
     const std::size_t size = elem_size(b.type);
-    for_chunks(b.count, threads, [&](uint64_t first, uint64_t end, uint64_t) {
-        for (uint64_t i = first; i < end; ++i) store_value(b.type, value_at(i), &out[i * size]);
+    for_chunks(o.first, o.end, threads, [&](uint64_t first, uint64_t end, uint64_t) {
+        for (uint64_t i = first; i < end; ++i) store_value(b.type, value_at(i), o.at(i, size));
     });
 }
 
 // Runs fill_chunk(first, end, generator) over every chunk, each with its seeded generator.
 template <class F>
-void fill_random(const buffer_plan& b, unsigned threads, F&& fill_chunk) {
-    for_chunks(b.count, threads, [&](uint64_t first, uint64_t end, uint64_t c) {
+void fill_random(const buffer_plan& b, const part& o, unsigned threads, F&& fill_chunk) {
+    for_chunks(o.first, o.end, threads, [&](uint64_t first, uint64_t end, uint64_t c) {
         std::seed_seq seq{b.init.seed, c};
         std::mt19937_64 gen(seq);
         fill_chunk(first, end, gen);
     });
 }
 
-void fill_uniform(const buffer_plan& b, uint8_t* out, unsigned threads) {
+void fill_uniform(const buffer_plan& b, const part& o, unsigned threads) {
     const std::size_t size = elem_size(b.type);
     // Integers: every value of [ceil(low), floor(high)] equally likely.
     const bool ints = !is_float(b.type);
     const double lo = ints ? std::ceil(b.init.a) : b.init.a;
     const double width = ints ? std::floor(b.init.b) - lo + 1.0 : b.init.b - b.init.a;
-    fill_random(b, threads, [&](uint64_t first, uint64_t end, std::mt19937_64& gen) {
+    fill_random(b, o, threads, [&](uint64_t first, uint64_t end, std::mt19937_64& gen) {
         for (uint64_t i = first; i < end; ++i) {
             const double u = width * unit_uniform(gen);
-            store_value(b.type, lo + (ints ? std::floor(u) : u), &out[i * size]);
+            store_value(b.type, lo + (ints ? std::floor(u) : u), o.at(i, size));
         }
     });
 }
 
-void fill_normal(const buffer_plan& b, uint8_t* out, unsigned threads) {
+void fill_normal(const buffer_plan& b, const part& o, unsigned threads) {
     const std::size_t size = elem_size(b.type);
-    fill_random(b, threads, [&](uint64_t first, uint64_t end, std::mt19937_64& gen) {
+    fill_random(b, o, threads, [&](uint64_t first, uint64_t end, std::mt19937_64& gen) {
         // Box-Muller: each pair of uniforms gives two independent normals.
         for (uint64_t i = first; i < end; i += 2) {
             const double radius = std::sqrt(-2.0 * std::log(1.0 - unit_uniform(gen)));
             const double angle = 2.0 * std::numbers::pi * unit_uniform(gen);
-            store_value(b.type, b.init.a + b.init.b * radius * std::cos(angle), &out[i * size]);
+            store_value(b.type, b.init.a + b.init.b * radius * std::cos(angle), o.at(i, size));
             if (i + 1 < end)
                 store_value(b.type, b.init.a + b.init.b * radius * std::sin(angle),
-                            &out[(i + 1) * size]);
+                            o.at(i + 1, size));
         }
     });
 }
@@ -171,38 +183,55 @@ void store_value(elem_type t, double v, void* dst) {
     }
 }
 
-void fill_input(const buffer_plan& b, uint8_t* out, unsigned threads) {
+void fill_image_part(const buffer_plan& b, uint8_t* out, uint64_t first, uint64_t count,
+                     unsigned threads) {
+    if (first % image_part_elems != 0 || first + count > b.count)
+        throw std::logic_error("fill_image_part: a part off the buffer or its chunks");
+    const part o{out, first, first + count};
+    const std::size_t size = elem_size(b.type);
+    if (b.role == buffer_role::out) {
+        for_chunks(o.first, o.end, threads, [&](uint64_t i, uint64_t end, uint64_t) {
+            fill_poison(b.type, o.at(i, size), end - i);
+        });
+        return;
+    }
     switch (b.init.kind) {
         case init_kind::zeros:  // all bits zero is 0 in every type
-            for_chunks(b.count, threads, [&](uint64_t first, uint64_t end, uint64_t) {
-                const std::size_t size = elem_size(b.type);
-                std::memset(out + first * size, 0, (end - first) * size);
+            for_chunks(o.first, o.end, threads, [&](uint64_t i, uint64_t end, uint64_t) {
+                std::memset(o.at(i, size), 0, (end - i) * size);
             });
             break;
         case init_kind::constant:
-            fill_values(b, out, threads, [&](uint64_t) { return b.init.a; });
+            fill_values(b, o, threads, [&](uint64_t) { return b.init.a; });
             break;
         case init_kind::sequence:
-            fill_values(b, out, threads,
+            fill_values(b, o, threads,
                         [&](uint64_t i) { return b.init.a + b.init.b * static_cast<double>(i); });
             break;
         case init_kind::random_uniform:
-            fill_uniform(b, out, threads);
+            fill_uniform(b, o, threads);
             break;
         case init_kind::random_normal:
-            fill_normal(b, out, threads);
+            fill_normal(b, o, threads);
             break;
         case init_kind::file:
+            if (first != 0 || count != b.count)
+                throw std::logic_error("fill_image_part: a file input is read whole");
             read_file(b, out);
             break;
     }
 }
 
+void fill_input(const buffer_plan& b, uint8_t* out, unsigned threads) {
+    buffer_plan in = b;
+    in.role = buffer_role::in;
+    fill_image_part(in, out, 0, b.count, threads);
+}
+
 void fill_output_poison(const buffer_plan& b, uint8_t* out, unsigned threads) {
-    const std::size_t size = elem_size(b.type);
-    for_chunks(b.count, threads, [&](uint64_t first, uint64_t end, uint64_t) {
-        fill_poison(b.type, out + first * size, end - first);
-    });
+    buffer_plan o = b;
+    o.role = buffer_role::out;
+    fill_image_part(o, out, 0, b.count, threads);
 }
 
 std::vector<uint8_t> generate_input(const buffer_plan& b, unsigned threads) {

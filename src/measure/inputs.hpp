@@ -19,6 +19,13 @@ std::vector<uint8_t> generate_input(const buffer_plan& b, unsigned threads = 0);
 void fill_input(const buffer_plan& b, uint8_t* out, unsigned threads = 0);
 // out's b.count elements set to the poison pattern (fill_poison), on `threads` threads.
 void fill_output_poison(const buffer_plan& b, uint8_t* out, unsigned threads = 0);
+// fill_image_part's parts start at multiples of this many elements.
+inline constexpr uint64_t image_part_elems = 1 << 16;
+// Elements [first, first + count) of b's host image into out (count elements): for an output
+// (role out) fill_output_poison's, else fill_input's, the same bytes as that range of the whole
+// image. A file input is read whole only (first 0, count b.count).
+void fill_image_part(const buffer_plan& b, uint8_t* out, uint64_t first, uint64_t count,
+                     unsigned threads = 0);
 // Converts v to t and writes elem_size(t) bytes: floats round to nearest (even), integers round
 // to nearest and saturate, NaN becomes 0 for integers.
 void store_value(elem_type t, double v, void* dst);

@@ -17,7 +17,9 @@
 namespace hone {
 
 gpu_pool::gpu_pool(std::vector<std::shared_ptr<gpu_session>> sessions, say_fn say, bool joinable)
-    : say_(std::move(say)), threaded_(sessions.size() > 1 || joinable) {
+    : say_(std::move(say)),
+      threaded_(sessions.size() > 1 || joinable),
+      trace_label_(trace_label::current()) {
     for (std::size_t i = 0; i < sessions.size(); ++i) {
         auto sl = std::make_unique<slot>();
         sl->s = std::move(sessions[i]);
@@ -105,6 +107,7 @@ std::vector<std::optional<prepare_report>> gpu_pool::prepare(const run_plan& pla
     for (std::size_t i = 0; i < slots_.size(); ++i) {
         if (!live(i)) continue;
         threads.emplace_back([&, i] {
+            const trace_label label(trace_label_);
             try {
                 reports[i] = slots_[i]->s->prepare(plan);
             } catch (...) {
@@ -259,6 +262,7 @@ void gpu_pool::join(std::shared_ptr<gpu_session> s) {
     slot* p = sl.get();
     slots_.push_back(std::move(sl));
     p->thread = std::thread([this, p] {
+        const trace_label label(trace_label_);
         try {
             p->s->prepare(*plan_);  // plan_ is set once, before any join
         } catch (const std::exception& e) {

@@ -99,7 +99,8 @@ class gpu_pool {
     std::vector<std::unique_ptr<slot>> slots_;  // grows under m_ (join)
     say_fn say_;
     bool threaded_ = false;
-    std::optional<run_plan> plan_;  // what prepare() was given, for sessions that join
+    const std::string trace_label_;  // the creating thread's, for the marks of GPUs that join
+    std::optional<run_plan> plan_;   // what prepare() was given, for sessions that join
     mutable std::mutex m_;
     std::condition_variable work_;  // a slot has work, or the pool stops
     std::condition_variable done_cv_;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <set>
@@ -223,6 +224,7 @@ tune_result pipeline::run() {
             }
         });
         time_.reference_compile_s = seconds_since(t);
+        trace_mark("run: reference compiled");
         fill_queue();  // the first configurations compile while the GPU side prepares
         t = steady_clock::now();
         std::vector<std::optional<prepare_report>> reports;
@@ -393,6 +395,13 @@ void pipeline::run_final_word() {
     const std::vector<eval_record> records = store_->query({out_.identity.id(), "", 0, false});
     const std::vector<const eval_record*> chosen = finalists(records, by);
     if (chosen.empty()) return;
+    // A run that began on one GPU and was lent others meanwhile needs one card's word only where
+    // its finalists were measured on several: otherwise their ranking already is one card's, as
+    // in a run on one GPU (a GPU lent near the end would add a final word to the critical path).
+    if (first_sessions_ == 1 && std::ranges::all_of(chosen, [&](const eval_record* r) {
+            return !r->device_uuid.empty() && r->device_uuid == chosen.front()->device_uuid;
+        }))
+        return;
 
     // Their jobs, compiled again (from the cache, as a rule).
     struct finalist {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/trace.hpp"
 #include "hone/device_attrs.hpp"
 #include "hone/final_word.hpp"
 #include "hone/spec.hpp"
@@ -75,6 +76,10 @@ class fake_gpu final : public gpu_session {
     const device_info& device() const override { return info_; }
     bool isolated() const override { return true; }
     prepare_report prepare(const run_plan&) override {
+        {
+            std::lock_guard lk(m_);
+            prepare_label = trace_label::current();
+        }
         ++prepared;
         if (fail_prepare) throw env_error("fake prepare failed");
         return {};
@@ -144,6 +149,7 @@ class fake_gpu final : public gpu_session {
     int delay_ms = 5;
     bool fail_prepare = false;
     std::string fault_key;
+    std::string prepare_label;  // the trace label of the thread that prepared it
 
   private:
     device_info info_;
@@ -418,10 +424,16 @@ TEST_CASE("gpu_share: a GPU lent to a run joins it while it searches; its result
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         lent_ok = share.lend({lent});
     });
-    const tune_result r = tune(s, f.opt);
+    const tune_result r = [&] {
+        const trace_label label("N=4096");
+        return tune(s, f.opt);
+    }();
     lender.join();
     own->release();
     CHECK(lent_ok);
+    // The lent GPU prepared in a thread of its own, whose marks carry the run's label.
+    CHECK(lent->prepare_label == "N=4096");
+    CHECK(own->prepare_label == "N=4096");
     // The lent GPU got work once prepared, while the run's own GPU still held its jobs (not
     // only after a result came back).
     CHECK(own->held_out == 0);
@@ -437,9 +449,42 @@ TEST_CASE("gpu_share: a GPU lent to a run joins it while it searches; its result
     CHECK(count_device(r.records, 0) + count_device(r.records, 1) == 16);
     REQUIRE(r.devices.size() == 2);
     CHECK(r.devices[1].uuid == "GPU-fake-1");
-    // Results from two GPUs: the final word, from the run's own GPU.
-    REQUIRE(r.final.has_value());
-    CHECK(r.final->device == 0);
+    // Results from two GPUs: the final word, from the run's own GPU, where the finalists came
+    // from both (otherwise their ranking already is one card's).
+    std::set<std::string> cards;
+    for (const eval_record* rec : finalists(r.records, stored_rank_by(r.identity)))
+        cards.insert(rec->device_uuid);
+    CHECK(r.final.has_value() == (cards.size() > 1));
+    if (r.final) CHECK(r.final->device == 0);
+}
+
+TEST_CASE("gpu_share: a lent GPU whose results are none of the finalists adds no final word") {
+    fixture f;
+    const spec s = f.load();
+    auto own = std::make_shared<fake_gpu>(0);
+    // Ten times slower: its 110-440 us never rank above the run's own GPU's 11-44 us.
+    auto lent = std::make_shared<fake_gpu>(1, "Fake GPU", 10.0);
+    own->hold = true;  // holds its first jobs until the lent GPU has stored a result
+    gpu_share share;
+    f.opt.sessions = {own};
+    f.opt.share = &share;
+    f.opt.on_result = [&](const eval_record& r) {
+        if (r.device == 1) own->release();
+    };
+    std::thread lender([&] {
+        for (int w = 0; w < 60000 && !share.is_open(); ++w)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        share.lend({lent});
+    });
+    const tune_result r = tune(s, f.opt);
+    lender.join();
+    own->release();
+    REQUIRE(r.records.size() == 16);
+    CHECK(count_device(r.records, 1) > 0);
+    REQUIRE(count_device(r.records, 0) >= final_min);
+    for (const eval_record* rec : finalists(r.records, stored_rank_by(r.identity)))
+        CHECK(rec->device == 0);
+    CHECK_FALSE(r.final.has_value());
 }
 
 TEST_CASE("gpu_share: a run open to lending that gets no GPU is a one-GPU run") {
@@ -620,4 +665,21 @@ TEST_CASE("final word: decide ranks by objective and marks ties; agreement quant
     CHECK(back->agreement.pairs == 5);
     CHECK_FALSE(final_word_from_json("").has_value());
     CHECK_THROWS_AS(final_word_from_json("{\"entries\": 3}"), env_error);
+}
+
+TEST_CASE("trace labels: a thread's marks carry the innermost label, restored on exit") {
+    CHECK(trace_label::current().empty());
+    {
+        const trace_label outer("N=1024");
+        CHECK(trace_label::current() == "N=1024");
+        {
+            const trace_label inner("N=2048");
+            CHECK(trace_label::current() == "N=2048");
+        }
+        CHECK(trace_label::current() == "N=1024");
+        std::string other = "unset";
+        std::thread([&] { other = trace_label::current(); }).join();
+        CHECK(other.empty());  // per thread: a new thread starts without one
+    }
+    CHECK(trace_label::current().empty());
 }

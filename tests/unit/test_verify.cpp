@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "hone/error.hpp"
@@ -260,4 +261,40 @@ TEST_CASE("inputs and poison filled in place on several threads match the one-th
     }
     const auto z = generate_input(plan_of(elem_type::f32, 70000, init_kind::zeros, 0, 0, 0), 2);
     CHECK(std::all_of(z.begin(), z.end(), [](uint8_t b) { return b == 0; }));
+}
+
+TEST_CASE("an image made part by part is the whole image's bytes") {
+    const uint64_t count = 5 * image_part_elems + 7;  // the last part is short and odd
+    for (const elem_type t : {elem_type::f32, elem_type::f64, elem_type::i16}) {
+        for (const init_kind k : {init_kind::random_uniform, init_kind::random_normal,
+                                  init_kind::sequence, init_kind::constant, init_kind::zeros}) {
+            CAPTURE(elem_name(t));
+            CAPTURE(static_cast<int>(k));
+            for (const buffer_role role : {buffer_role::in, buffer_role::out}) {
+                buffer_plan p = plan_of(t, count, k, -2, 3, 11);
+                p.role = role;
+                std::vector<uint8_t> whole(p.bytes());
+                if (role == buffer_role::out)
+                    fill_output_poison(p, whole.data(), 2);
+                else
+                    fill_input(p, whole.data(), 2);
+                for (const uint64_t step : {image_part_elems, 2 * image_part_elems}) {
+                    std::vector<uint8_t> parts(p.bytes(), 0x5A);
+                    const std::size_t size = elem_size(t);
+                    for (uint64_t first = 0; first < count; first += step) {
+                        // Each part through a scratch of its own size, as through the stage.
+                        const uint64_t n = std::min(step, count - first);
+                        std::vector<uint8_t> scratch(n * size, 0xA5);
+                        fill_image_part(p, scratch.data(), first, n, 3);
+                        std::copy(scratch.begin(), scratch.end(), parts.begin() + first * size);
+                    }
+                    CHECK(parts == whole);
+                }
+            }
+        }
+    }
+    buffer_plan p = plan_of(elem_type::f32, count, init_kind::sequence, 0, 1);
+    std::vector<uint8_t> out(p.bytes());
+    CHECK_THROWS_AS(fill_image_part(p, out.data(), 1, 10), std::logic_error);  // not a chunk start
+    CHECK_THROWS_AS(fill_image_part(p, out.data(), 0, count + 1), std::logic_error);
 }
