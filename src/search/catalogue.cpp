@@ -172,7 +172,7 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "with draw 0, candidate children drawn for each child proposed: the one whose values "
            "are most common among the fastest configurations seen and rarest among the others "
            "is proposed; 1: the first drawn"},
-          {"gain", 0, 0, 2, true,
+          {"gain", 1, 0, 2, true,
            "which gains of the best restart the stall clock: 0 any; 1 from sweep_from on, only "
            "one larger than the spread of the breed fastest seen (the slowest of them against "
            "the best), before it any; 2 only such a gain, from the start"},

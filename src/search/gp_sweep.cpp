@@ -49,18 +49,20 @@
 // slow ones lack. It is not the default: with the earlier stall (`patience` 0.5) that makes it
 // pay by 200 evaluations, it lost convolution W6600's goal on held-out seeds.
 //
-// `gain` (0 by default: any gain of the best restarts the stall clock) 1 lets only a gain larger
-// than the spread of the `breed` fastest seen (the slowest of them against the best) restart it
-// from sweep_from on; before, any gain does, so the first 300 proposals are unchanged. The
+// `gain` 1 (the default) lets only a gain larger than the spread of the `breed` fastest seen
+// (the slowest of them against the best) restart the stall clock from sweep_from on; before,
+// any gain does, so the first 300 proposals are those of `gain` 0 (any gain restarts it). The
 // longest searches on pnpoly TITAN RTX are those whose best creeps up its plateau by under 1%
 // after evaluation 300: each such gain restarted the clock, so a gain at 360 kept the sweep out
-// until 720. With `gain` 1 the last seed of 60 reached 95% of the optimum by 612 or 667
-// evaluations instead of 892 or 794 (design seeds), but on the recorded SGEMM subset such a
-// tiny gain (a best 0.9550 to 0.9551 of the optimum) was followed by gp_climb's own escape to
-// the optimum, which half the proposals delayed past 500 evaluations in 2 seeds of 120 (mean
-// best 0.9978 instead of 0.9985); on held-out seeds it changed no space's figure at 200 or
-// 1,000 evaluations. `gain` 2 judges gains so from the start: the polish and children begin
-// earlier, which gains on pnpoly TITAN RTX by 200 evaluations and costs convolution W6600.
+// until 720. On 200 held-out seeds there, `gain` 0 reached 95% of the optimum by 1,000
+// evaluations in 197 and `gain` 1 in all 200 (the last by 706); on the other 11 recorded spaces
+// it changed no figure at 200 or 1,000. Its cost: on the recorded SGEMM subset a tiny gain (a
+// best 0.9550 to 0.9551 of the optimum) can precede gp_climb's own escape to the optimum, which
+// the sweeps' share of the proposals then delays past 500 evaluations (3 seeds of 120 behind,
+// mean best 0.9982 instead of 0.9986); on configs/sgemm_large.yaml on an H200, three seeds of
+// 500 evaluations found the same as `gain` 0 within 1%. `gain` 2 judges gains so from the
+// start: the polish and children begin earlier, which gains on pnpoly TITAN RTX by 200
+// evaluations and costs convolution W6600.
 //
 // `draw` 1 draws breed's children as Kernel Tuner 1.5's genetic algorithm does (parents ranked
 // by a Beta(1, 2.5) draw, one parameter mutated with chance 0.1, a child already seen drawn
