@@ -186,7 +186,13 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "ranked by a Beta(1, 2.5) draw, one parameter mutated with chance 0.1, a seen child "
            "drawn again at no cost); 2 the fastest configurations' recombinations (each "
            "parameter one of their values) one after another, each once, the one whose values "
-           "are most common among them and rarest among the others first"}}},
+           "are most common among them and rarest among the others first"},
+          {"rank", 0, 0, 1000, true,
+           "from rank_from proposals on, one in this many is the unseen configuration of best "
+           "predicted time under a ridge regression on the parameters' main effects and pairs "
+           "fitted to every timed outcome (pure exploitation); 1: such configurations replace "
+           "breed's children once stalled instead; 0: none"},
+          {"rank_from", 100, 0, 1e6, true, "proposals before option rank's first"}}},
     };
     return all;
 }
