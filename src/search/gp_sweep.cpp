@@ -162,31 +162,28 @@ class gp_sweep final : public strategy {
 
     std::vector<point> propose(std::size_t n) override {
         // Option rank: from rank_from proposals on, one slot in rank_ goes to the unseen
-        // configuration of best predicted mean under the pairs model (ranked()).
-        std::vector<point> out;
-        if (rank_ > 1) {
-            const std::size_t issued = seen_.size();
-            std::size_t slots = 0;
+        // configuration of best predicted mean under the pairs model (ranked()), placed last in
+        // the batch, so that none is proposed before rank_from.
+        std::size_t slots = 0;
+        if (rank_ > 1)
             for (std::size_t k = 0; k < n; ++k) {
-                const std::size_t at = issued + k + 1;
+                const std::size_t at = seen_.size() + k + 1;
                 if (at > rank_from_ &&
                     static_cast<double>(ranked_ + slots) <
                         static_cast<double>(at - rank_from_) / static_cast<double>(rank_))
                     ++slots;
             }
-            for (std::size_t k = 0; k < slots; ++k) {
-                auto p = ranked();
-                if (!p) break;
-                seen_.insert(*p);
-                for (search_base* m : {climb_.get(), sweep_.get(), polish_.get()})
-                    if (m) m->exclude(*p);
-                by_sweep_.insert(*p);
-                ++ranked_;
-                out.push_back(std::move(*p));
-            }
+        std::vector<point> out = propose_rest(n - slots);
+        for (std::size_t k = 0; k < slots && out.size() < n; ++k) {
+            auto p = ranked();
+            if (!p) break;
+            seen_.insert(*p);
+            for (search_base* m : {climb_.get(), sweep_.get(), polish_.get()})
+                if (m) m->exclude(*p);
+            by_sweep_.insert(*p);
+            ++ranked_;
+            out.push_back(std::move(*p));
         }
-        if (out.size() >= n) return out;
-        for (auto& p : propose_rest(n - out.size())) out.push_back(std::move(p));
         return out;
     }
 
@@ -562,10 +559,10 @@ class gp_sweep final : public strategy {
     // Option rank: the unseen configuration of lowest predicted log time under a ridge
     // regression on one-hot main effects and all pairwise interactions of the parameters,
     // fitted to every timed outcome (failures left out), pure exploitation (no variance term).
-    // The features' inner product is 1 + m + m(m-1)/2, m the parameters two configurations share
-    // (kernel ridge regression: a solve the size of the outcomes). Refitted after every
-    // rank_batch proposals of it. Candidates: every configuration of the space when its product
-    // of cardinalities is at most rank_enumerate, else rank_draws random ones.
+    // Two configurations' features share 1 + m + m(m-1)/2, m the parameters they share (kernel
+    // ridge regression: a solve the size of the outcomes). Refitted after every rank_batch
+    // proposals of it. Candidates: every configuration of the space when its product of
+    // cardinalities is at most rank_enumerate, else rank_draws random ones.
     std::optional<point> ranked() {
         if (budget_ > 0 && seen_.size() >= budget_) return std::nullopt;
         while (!rank_queue_.empty() && seen_.count(rank_queue_.back())) rank_queue_.pop_back();
@@ -577,9 +574,35 @@ class gp_sweep final : public strategy {
         return p;
     }
 
+    // The kernel: parameters of one value are left out (they are shared by every pair).
+    double rank_kernel(const point& a, const point& b) const {
+        double m = 0;
+        for (std::size_t i = 0; i < d_.dims(); ++i) m += a[i] == b[i] && d_.cardinality(i) > 1;
+        return 1 + m + 0.5 * m * (m - 1);
+    }
+
+    // Grows the Cholesky factor of K + ridge I by the outcomes timed since (outcomes are only
+    // ever appended): a row each, O(n^2), instead of a new factor, O(n^3), at every refit.
+    bool extend_factor() {
+        for (std::size_t n = chol_.size(); n < timed_.size(); ++n) {
+            std::vector<double> row(n + 1);
+            for (std::size_t j = 0; j < n; ++j) {
+                double v = rank_kernel(timed_[n].second, timed_[j].second);
+                for (std::size_t k = 0; k < j; ++k) v -= row[k] * chol_[j][k];
+                row[j] = v / chol_[j][j];
+            }
+            double diag = rank_kernel(timed_[n].second, timed_[n].second) + rank_ridge;
+            for (std::size_t k = 0; k < n; ++k) diag -= row[k] * row[k];
+            if (!(diag > 0)) return false;  // not with a positive ridge; kept as a guard
+            row[n] = std::sqrt(diag);
+            chol_.push_back(std::move(row));
+        }
+        return true;
+    }
+
     void refit_ranking() {
         const std::size_t n = timed_.size();
-        if (n < 2) return;
+        if (n < 2 || !extend_factor()) return;
         if (!rank_pool_ready_) {
             rank_pool_ready_ = true;
             const uint64_t size = cartesian_size(d_);
@@ -595,49 +618,58 @@ class gp_sweep final : public strategy {
                         rank_pool_.push_back(std::move(*p));
             }
         }
-        const std::size_t dims = d_.dims();
-        auto kern = [&](const point& a, const point& b) {
-            double m = 0;
-            for (std::size_t i = 0; i < dims; ++i) m += a[i] == b[i] && d_.cardinality(i) > 1;
-            return 1 + m + 0.5 * m * (m - 1);
-        };
-        // (K + lambda I) alpha = y - mean(y), by Cholesky (lower triangle, row-major).
+        // alpha = (K + ridge I)^-1 (y - mean(y)): two triangular solves with the factor.
         double mean = 0;
         for (const auto& t : timed_) mean += t.first;
         mean /= static_cast<double>(n);
-        std::vector<double> l(n * n, 0.0), a(n);
+        std::vector<double> a(n);
         for (std::size_t i = 0; i < n; ++i) {
-            for (std::size_t j = 0; j <= i; ++j)
-                l[i * n + j] = kern(timed_[i].second, timed_[j].second) + (i == j ? rank_ridge : 0);
-            a[i] = timed_[i].first - mean;
-        }
-        for (std::size_t j = 0; j < n; ++j) {
-            double dsum = l[j * n + j];
-            for (std::size_t k = 0; k < j; ++k) dsum -= l[j * n + k] * l[j * n + k];
-            if (!(dsum > 0)) return;
-            const double dj = std::sqrt(dsum);
-            l[j * n + j] = dj;
-            for (std::size_t i = j + 1; i < n; ++i) {
-                double v = l[i * n + j];
-                for (std::size_t k = 0; k < j; ++k) v -= l[i * n + k] * l[j * n + k];
-                l[i * n + j] = v / dj;
-            }
-        }
-        for (std::size_t i = 0; i < n; ++i) {
-            double v = a[i];
-            for (std::size_t k = 0; k < i; ++k) v -= l[i * n + k] * a[k];
-            a[i] = v / l[i * n + i];
+            double v = timed_[i].first - mean;
+            for (std::size_t k = 0; k < i; ++k) v -= chol_[i][k] * a[k];
+            a[i] = v / chol_[i][i];
         }
         for (std::size_t i = n; i-- > 0;) {
             double v = a[i];
-            for (std::size_t k = i + 1; k < n; ++k) v -= l[k * n + i] * a[k];
-            a[i] = v / l[i * n + i];
+            for (std::size_t k = i + 1; k < n; ++k) v -= chol_[k][i] * a[k];
+            a[i] = v / chol_[i][i];
+        }
+        // The prediction sum_i alpha_i k(c, x_i) in primal form: the kernel is 1 plus one term
+        // for each shared parameter plus one for each shared pair, so the weights of each value
+        // and each pair of values, summed over the outcomes, score a candidate in O(dims^2)
+        // instead of O(n dims).
+        const std::size_t dims = d_.dims();
+        std::vector<std::size_t> used;
+        for (std::size_t i = 0; i < dims; ++i)
+            if (d_.cardinality(i) > 1) used.push_back(i);
+        std::vector<std::vector<double>> mains(dims);
+        for (const std::size_t i : used) mains[i].assign(d_.cardinality(i), 0.0);
+        std::vector<std::vector<double>> pairs(used.size() * used.size());
+        for (std::size_t u = 0; u < used.size(); ++u)
+            for (std::size_t v = u + 1; v < used.size(); ++v)
+                pairs[u * used.size() + v].assign(d_.cardinality(used[u]) * d_.cardinality(used[v]),
+                                                  0.0);
+        double total = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            const point& x = timed_[k].second;
+            total += a[k];
+            for (std::size_t u = 0; u < used.size(); ++u) {
+                mains[used[u]][x[used[u]]] += a[k];
+                for (std::size_t v = u + 1; v < used.size(); ++v)
+                    pairs[u * used.size() + v][x[used[u]] * d_.cardinality(used[v]) + x[used[v]]] +=
+                        a[k];
+            }
         }
         std::vector<std::pair<double, std::size_t>> by;
         for (std::size_t c = 0; c < rank_pool_.size(); ++c) {
-            if (seen_.count(rank_pool_[c])) continue;
-            double v = 0;
-            for (std::size_t i = 0; i < n; ++i) v += a[i] * kern(rank_pool_[c], timed_[i].second);
+            const point& x = rank_pool_[c];
+            if (seen_.count(x)) continue;
+            double v = total;
+            for (std::size_t u = 0; u < used.size(); ++u) {
+                v += mains[used[u]][x[used[u]]];
+                for (std::size_t w = u + 1; w < used.size(); ++w)
+                    v += pairs[u * used.size() + w]
+                              [x[used[u]] * d_.cardinality(used[w]) + x[used[w]]];
+            }
             by.emplace_back(v, c);
         }
         const std::size_t k = std::min(rank_batch, by.size());
@@ -678,13 +710,14 @@ class gp_sweep final : public strategy {
     std::size_t rank_from_ = 100;  // proposals before the first ranked one
     std::size_t ranked_ = 0;       // ranked proposals made
     bool rank_pool_ready_ = false;
-    std::vector<point> rank_pool_;   // the candidates ranked (refit_ranking)
-    std::vector<point> rank_queue_;  // the current ranking's next ones, best last
-    int arm_ = 0;                  // the genetic arm beside gp_climb (option arm); 0: none
-    bool arm_on_ = false;          // the arm has begun
-    bool joined_ = false;          // the latest outcome joined the fastest breed_ (note)
-    double arm_credit_ = 0;        // the arm's share of slots, accrued (arm_slots)
-    point_set arm_pending_;        // the arm's proposals not observed yet
+    std::vector<point> rank_pool_;           // the candidates ranked (refit_ranking)
+    std::vector<point> rank_queue_;          // the current ranking's next ones, best last
+    std::vector<std::vector<double>> chol_;  // rows of the factor of K + ridge I (extend_factor)
+    int arm_ = 0;            // the genetic arm beside gp_climb (option arm); 0: none
+    bool arm_on_ = false;    // the arm has begun
+    bool joined_ = false;    // the latest outcome joined the fastest breed_ (note)
+    double arm_credit_ = 0;  // the arm's share of slots, accrued (arm_slots)
+    point_set arm_pending_;  // the arm's proposals not observed yet
     // Since the arm began: its outcomes and gp_climb's, and their wins (arm_slots).
     std::size_t arm_seen_ = 0, arm_won_ = 0, climb_arm_seen_ = 0, climb_arm_won_ = 0;
     std::vector<std::vector<std::size_t>> counts_;  // per parameter and value: observed points
