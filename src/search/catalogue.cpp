@@ -14,7 +14,9 @@ const std::vector<strategy_info>& strategy_catalogue() {
          "gp_sweep: gp_climb, the best on SGEMM's large space on an H100 and on most recorded "
          "spaces; once its best stalls, the best configuration's untried neighbours and children "
          "of the fastest configurations, and from 300 evaluations on neighbourhood sweeps, which "
-         "hold better on the worst recorded space (docs/strategies-auto.md)",
+         "hold better on the worst recorded space; from 100 evaluations on, one proposal in 3 "
+         "is the unseen configuration a model of the parameters' main effects and pairs predicts "
+         "fastest (docs/strategies-auto.md)",
          true,
          {}},
         {"exhaustive", "every valid configuration, in the space's order", false, {}},
@@ -187,7 +189,7 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "drawn again at no cost); 2 the fastest configurations' recombinations (each "
            "parameter one of their values) one after another, each once, the one whose values "
            "are most common among them and rarest among the others first"},
-          {"rank", 0, 0, 1000, true,
+          {"rank", 3, 0, 1000, true,
            "from rank_from proposals on, one in this many is the unseen configuration of best "
            "predicted time under a ridge regression on the parameters' main effects and pairs "
            "fitted to every timed outcome (pure exploitation); 1: such configurations replace "

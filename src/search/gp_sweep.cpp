@@ -87,17 +87,21 @@
 // convolution W6600 the arm's share before evaluation 200 costs gp_climb's recoveries there
 // (bench/strategies-protocol.md).
 //
-// `rank` N (0 by default) gives, from `rank_from` (100) proposals on, one proposal in N to a
-// model-mean ranking: a ridge regression of log time on the parameters' one-hot main effects and
-// all pairwise interactions (kernel form, lambda 5), fitted to every timed outcome, ranks every
-// unseen configuration by predicted mean alone (no variance term, unlike the expected
-// improvement of `score`, branch s35e), and its best four are proposed, then it is refitted.
-// `rank` 1 uses the same ranking instead of breed's children once stalled. On pnpoly TITAN RTX
-// the lone optimum is a spike that such a model does not rank first from 100 evaluations, but
-// it does rank it near the top once the ranking is refitted on its own fastest picks: design
-// seeds 6741..6860, within 95% by 200 / 400 evaluations, 85 / 118 of 120 with `rank` 3 against
-// `auto`'s 54 / 100; convolution W6600 105 / 117 against 107 / 115 (`rank` 2: 87 / 117 and
-// 99 / 117; `rank` 1: 33 and 53 of 60 against 28 and 54 by 200).
+// `rank` 3 (the default; 0: none) gives, from `rank_from` (100) proposals on, one proposal in 3
+// to a model-mean ranking: a ridge regression of log time on the parameters' one-hot main
+// effects and all pairwise interactions (kernel form, ridge 5), fitted to every timed outcome,
+// ranks every unseen configuration by predicted mean alone (no variance term, unlike the
+// expected improvement of `score`, branch s35e, which ranked children by the model's spread),
+// and its best four are proposed, then it is refitted. `rank` 1 uses the same ranking instead
+// of breed's children once stalled. Where the optimum is a spike on a plateau (pnpoly TITAN
+// RTX), no model ranks it first from 100 evaluations, but refitted on its own fastest picks
+// this one brings it near the top: design seeds 6741..6860, within 95% by 200 / 400
+// evaluations, 85 / 118 of 120 with `rank` 3 against 54 / 100 without; convolution W6600 105 /
+// 117 against 107 / 115 (`rank` 2: 87 / 117 and 99 / 117; `rank` 1: 33 and 53 of 60 against
+// 28 and 54 by 200). Run once on report seeds 10521..10540 (bench/strategies-protocol.md):
+// pnpoly TITAN RTX 13 of 20 by 200 against 8, the other spaces within a seed, 100% by 1,000
+// everywhere; on the recorded SGEMM subset the optimum by 500 in 59 of 60 seeds against 51.
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -176,7 +180,10 @@ class gp_sweep final : public strategy {
         std::vector<point> out = propose_rest(n - slots);
         for (std::size_t k = 0; k < slots && out.size() < n; ++k) {
             auto p = ranked();
-            if (!p) break;
+            if (!p) {  // nothing timed yet to fit (every outcome failed), or nothing left
+                for (auto& q : propose_rest(n - out.size())) out.push_back(std::move(q));
+                break;
+            }
             seen_.insert(*p);
             for (search_base* m : {climb_.get(), sweep_.get(), polish_.get()})
                 if (m) m->exclude(*p);
