@@ -107,6 +107,7 @@ void in_process_session::release() {
 // whole pageable image cost page faults (which slowed two workers preparing at once) and a copy
 // at a third of the link's speed.
 void in_process_session::allocate_and_fill(prepare_report& report) {
+    cu::pinned_buffer stage;  // grown to the largest part pair, freed once all are up
     for (const auto& p : plan_.buffers) {
         auto t0 = steady_clock::now();
         session_buffer b;
@@ -125,7 +126,7 @@ void in_process_session::allocate_and_fill(prepare_report& report) {
             for (const cu::device_buffer* copy : copies)
                 fill_on_gpu(*copy, elem, poison_bits(p.type), stream_.get());
         } else if (!copies.empty()) {
-            upload_image(p, *copies.front(), report);
+            upload_image(p, *copies.front(), stage, report);
             t0 = steady_clock::now();
             for (std::size_t k = 1; k < copies.size(); ++k)
                 copies[k]->copy_from(*copies.front(), stream_.get());
@@ -134,13 +135,12 @@ void in_process_session::allocate_and_fill(prepare_report& report) {
         stream_.synchronize();
         report.upload_s += seconds_since(t0);
     }
-    stage_ = cu::pinned_buffer();
 }
 
-// p's host image into dst: parts filled in turn into the two halves of stage_, each half's copy
+// p's host image into dst: parts filled in turn into the two halves of stage, each half's copy
 // queued on stream_ and waited for before that half is filled again.
 void in_process_session::upload_image(const buffer_plan& p, const cu::device_buffer& dst,
-                                      prepare_report& report) {
+                                      cu::pinned_buffer& stage, prepare_report& report) {
     const std::size_t elem = elem_size(p.type);
     if (p.init.kind == init_kind::file && p.role != buffer_role::out) {
         auto t0 = steady_clock::now();
@@ -155,10 +155,10 @@ void in_process_session::upload_image(const buffer_plan& p, const cu::device_buf
     const uint64_t part_elems =
         std::max<uint64_t>(1, half_bytes / (elem * image_part_elems)) * image_part_elems;
     const uint64_t half = std::min(part_elems, p.count) * elem;
-    if (stage_.bytes() < 2 * half) stage_ = cu::pinned_buffer(2 * half);
+    if (stage.bytes() < 2 * half) stage = cu::pinned_buffer(2 * half);
     for (uint64_t first = 0, k = 0; first < p.count; first += part_elems, ++k) {
         const uint64_t count = std::min(part_elems, p.count - first);
-        uint8_t* out = stage_.data() + (k % 2) * half;
+        uint8_t* out = stage.data() + (k % 2) * half;
         auto t0 = steady_clock::now();
         fill_image_part(p, out, first, count);
         report.inputs_s += seconds_since(t0);

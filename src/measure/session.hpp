@@ -60,7 +60,8 @@ class in_process_session final : public gpu_session {
   private:
     // Setup (session.cpp).
     void allocate_and_fill(prepare_report& report);
-    void upload_image(const buffer_plan& p, const cu::device_buffer& dst, prepare_report& report);
+    void upload_image(const buffer_plan& p, const cu::device_buffer& dst, cu::pinned_buffer& stage,
+                      prepare_report& report);
     double compute_reference();
     // One job (session_run.cpp).
     void reset_outputs(memory_kind k);
@@ -102,7 +103,6 @@ class in_process_session final : public gpu_session {
     l2_flush flush_;
     gpu_compare compare_;
     cu::pinned_buffer staging_;     // outputs come back through it when the GPU finds a mismatch
-    cu::pinned_buffer stage_;       // host images go up through it, part by part (prepare only)
     std::string timer_ = "events";  // what times samples: "profiler", "cupti" or "events"
     cupti_timer* cupti_ = nullptr;  // enabled while timer_ is "cupti"
     std::unique_ptr<profiler_timer> profiler_;  // enabled by the first plan that asks for it
