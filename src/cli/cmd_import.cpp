@@ -76,7 +76,9 @@ What is kept: parameters; statuses (Kernel Tuner's CompilationFailedConfig -> co
 RuntimeFailedConfig -> runtime_fault, InvalidConfig -> device_limits; T4's compile, runtime,
 timeout, correctness, constraints likewise); every raw time (its median and 95% CI are what
 hone ranks by); compile, verification and benchmark times; every numeric metric (GFLOP/s,
-...), and the file's own objective value as the metric "time" (ms).
+...), and the file's own objective value as the metric "time" (ms). T4's metadata.timeunit may
+be seconds, milliseconds (also spelled "miliseconds", as the FAIR benchmark hub's files have
+it), microseconds or nanoseconds, singular or plural, in any case.
 
 Refused with exit code 2, nothing written: another format or version, a damaged or truncated
 gzip, a T4 result without configuration, times, invalidity or correctness, a cache record with

@@ -128,13 +128,18 @@ struct t4_reader {
     }
 };
 
-// The power of ten that turns a unit into milliseconds, for the names T4 files use (Kernel
-// Tuner: "milliseconds", "ms").
+// The power of ten that turns a unit into milliseconds, for the names T4 files use, in any
+// case and singular or plural. Kernel Tuner 1.5 writes "milliseconds"; the FAIR benchmark hub's
+// published T4 files (converted by an earlier Kernel Tuner) write "miliseconds", so that
+// spelling is milliseconds too.
 std::optional<int> ms_exponent(const std::string& unit) {
     static const std::map<std::string, int> units = {
-        {"s", 3},   {"seconds", 3},       {"ms", 0},  {"milliseconds", 0}, {"us", -3},
-        {"µs", -3}, {"microseconds", -3}, {"ns", -6}, {"nanoseconds", -6}};
-    const auto it = units.find(unit);
+        {"s", 3},   {"second", 3}, {"ms", 0},           {"millisecond", 0}, {"milisecond", 0},
+        {"us", -3}, {"µs", -3},    {"microsecond", -3}, {"ns", -6},         {"nanosecond", -6}};
+    std::string u;
+    for (const char c : unit) u += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (u.size() > 2 && u.back() == 's' && units.count(u.substr(0, u.size() - 1))) u.pop_back();
+    const auto it = units.find(u);
     if (it == units.end()) return std::nullopt;
     return it->second;
 }

@@ -402,6 +402,24 @@ TEST_CASE("t4: a file in Kernel Tuner's layout is read from the schema's fields"
     CHECK(secs.records[0].compile_ms == 500);
     CHECK(secs.records[0].gpu.time_us.n == 1);
     CHECK(secs.records[0].gpu.time_us.median == 2000);
+
+    // The FAIR benchmark hub's T4 files spell the unit "miliseconds"; case and number vary.
+    for (const char* unit : {"miliseconds", "Milliseconds", "millisecond", "MS"}) {
+        CAPTURE(unit);
+        const run_records hub = read_t4_text(
+            fmt::format(R"({{"schema_version": "1.0.0", "metadata": {{"timeunit": "{}"}},
+            "results": [{{"configuration": {{"a": 1}}, "times": {{"runtimes": [2.5, 3.5]}},
+            "invalidity": "correct", "correctness": 1}}]}})",
+                        unit),
+            "hub.json");
+        CHECK(hub.records[0].gpu.time_us.median == 3000);
+    }
+    const run_records micro = read_t4_text(
+        R"({"schema_version": "1.0.0", "metadata": {"timeunit": "Microsecond"}, "results": [
+        {"configuration": {"a": 1}, "times": {"runtimes": [4]}, "invalidity": "correct",
+         "correctness": 1}]})",
+        "us.json");
+    CHECK(micro.records[0].gpu.time_us.median == 4);
 }
 
 TEST_CASE("t4: every way a results file is refused names the result and what was expected") {
