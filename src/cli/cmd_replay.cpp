@@ -260,7 +260,9 @@ compiled and timed), T4 results (.json or .json.gz) or a hone results database o
 exhaustive run. The recorded configurations are the space: a strategy sees their parameters,
 proposes configurations, and gets each one's recorded time back (failed records, e.g.
 InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig or hone's compile_error, count as
-evaluations that found nothing).
+evaluations that found nothing). The recorded time is the file's own (a cache's `time`, a T4
+result's "time" measurement), so one space in either format replays the same; a hone database
+gives the median of the raw times.
 
 For each seed, replay reports the number of evaluations until the best found is within 90%,
 95% and 100% of the optimum (performance = optimum time / best time so far), and the simulated

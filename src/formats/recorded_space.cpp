@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "common/value_key.hpp"
+#include "formats/exchange.hpp"
 #include "formats/json_file.hpp"
 #include "formats/json_locate.hpp"
 #include "formats/kt_cache.hpp"
@@ -86,7 +87,7 @@ std::string describe(const run_identity& id) {
 }
 
 recorded_space from_run(const std::string& path, const char* format, const run_identity& run,
-                        const std::vector<eval_record>& records);
+                        const std::vector<eval_record>& records, bool file_time = false);
 
 recorded_space from_hone(const std::string& path, const std::string& choice) {
     const source_pos at{path, 0, 0};
@@ -132,8 +133,13 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
     return from_run(path, "hone database", run, records);
 }
 
+// file_time: rank by each result's own objective value where the file gives one (T4's "time"
+// measurement, kept as the metric objective_metric in ms), as a Kernel Tuner cache ranks by its
+// `time`: the same space in either format then has the same optimum. Files written by other
+// tools rank by it (Kernel Tuner's T4: the mean of runtimes whose first may run cold); hone's
+// own T4 writes the median there.
 recorded_space from_run(const std::string& path, const char* format, const run_identity& run,
-                        const std::vector<eval_record>& records) {
+                        const std::vector<eval_record>& records, bool file_time) {
     const source_pos at{path, 0, 0};
     recorded_space r;
     r.path = path;
@@ -143,9 +149,10 @@ recorded_space from_run(const std::string& path, const char* format, const run_i
     r.problem = run.problem;
     r.objective = run.objective;
     r.unit = run.objective == "time" ? "us" : run.objective == "gbps" ? "GB/s" : "GFLOP/s";
-    r.ranked_value = run.objective == "time" ? "the median of each configuration's samples, as "
-                                               "hone ranks"
-                                             : "each configuration's " + run.objective;
+    r.ranked_value = run.objective != "time" ? "each configuration's " + run.objective
+                     : file_time ? "the file's time of each result (its \"time\" measurement; the "
+                                   "median of its runtimes where it has none)"
+                                 : "the median of each configuration's samples, as hone ranks";
     if (records.empty()) throw input_error(at, "the run has no results");
     for (const auto& [name, v] : records[0].params) r.names.push_back(name);
     r.values.resize(r.names.size());
@@ -182,6 +189,10 @@ recorded_space from_run(const std::string& path, const char* format, const run_i
             if (run.objective == "gbps" && rec.gbps > 0) out = -rec.gbps;
             if (run.objective == "gflops" && rec.gflops > 0) out = -rec.gflops;
             if (run.objective == "time" && rec.gpu.time_us.median > 0) out = rec.gpu.time_us.median;
+            if (const auto m = rec.metrics.find(objective_metric);
+                file_time && run.objective == "time" && m != rec.metrics.end() &&
+                std::isfinite(m->second) && m->second > 0)
+                out = m->second * 1000;  // ms to us
         }
         r.outcome.push_back(out);
         r.cost_s.push_back(rec.compile_ms / 1000.0 + rec.gpu.wall_s);
@@ -221,7 +232,7 @@ recorded_space load_recorded_space(const std::string& path, const std::string& i
     }
     if (!t4) return from_kt(path, std::move(text));
     const run_records run = read_t4_text(text, path);
-    return from_run(path, "T4 results", run.identity, run.records);
+    return from_run(path, "T4 results", run.identity, run.records, true);
 }
 
 }  // namespace hone

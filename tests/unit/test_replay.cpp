@@ -198,6 +198,26 @@ TEST_CASE("replay of T4 results: the same space as the run they were written fro
     CHECK(s.evals_to[2] == 4);
     // A T4 file holds one run.
     CHECK_THROWS_AS(load_recorded_space(dir.file("r.t4.json"), "1"), input_error);
+
+    // Another tool's T4 ranks by each result's "time" measurement, as its cache ranks by `time`
+    // (Kernel Tuner: the mean of runtimes whose first ran cold), not by the runtimes' median;
+    // a result without one falls back to the median. The FAIR benchmark hub's unit spelling.
+    dir.write("kt.t4.json", R"({"schema_version": "1.0.0", "metadata": {"timeunit": "miliseconds"},
+"results": [
+ {"configuration": {"a": 1}, "times": {"runtimes": [9, 1, 1]}, "invalidity": "correct",
+  "correctness": 1, "measurements": [{"name": "time", "value": 3.67, "unit": "miliseconds"}],
+  "objectives": ["time"]},
+ {"configuration": {"a": 2}, "times": {"runtimes": [2, 2, 2]}, "invalidity": "correct",
+  "correctness": 1, "measurements": [{"name": "time", "value": 2.0, "unit": "miliseconds"}],
+  "objectives": ["time"]},
+ {"configuration": {"a": 3}, "times": {"runtimes": [2.5, 2.5]}, "invalidity": "correct",
+  "correctness": 1, "measurements": [], "objectives": ["time"]}
+]})");
+    const recorded_space kt = load_recorded_space(dir.file("kt.t4.json"));
+    CHECK(kt.ranked_value.find("the file's time") != std::string::npos);
+    CHECK(kt.key(kt.optimum) == "a=2");
+    CHECK(kt.natural(*kt.outcome[0]) == doctest::Approx(3670));
+    CHECK(kt.natural(*kt.outcome[2]) == doctest::Approx(2500));
 }
 
 TEST_CASE("hone replay --json: one object with the summary and a seeds array") {
