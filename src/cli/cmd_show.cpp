@@ -156,9 +156,12 @@ int run_show(const show_args& a) {
                 run.run_id, id.id().substr(0, 12), id.kernel_name, id.device_name, id.arch,
                 id.problem, id.tool_version, id.nvrtc_version, run.last_seen, rank);
         } else {  // measured elsewhere: never mixed with hone's own runs
-            print_text("run {} ({}): {} on {}, {}; imported: {}; ranked by {}\n", run.run_id,
-                       id.id().substr(0, 12), id.kernel_name, id.device_name, id.problem, id.origin,
-                       rank);
+            // Imported files may name no kernel, device or problem (T4 keeps them elsewhere).
+            print_text("run {} ({}): {} on {}{}; imported: {}; ranked by {}\n", run.run_id,
+                       id.id().substr(0, 12),
+                       id.kernel_name.empty() ? "(unnamed kernel)" : id.kernel_name,
+                       id.device_name.empty() ? "an unnamed device" : id.device_name,
+                       id.problem.empty() ? "" : ", " + id.problem, id.origin, rank);
         }
         if (!note.empty()) print_text("{}\n", note);
         print_text("{}\n", status_summary(records));

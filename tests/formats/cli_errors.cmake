@@ -60,3 +60,20 @@ string(FIND "${out}" "(2 runs, 15 configurations)" at)
 if(NOT rc EQUAL 0 OR at EQUAL -1)
   message(FATAL_ERROR "report of both runs: exit ${rc}: ${out}")
 endif()
+
+# A T4 file of another tool, as the FAIR benchmark hub publishes them: no kernel, device or
+# problem (T4 keeps them in a separate metadata file) and its spelling of the unit.
+file(WRITE ${WORK}/hub.t4.json [=[{"schema_version": "1.0.0", "metadata": {"timeunit": "miliseconds"},
+"results": [{"configuration": {"bx": 32}, "times": {"runtimes": [2.0, 2.5]}, "invalidity": "correct",
+  "correctness": 1, "measurements": [{"name": "time", "value": 2.25, "unit": "miliseconds"}],
+  "objectives": ["time"]}]}]=])
+execute_process(COMMAND ${HONE} import ${WORK}/hub.t4.json -o ${WORK}/hub.db RESULT_VARIABLE rc
+                ERROR_VARIABLE err OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "import of a hub-style T4 file: exit ${rc}: ${err}")
+endif()
+execute_process(COMMAND ${HONE} show ${WORK}/hub.db OUTPUT_VARIABLE shown)
+string(FIND "${shown}" "(unnamed kernel) on an unnamed device; imported: T4 (hub.t4.json)" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "hone show of a run that names no kernel or device:\n${shown}")
+endif()
