@@ -1,7 +1,7 @@
 // Host images of buffer contents, generated from a buffer's init spec. Deterministic: the same
-// plan gives the same bytes on every machine (random numbers come from std::mt19937_64, whose
-// sequence the standard fixes, turned into reals here rather than by the library's
-// distributions, whose algorithms are implementation-defined).
+// plan gives the same bytes on every machine (random numbers are SplitMix64's, element i the
+// stream's draw i, turned into reals here rather than by the library's distributions, whose
+// algorithms are implementation-defined).
 #pragma once
 #include <cstdint>
 #include <vector>
