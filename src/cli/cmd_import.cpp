@@ -8,6 +8,7 @@
 #include "formats/import.hpp"
 #include "formats/output_file.hpp"
 #include "hone/store.hpp"
+#include "record/run_labels.hpp"
 #include "report/report.hpp"
 
 namespace hone::cli {
@@ -47,8 +48,7 @@ int run_import(const import_args& a) {
                   [&](const results_store::record_sink& put) { run.each_record(put); });
     const run_identity& r = run.identity;
     print_text("imported {}: {}\n", a.file, status_summary(run.records, run.by_status));
-    print_text("  {} on {}{}\n", r.kernel_name.empty() ? "(unnamed kernel)" : r.kernel_name,
-               r.device_name.empty() ? "an unnamed device" : r.device_name,
+    print_text("  {} on {}{}\n", kernel_label(r), device_label(r),
                r.problem.empty() ? "" : fmt::format(", problem {}", r.problem));
     print_text("  into {} as run {} (origin: {}){}\n", a.db, id.substr(0, 12), r.origin,
                before > 0 ? fmt::format("; it replaces the {} configurations imported before "

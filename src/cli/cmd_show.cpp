@@ -13,6 +13,7 @@
 #include "formats/stored_runs.hpp"
 #include "hone/final_word.hpp"
 #include "hone/store.hpp"
+#include "record/run_labels.hpp"
 #include "report/report.hpp"
 
 namespace hone::cli {
@@ -158,9 +159,7 @@ int run_show(const show_args& a) {
         } else {  // measured elsewhere: never mixed with hone's own runs
             // Imported files may name no kernel, device or problem (T4 keeps them elsewhere).
             print_text("run {} ({}): {} on {}{}; imported: {}; ranked by {}\n", run.run_id,
-                       id.id().substr(0, 12),
-                       id.kernel_name.empty() ? "(unnamed kernel)" : id.kernel_name,
-                       id.device_name.empty() ? "an unnamed device" : id.device_name,
+                       id.id().substr(0, 12), kernel_label(id), device_label(id),
                        id.problem.empty() ? "" : ", " + id.problem, id.origin, rank);
         }
         if (!note.empty()) print_text("{}\n", note);

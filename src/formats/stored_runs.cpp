@@ -7,6 +7,7 @@
 
 #include "hone/error.hpp"
 #include "hone/store.hpp"
+#include "record/run_labels.hpp"
 
 namespace hone {
 
@@ -33,8 +34,7 @@ std::vector<run_records> read_stored_runs(const std::string& db, bool without_sa
 std::string describe_run(const run_records& run) {
     const run_identity& id = run.identity;
     std::string text = fmt::format("run {} ({}): {} on {}", run.run_id, id.id().substr(0, 12),
-                                   id.kernel_name.empty() ? "(unnamed kernel)" : id.kernel_name,
-                                   id.device_name.empty() ? "an unnamed device" : id.device_name);
+                                   kernel_label(id), device_label(id));
     if (!id.problem.empty()) text += fmt::format(" ({})", id.problem);
     text +=
         fmt::format(", {} configuration{}", run.records.size(), run.records.size() == 1 ? "" : "s");

@@ -12,6 +12,7 @@
 
 #include "common/value_key.hpp"
 #include "hone/final_word.hpp"
+#include "record/run_labels.hpp"
 #include "report/analysis.hpp"
 #include "report/html_report.hpp"
 #include "report/plots.hpp"
@@ -84,9 +85,8 @@ std::string objective_text(const eval_record& r, rank_by by) {
 
 std::string run_heading(const run_view& v) {
     const run_identity& id = v.run->identity;
-    return fmt::format("{}{}: {} on {}", swatch(v.color), esc(v.label),
-                       esc(id.kernel_name.empty() ? "(unnamed kernel)" : id.kernel_name),
-                       esc(id.device_name.empty() ? "an unnamed device" : id.device_name));
+    return fmt::format("{}{}: {} on {}", swatch(v.color), esc(v.label), esc(kernel_label(id)),
+                       esc(device_label(id)));
 }
 
 // "4362<br>4201 ok<br>155 runtime_fault": the total, then each status on its own line.

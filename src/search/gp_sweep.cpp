@@ -184,12 +184,8 @@ class gp_sweep final : public strategy {
                 for (auto& q : propose_rest(n - out.size())) out.push_back(std::move(q));
                 break;
             }
-            seen_.insert(*p);
-            for (search_base* m : {climb_.get(), sweep_.get(), polish_.get()})
-                if (m) m->exclude(*p);
-            by_sweep_.insert(*p);
             ++ranked_;
-            out.push_back(std::move(*p));
+            set_aside(*p, out);
         }
         return out;
     }
@@ -209,12 +205,8 @@ class gp_sweep final : public strategy {
             const std::vector<point> pop = to_arm > 0 ? fastest(breed_) : std::vector<point>{};
             for (std::size_t k = 0; k < to_arm; ++k)
                 if (auto c = arm_child(pop)) {
-                    seen_.insert(*c);
-                    for (search_base* m : {climb_.get(), sweep_.get(), polish_.get()})
-                        if (m) m->exclude(*c);
-                    by_sweep_.insert(*c);
                     arm_pending_.insert(*c);
-                    out.push_back(std::move(*c));
+                    set_aside(*c, out);
                 }
             // Out of budget or space: the sweep, told every point, finds so too (and is done).
             if (climb_->done())
@@ -683,6 +675,16 @@ class gp_sweep final : public strategy {
         std::partial_sort(by.begin(), by.begin() + static_cast<std::ptrdiff_t>(k), by.end());
         rank_queue_.clear();
         for (std::size_t i = k; i-- > 0;) rank_queue_.push_back(rank_pool_[by[i].second]);
+    }
+
+    // A proposal of none of the members (the arm's child, a ranked one): every member is told of
+    // it, and its outcome is not gp_climb's; unlike add(), it takes no slot of the sweep's share.
+    void set_aside(point& p, std::vector<point>& out) {
+        seen_.insert(p);
+        for (search_base* m : {climb_.get(), sweep_.get(), polish_.get()})
+            if (m) m->exclude(p);
+        by_sweep_.insert(p);
+        out.push_back(std::move(p));
     }
 
     // A proposal of member `from` (nullptr: the polish's own), gp_climb's or set aside.
