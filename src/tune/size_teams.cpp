@@ -89,27 +89,34 @@ class scheduler {
     }
 
     // With no size left: lends team t to a run still searching and waits for that run's end.
-    // False when no run is left to lend to.
+    // False when no run is left to lend to, or none that the team would shorten (a run that
+    // declines does so for good: its evaluations left only fall).
     bool lend(std::size_t t, std::unique_lock<std::mutex>& lock) {
+        std::vector<bool> declined(runs_.size(), false);
         for (;;) {
             if (stopping()) return false;
             std::size_t pick = runs_.size();
-            bool running = false;
+            bool waiting = false;  // a run that may still take the team once open
             for (std::size_t i = 0; i < runs_.size(); ++i) {
-                if (!runs_[i].started || runs_[i].ended) continue;
-                running = true;
-                if (!runs_[i].share.is_open()) continue;
+                if (!runs_[i].started || runs_[i].ended || declined[i]) continue;
+                if (!runs_[i].share.is_open()) {
+                    waiting = true;
+                    continue;
+                }
                 if (pick == runs_.size() || runs_[i].gpus.size() < runs_[pick].gpus.size() ||
                     (runs_[i].gpus.size() == runs_[pick].gpus.size() &&
                      job_.weight[i] > job_.weight[pick]))
                     pick = i;
             }
-            if (!running) return false;
-            // A run not open yet (preparing) or no longer (its final word): look again soon.
-            if (pick == runs_.size() || !runs_[pick].share.lend(job_.teams[t])) {
+            if (pick == runs_.size()) {
+                if (!waiting) return false;
+                // A run not open yet (preparing) or no longer (its final word): look again soon.
                 changed_.wait_for(lock, std::chrono::milliseconds(20));
                 continue;
             }
+            const lend_answer a = runs_[pick].share.lend(job_.teams[t]);
+            if (a == lend_answer::declined) declined[pick] = true;
+            if (a != lend_answer::lent) continue;
             for (int g : ordinals(job_.teams[t])) runs_[pick].gpus.push_back(g);
             changed_.wait(lock, [&] { return runs_[pick].ended; });
             return true;

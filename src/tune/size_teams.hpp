@@ -1,7 +1,8 @@
 // Several problem sizes of one command on several GPUs: the GPUs are dealt into teams, each
 // team takes the next size whenever it finishes one, and a team that finds no size left lends
-// its GPUs to a run still searching (the one with the fewest GPUs, of equals the heaviest)
-// until that run ends, so that the last sizes do not leave the other GPUs idle.
+// its GPUs to a run still searching (the one with the fewest GPUs, of equals the heaviest, of
+// those it would shorten: worth_lending) until that run ends, so that the last sizes do not
+// leave the other GPUs idle.
 #pragma once
 #include <csignal>
 #include <cstddef>

@@ -245,7 +245,8 @@ tune_result pipeline::run() {
     time_.setup_s = seconds_since(t0_);
     // New results make an earlier final word stale; a run on several GPUs gives a new one.
     if (state_.total > 0) store_->set_final_word(run_id_, "");
-    if (opt_.share && (state_.total > 0 || final_word_due)) opt_.share->open(*gpus_);
+    if (opt_.share && (state_.total > 0 || final_word_due))
+        opt_.share->open(*gpus_, state_.total, several_gpus());
     trace_mark("run: prepared");
 
     // Each result is stored while the next job runs (hand_over).
@@ -787,6 +788,8 @@ void pipeline::record(const point& p, eval_record&& r) {
         state_.best = r;
     }
     strategy_->observe(p, obj);
+    if (opt_.share)
+        opt_.share->progress(state_.total - std::min(state_.total, state_.done), several_gpus());
     if (opt_.on_result) opt_.on_result(r);
     report_progress();
 }

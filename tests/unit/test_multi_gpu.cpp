@@ -409,9 +409,9 @@ TEST_CASE("gpu_share: a GPU lent to a run joins it while it searches; its result
     const spec s = f.load();
     auto own = std::make_shared<fake_gpu>(0);
     auto lent = std::make_shared<fake_gpu>(1);
-    own->hold = true;  // holds its first jobs until the lent GPU has stored a result
-    gpu_share share;
-    CHECK_FALSE(share.lend({lent}));  // no run open yet: nothing lent
+    own->hold = true;    // holds its first jobs until the lent GPU has stored a result
+    gpu_share share(0);  // a final word that costs nothing: every GPU lent is worth it
+    CHECK(share.lend({lent}) == lend_answer::not_open);  // no run open yet: nothing lent
     CHECK(lent->prepared == 0);
     f.opt.sessions = {own};
     f.opt.share = &share;
@@ -422,7 +422,7 @@ TEST_CASE("gpu_share: a GPU lent to a run joins it while it searches; its result
     std::thread lender([&] {
         for (int w = 0; w < 60000 && !share.is_open(); ++w)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        lent_ok = share.lend({lent});
+        lent_ok = share.lend({lent}) == lend_answer::lent;
     });
     const tune_result r = [&] {
         const trace_label label("N=4096");
@@ -438,7 +438,7 @@ TEST_CASE("gpu_share: a GPU lent to a run joins it while it searches; its result
     // only after a result came back).
     CHECK(own->held_out == 0);
     CHECK_FALSE(share.is_open());  // closed when the search ended
-    CHECK_FALSE(share.lend({lent}));
+    CHECK(share.lend({lent}) == lend_answer::not_open);
     CHECK(r.evaluated == 16);
     CHECK(lent->prepared == 1);  // with the run's plan, once
     REQUIRE(r.records.size() == 16);
@@ -464,8 +464,8 @@ TEST_CASE("gpu_share: a lent GPU whose results are none of the finalists adds no
     auto own = std::make_shared<fake_gpu>(0);
     // Ten times slower: its 110-440 us never rank above the run's own GPU's 11-44 us.
     auto lent = std::make_shared<fake_gpu>(1, "Fake GPU", 10.0);
-    own->hold = true;  // holds its first jobs until the lent GPU has stored a result
-    gpu_share share;
+    own->hold = true;    // holds its first jobs until the lent GPU has stored a result
+    gpu_share share(0);  // a final word that costs nothing: every GPU lent is worth it
     f.opt.sessions = {own};
     f.opt.share = &share;
     f.opt.on_result = [&](const eval_record& r) {
@@ -474,7 +474,7 @@ TEST_CASE("gpu_share: a lent GPU whose results are none of the finalists adds no
     std::thread lender([&] {
         for (int w = 0; w < 60000 && !share.is_open(); ++w)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        share.lend({lent});
+        CHECK(share.lend({lent}) == lend_answer::lent);
     });
     const tune_result r = tune(s, f.opt);
     lender.join();
@@ -500,6 +500,44 @@ TEST_CASE("gpu_share: a run open to lending that gets no GPU is a one-GPU run") 
     CHECK(r.devices.size() == 1);
     CHECK_FALSE(r.final.has_value());  // one GPU measured: no final word
     CHECK_FALSE(share.is_open());
+}
+
+TEST_CASE("gpu_share: a run on one GPU declines a GPU that would cost it a final word") {
+    // 16 evaluations on one GPU: a second GPU saves at most 8 evaluations' time, a final word
+    // costs final_rounds x final_max = 24.
+    CHECK(gpu_share::default_final_word_cost() == final_rounds * final_max);
+    CHECK_FALSE(worth_lending(16, 1, 1, false, 24));
+    CHECK_FALSE(worth_lending(48, 1, 1, false, 24));  // saves 24: level
+    CHECK(worth_lending(49, 1, 1, false, 24));
+    CHECK(worth_lending(37, 1, 2, false, 24));  // saves 37 x 2/3 > 24
+    CHECK_FALSE(worth_lending(36, 1, 2, false, 24));
+    CHECK(worth_lending(1, 1, 1, true, 24));  // its final word is due anyway
+    CHECK(worth_lending(1, 2, 1, false, 24));
+    CHECK_FALSE(worth_lending(0, 2, 1, true, 24));  // nothing left
+    CHECK_FALSE(worth_lending(100, 1, 0, false, 24));
+
+    fixture f;
+    const spec s = f.load();
+    auto own = std::make_shared<fake_gpu>(0);
+    auto lent = std::make_shared<fake_gpu>(1);
+    own->hold = true;  // holds its first jobs until the lender has had its answer
+    gpu_share share;
+    f.opt.sessions = {own};
+    f.opt.share = &share;
+    std::atomic<int> answer{-1};
+    std::thread lender([&] {
+        for (int w = 0; w < 60000 && !share.is_open(); ++w)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        answer = static_cast<int>(share.lend({lent}));
+        own->release();
+    });
+    const tune_result r = tune(s, f.opt);
+    lender.join();
+    CHECK(answer == static_cast<int>(lend_answer::declined));
+    CHECK(lent->prepared == 0);
+    CHECK(r.evaluated == 16);
+    CHECK(count_device(r.records, 0) == 16);
+    CHECK_FALSE(r.final.has_value());
 }
 
 TEST_CASE("gpu_pool: a GPU that joins and fails to prepare is dropped; the others go on") {
@@ -548,7 +586,7 @@ TEST_CASE("size teams: a team out of sizes lends its GPUs to the run still searc
         if (i == 1) return;
         gpu_pool pool(team, nullptr, true);
         pool.prepare(run_plan{});
-        share.open(pool);
+        share.open(pool, 1000, false);
         for (int w = 0; w < 60000 && pool.size() < 2; ++w)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         share.close();
@@ -569,6 +607,41 @@ TEST_CASE("size teams: a team out of sizes lends its GPUs to the run still searc
     gpus.clear();
     CHECK_THROWS_WITH_AS(run_size_teams(job), doctest::Contains("size 1 failed"), env_error);
     CHECK(gpus.count(1) == 0);
+}
+
+TEST_CASE("size teams: a team passes over a run it would not shorten and lends to another") {
+    // Three teams of one GPU, three sizes. Size 2 ends at once; its team looks first at size 1
+    // (heavier), whose 10 evaluations left are not worth a final word, then lends to size 0.
+    // Team 0, out of sizes when size 0 ends, is declined by size 1 too and stops.
+    auto g0 = std::make_shared<fake_gpu>(0);
+    auto g1 = std::make_shared<fake_gpu>(1);
+    auto g2 = std::make_shared<fake_gpu>(2);
+    size_teams_job job;
+    job.teams = {{g0}, {g1}, {g2}};
+    job.order = {0, 1, 2};
+    job.weight = {1, 2, 1};
+    std::atomic<bool> size0_done{false};
+    std::size_t joined0 = 0, joined1 = 0;
+    job.run = [&](std::size_t i, const session_list& team, gpu_share& share) {
+        if (i == 2) return;
+        gpu_pool pool(team, nullptr, true);
+        pool.prepare(run_plan{});
+        share.open(pool, i == 0 ? 1000 : 10, false);
+        for (int w = 0; w < 60000 && (i == 0 ? pool.size() < 2 : !size0_done); ++w)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        share.close();
+        (i == 0 ? joined0 : joined1) = pool.size();
+        if (i == 0) size0_done = true;
+    };
+    std::map<std::size_t, std::vector<int>> gpus;
+    job.ended = [&](std::size_t i, const std::vector<int>& g) { gpus[i] = g; };
+    run_size_teams(job);
+    CHECK(joined0 == 2);
+    CHECK(joined1 == 1);
+    CHECK(gpus[0] == std::vector<int>{0, 2});
+    CHECK(gpus[1] == std::vector<int>{1});
+    CHECK(g2->prepared == 1);  // in size 0's run
+    CHECK(g0->prepared == 1);  // in its own run only: never in size 1's
 }
 
 TEST_CASE("several GPUs: GPUs of different models, or one GPU twice, are refused") {
