@@ -9,53 +9,47 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <numbers>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "hone/error.hpp"
-#include "verify/float16.hpp"
 #include "verify/verify.hpp"
 
 namespace hone {
 namespace {
 
-template <class T>
-void store_int(double v, void* dst) {
-    using lim = std::numeric_limits<T>;
-    T out = 0;
-    if (std::isnan(v))
-        out = 0;
-    else if (v <= static_cast<double>(lim::min()))
-        out = lim::min();
-    else if (v >= static_cast<double>(lim::max()))  // max as double rounds up: >= catches it
-        out = lim::max();
-    else
-        out = static_cast<T>(std::round(v));
-    std::memcpy(dst, &out, sizeof out);
-}
+// fill::type_code follows elem_type, so that a type passes to the GPU as its number.
+static_assert(fill::u64 == static_cast<int>(elem_type::u64) &&
+              fill::f16 == static_cast<int>(elem_type::f16) &&
+              fill::i8 == static_cast<int>(elem_type::i8));
 
-// SplitMix64's output (Steele, Lea and Flood, 2014) number i + 1 from state `key`: each
-// element's draw depends on its index alone, so any part of an image fills independently, on
-// any number of threads, with the same bytes. A few ns an element where a std::mt19937_64
-// stream took 14: the fill of large inputs is on the path from a run's start to its first
-// measurement.
-uint64_t draw(uint64_t key, uint64_t i) {
-    uint64_t z = key + (i + 1) * 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-// The stream's state for a seed: the seed mixed, so that nearby seeds give unrelated streams.
-uint64_t stream_key(uint64_t seed) {
-    return draw(seed, 0);
-}
-
-// Uniform in [0, 1) with 53 random bits: element i of the stream.
-double unit_uniform(uint64_t key, uint64_t i) {
-    return static_cast<double>(draw(key, i) >> 11) * 0x1.0p-53;
+fill::gen fill_gen(const buffer_plan& b) {
+    fill::gen g;
+    g.type = static_cast<int>(b.type);
+    g.a = b.init.a;
+    g.b = b.init.b;
+    switch (b.init.kind) {
+        case init_kind::sequence:
+            g.kind = fill::kind_sequence;
+            break;
+        case init_kind::random_uniform: {
+            // Integers: every value of [ceil(low), floor(high)] equally likely.
+            g.kind = fill::kind_uniform;
+            g.ints = !is_float(b.type);
+            g.a = g.ints ? std::ceil(b.init.a) : b.init.a;
+            g.b = g.ints ? std::floor(b.init.b) - g.a + 1.0 : b.init.b - b.init.a;
+            g.key = fill::stream_key(b.init.seed);
+            break;
+        }
+        case init_kind::random_normal:
+            g.kind = fill::kind_normal;
+            g.key = fill::stream_key(b.init.seed);
+            break;
+        default:
+            g.kind = fill::kind_constant;
+    }
+    return g;
 }
 
 // Work comes in chunks of this many elements, one thread at most a chunk.
@@ -91,48 +85,26 @@ struct part {
     uint8_t* at(uint64_t i, std::size_t size) const { return out + (i - first) * size; }
 };
 
-template <class F>
-void fill_values(const buffer_plan& b, const part& o, unsigned threads, F&& value_at) {
+// Every element from fill::value_at (constant, sequence, uniform).
+void fill_values(const buffer_plan& b, const part& o, unsigned threads) {
+    const fill::gen g = fill_gen(b);
     const std::size_t size = elem_size(b.type);
     for_chunks(o.first, o.end, threads, [&](uint64_t first, uint64_t end, uint64_t) {
-        for (uint64_t i = first; i < end; ++i) store_value(b.type, value_at(i), o.at(i, size));
-    });
-}
-
-// Runs fill_chunk(first, end, key) over every chunk, key the seed's stream (unit_uniform).
-template <class F>
-void fill_random(const buffer_plan& b, const part& o, unsigned threads, F&& fill_chunk) {
-    const uint64_t key = stream_key(b.init.seed);
-    for_chunks(o.first, o.end, threads,
-               [&](uint64_t first, uint64_t end, uint64_t) { fill_chunk(first, end, key); });
-}
-
-void fill_uniform(const buffer_plan& b, const part& o, unsigned threads) {
-    const std::size_t size = elem_size(b.type);
-    // Integers: every value of [ceil(low), floor(high)] equally likely.
-    const bool ints = !is_float(b.type);
-    const double lo = ints ? std::ceil(b.init.a) : b.init.a;
-    const double width = ints ? std::floor(b.init.b) - lo + 1.0 : b.init.b - b.init.a;
-    fill_random(b, o, threads, [&](uint64_t first, uint64_t end, uint64_t key) {
-        for (uint64_t i = first; i < end; ++i) {
-            const double u = width * unit_uniform(key, i);
-            store_value(b.type, lo + (ints ? std::floor(u) : u), o.at(i, size));
-        }
+        for (uint64_t i = first; i < end; ++i)
+            fill::store(g.type, fill::value_at(g, i), o.at(i, size));
     });
 }
 
 void fill_normal(const buffer_plan& b, const part& o, unsigned threads) {
+    const fill::gen g = fill_gen(b);
     const std::size_t size = elem_size(b.type);
-    fill_random(b, o, threads, [&](uint64_t first, uint64_t end, uint64_t key) {
-        // Box-Muller: each pair of uniforms (elements i and i + 1; chunks start at even
-        // elements) gives two independent normals.
+    for_chunks(o.first, o.end, threads, [&](uint64_t first, uint64_t end, uint64_t) {
+        // Elements i and i + 1 from one pair of uniforms (chunks start at even elements).
         for (uint64_t i = first; i < end; i += 2) {
-            const double radius = std::sqrt(-2.0 * std::log(1.0 - unit_uniform(key, i)));
-            const double angle = 2.0 * std::numbers::pi * unit_uniform(key, i + 1);
-            store_value(b.type, b.init.a + b.init.b * radius * std::cos(angle), o.at(i, size));
-            if (i + 1 < end)
-                store_value(b.type, b.init.a + b.init.b * radius * std::sin(angle),
-                            o.at(i + 1, size));
+            double x0 = 0, x1 = 0;
+            fill::normal_pair(g, i, x0, x1);
+            fill::store(g.type, x0, o.at(i, size));
+            if (i + 1 < end) fill::store(g.type, x1, o.at(i + 1, size));
         }
     });
 }
@@ -159,42 +131,22 @@ void read_file(const buffer_plan& b, uint8_t* out) {
 }  // namespace
 
 void store_value(elem_type t, double v, void* dst) {
-    switch (t) {
-        case elem_type::f16: {
-            const uint16_t h = float_to_half(static_cast<float>(v));
-            std::memcpy(dst, &h, sizeof h);
-            return;
-        }
-        case elem_type::bf16: {
-            const uint16_t h = float_to_bf16(static_cast<float>(v));
-            std::memcpy(dst, &h, sizeof h);
-            return;
-        }
-        case elem_type::f32: {
-            const auto f = static_cast<float>(v);
-            std::memcpy(dst, &f, sizeof f);
-            return;
-        }
-        case elem_type::f64:
-            std::memcpy(dst, &v, sizeof v);
-            return;
-        case elem_type::i8:
-            return store_int<int8_t>(v, dst);
-        case elem_type::i16:
-            return store_int<int16_t>(v, dst);
-        case elem_type::i32:
-            return store_int<int32_t>(v, dst);
-        case elem_type::i64:
-            return store_int<int64_t>(v, dst);
-        case elem_type::u8:
-            return store_int<uint8_t>(v, dst);
-        case elem_type::u16:
-            return store_int<uint16_t>(v, dst);
-        case elem_type::u32:
-            return store_int<uint32_t>(v, dst);
-        case elem_type::u64:
-            return store_int<uint64_t>(v, dst);
+    fill::store(static_cast<int>(t), v, static_cast<unsigned char*>(dst));
+}
+
+std::optional<fill::gen> gpu_fill_gen(const buffer_plan& b) {
+    if (b.role == buffer_role::out) return std::nullopt;
+    switch (b.init.kind) {
+        case init_kind::constant:
+        case init_kind::sequence:
+        case init_kind::random_uniform:
+        case init_kind::random_normal:
+            return fill_gen(b);
+        case init_kind::zeros:  // a memset
+        case init_kind::file:
+            return std::nullopt;
     }
+    return std::nullopt;
 }
 
 void fill_image_part(const buffer_plan& b, uint8_t* out, uint64_t first, uint64_t count,
@@ -216,14 +168,9 @@ void fill_image_part(const buffer_plan& b, uint8_t* out, uint64_t first, uint64_
             });
             break;
         case init_kind::constant:
-            fill_values(b, o, threads, [&](uint64_t) { return b.init.a; });
-            break;
         case init_kind::sequence:
-            fill_values(b, o, threads,
-                        [&](uint64_t i) { return b.init.a + b.init.b * static_cast<double>(i); });
-            break;
         case init_kind::random_uniform:
-            fill_uniform(b, o, threads);
+            fill_values(b, o, threads);
             break;
         case init_kind::random_normal:
             fill_normal(b, o, threads);

@@ -1,11 +1,13 @@
 // Host images of buffer contents, generated from a buffer's init spec. Deterministic: the same
-// plan gives the same bytes on every machine (random numbers are SplitMix64's, element i the
-// stream's draw i, turned into reals here rather than by the library's distributions, whose
-// algorithms are implementation-defined).
+// plan gives the same bytes on every machine and on the GPU (common/fill_values.hpp: random
+// numbers are SplitMix64's, element i the stream's draw i, turned into reals there rather than
+// by the library's distributions, whose algorithms are implementation-defined).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "common/fill_values.hpp"
 #include "driver/gpu.hpp"
 
 namespace hone {
@@ -26,6 +28,10 @@ inline constexpr uint64_t image_part_elems = 1 << 16;
 // image. A file input is read whole only (first 0, count b.count).
 void fill_image_part(const buffer_plan& b, uint8_t* out, uint64_t first, uint64_t count,
                      unsigned threads = 0);
+// What the GPU's fill kernel (hone_fill) needs to write b's image, for an input (role in or
+// inout) of constant, sequence or random values; nullopt for the rest (outputs' poison, zeros
+// and files, which other means fill).
+std::optional<fill::gen> gpu_fill_gen(const buffer_plan& b);
 // Converts v to t and writes elem_size(t) bytes: floats round to nearest (even), integers round
 // to nearest and saturate, NaN becomes 0 for integers.
 void store_value(elem_type t, double v, void* dst);

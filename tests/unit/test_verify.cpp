@@ -306,3 +306,31 @@ TEST_CASE("an image made part by part is the whole image's bytes") {
     CHECK_THROWS_AS(fill_image_part(p, out.data(), 1, 10), std::logic_error);  // not a chunk start
     CHECK_THROWS_AS(fill_image_part(p, out.data(), 0, count + 1), std::logic_error);
 }
+
+TEST_CASE("the fill's own logarithm, sine and cosine are within a few ulps of the library's") {
+    // Box-Muller's functions are computed from + - * / (common/fill_values.hpp) so that the GPU
+    // gives the host's bytes; they must still be the functions they stand for.
+    double worst_log = 0, worst_sin = 0, worst_cos = 0;
+    for (uint64_t i = 0; i < 200000; ++i) {
+        const double u = fill::unit_uniform(fill::stream_key(5), i);
+        const double x = 1.0 - u;
+        const double want = std::log(x);
+        const double got = fill::log_pos(x);
+        worst_log = std::max(worst_log, want == 0 ? std::fabs(got) : std::fabs(got / want - 1));
+        double s = 0, c = 0;
+        fill::sincos_turn(u, s, c);
+        worst_sin = std::max(worst_sin, std::fabs(s - std::sin(2 * M_PI * u)));
+        worst_cos = std::max(worst_cos, std::fabs(c - std::cos(2 * M_PI * u)));
+    }
+    CHECK(worst_log < 1e-15);
+    CHECK(worst_sin < 2e-15);
+    CHECK(worst_cos < 2e-15);
+    CHECK(fill::log_pos(1.0) == 0.0);
+    CHECK(fill::log_pos(0x1.0p-53) == doctest::Approx(-53 * std::log(2.0)).epsilon(1e-15));
+    for (const double q : {0.0, 0.125, 0.25, 0.5, 0.75}) {
+        double s = 0, c = 0;
+        fill::sincos_turn(q, s, c);
+        CHECK(s == doctest::Approx(std::sin(2 * M_PI * q)).epsilon(1e-15));
+        CHECK(c == doctest::Approx(std::cos(2 * M_PI * q)).epsilon(1e-15));
+    }
+}

@@ -1,4 +1,4 @@
-// hone's own GPU kernels: verification and the spin before a sample.
+// hone's own GPU kernels: verification, the spin before a sample, input fills.
 //
 // Verification on the GPU counts the elements of `got` that do not match `ref`, with the same
 // rule as compare_buffers() on the host (src/verify/verify.cpp): equal bits match; two NaNs
@@ -9,6 +9,8 @@
 // Built by nvcc into a fatbin embedded in libhone (cmake/embed_fatbin.cmake): loading it costs
 // no NVRTC run in the worker, and no PTX JIT on the architectures it carries (a PTX spin
 // kernel JIT-compiled at every session start cost tens of milliseconds).
+
+#include "common/fill_values.hpp"
 
 template <typename F, typename Bits>
 __device__ void count_bad(const Bits* got, const Bits* ref, unsigned long long n, double rtol,
@@ -96,4 +98,32 @@ extern "C" __global__ void hone_flush_l2(const uint4* buf, unsigned long long n,
         acc ^= v.x ^ v.y ^ v.z ^ v.w;
     }
     if (acc == key) *sink = acc;
+}
+
+// Fills out's n elements as the host fills an image (common/fill_values.hpp: the same bytes):
+// one element a thread per step, or one Box-Muller pair for a normal fill.
+extern "C" __global__ void hone_fill(unsigned char* out, unsigned long long n, int type, int kind,
+                                     double a, double b, unsigned long long key, int ints) {
+    hone::fill::gen g;
+    g.type = type;
+    g.kind = kind;
+    g.a = a;
+    g.b = b;
+    g.key = key;
+    g.ints = ints != 0;
+    const int size = hone::fill::size_of(type);
+    const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+    const unsigned long long first =
+        static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (kind == hone::fill::kind_normal) {
+        for (unsigned long long i = 2 * first; i < n; i += 2 * stride) {
+            double x0, x1;
+            hone::fill::normal_pair(g, i, x0, x1);
+            hone::fill::store(type, x0, out + i * size);
+            if (i + 1 < n) hone::fill::store(type, x1, out + (i + 1) * size);
+        }
+        return;
+    }
+    for (unsigned long long i = first; i < n; i += stride)
+        hone::fill::store(type, hone::fill::value_at(g, i), out + i * size);
 }
