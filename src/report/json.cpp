@@ -104,4 +104,28 @@ nlohmann::ordered_json to_json(const run_identity& id) {
             {"origin", id.origin}};
 }
 
+std::string json_array_element(const nlohmann::ordered_json& j) {
+    const std::string text = j.dump(2);
+    std::string out = "  ";
+    out.reserve(text.size() + text.size() / 8);
+    for (const char c : text) {
+        out += c;
+        if (c == '\n') out += "  ";  // a newline inside a string is escaped: each is a line's end
+    }
+    return out;
+}
+
+std::string json_array_text(const std::vector<std::string>& elements) {
+    std::string out = "[";
+    const char* sep = "\n";
+    for (const auto& e : elements) {
+        if (e.empty()) continue;
+        out += sep;
+        out += e;
+        sep = ",\n";
+    }
+    out += out.size() == 1 ? "]" : "\n]";
+    return out;
+}
+
 }  // namespace hone

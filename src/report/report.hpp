@@ -62,6 +62,12 @@ std::string reproduce_snippet(const eval_record& best, const std::string& config
 nlohmann::ordered_json to_json(const std::vector<eval_record>& records);
 nlohmann::ordered_json to_json(const eval_record& record);  // one element of that list
 nlohmann::ordered_json to_json(const run_identity& id);
+// j as an element of a JSON array printed with dump(2): its own dump(2) indented one level, so
+// that elements rendered one by one (each run's as it ends) join into the array's bytes.
+std::string json_array_element(const nlohmann::ordered_json& j);
+// "[", the elements (json_array_element's; empty ones skipped) separated by ",", "]": what
+// dump(2) of the array prints.
+std::string json_array_text(const std::vector<std::string>& elements);
 
 struct progress_info {
     std::size_t done = 0, total = 0, failures = 0;

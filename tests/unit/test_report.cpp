@@ -278,3 +278,20 @@ TEST_CASE("progress line: counts, best, ETA and pipeline; the key shrinks to fit
     start.total = 12;
     CHECK(progress_line(start) == "[ 0/12]   0%");
 }
+
+TEST_CASE("runs' JSON rendered one by one joins into the array's dump(2)") {
+    nlohmann::ordered_json a = {
+        {"run", 1},
+        {"text", "two\nlines"},
+        {"results", {{{"key", "X=1"}, {"t", 1.5}}, nlohmann::ordered_json::object()}},
+        {"none", nlohmann::ordered_json::array()}};
+    nlohmann::ordered_json b = {{"run", 2}, {"best", nullptr}};
+    const nlohmann::ordered_json all = nlohmann::ordered_json::array({a, b, 3});
+    CHECK(json_array_text({json_array_element(a), json_array_element(b), json_array_element(3)}) ==
+          all.dump(2));
+    // A run that never started has no element.
+    CHECK(json_array_text({json_array_element(a), "", json_array_element(b)}) ==
+          nlohmann::ordered_json::array({a, b}).dump(2));
+    CHECK(json_array_text({}) == nlohmann::ordered_json::array().dump(2));
+    CHECK(json_array_text({"", ""}) == "[]");
+}
