@@ -142,6 +142,11 @@ constexpr uint64_t max_held_output = 16u << 20;
 constexpr int restart_tries = 3;
 constexpr std::chrono::milliseconds restart_pause{200};
 
+// A worker that died of a signal (a crash, not an exit or an error it reported).
+struct worker_crashed : env_error {
+    using env_error::env_error;
+};
+
 class worker_session final : public gpu_session {
   public:
     // With `started` false the worker is spawned and sent its hello, and finish_start() waits
@@ -152,10 +157,23 @@ class worker_session final : public gpu_session {
         if (started) finish_start();
     }
 
+    // A worker killed by a signal while it starts CUDA is replaced, restart_tries in all: on a
+    // 4x H200 host two fresh workers of one GPU in a row died of SIGSEGV there once in some
+    // hundreds of starts, with other tests' processes just gone from that GPU. One that exits
+    // or answers with an error (no such GPU, no driver, a library missing) fails at once.
     void finish_start() {
-        const nlohmann::json reply = await(start_timeout_s, "start");
-        device_ = reply.at("device").get<device_info>();
-        fresh_needed_ = false;
+        for (int attempt = 1;; ++attempt) {
+            try {
+                if (attempt > 1) begin_start();
+                const nlohmann::json reply = await(start_timeout_s, "start");
+                device_ = reply.at("device").get<device_info>();
+                fresh_needed_ = false;
+                return;
+            } catch (const worker_crashed&) {
+                if (attempt >= restart_tries) throw;
+                std::this_thread::sleep_for(restart_pause);
+            }
+        }
     }
 
     const device_info& device() const override { return device_; }
@@ -343,12 +361,14 @@ class worker_session final : public gpu_session {
             rethrow_error(*answer);
         }
         replace_worker();
-        const std::string why = std::holds_alternative<worker_timeout>(reply)
-                                    ? fmt::format("no answer within {:g} s", timeout_s)
-                                    : "worker died: " + std::get<worker_exit>(reply).reason;
+        const auto* died = std::get_if<worker_exit>(&reply);
+        const std::string why = died ? "worker died: " + died->reason
+                                     : fmt::format("no answer within {:g} s", timeout_s);
         const std::string output = proc_->take_output();
-        throw env_error(fmt::format("GPU worker ({}) failed during {}: {}{}{}", cmd_.path, what,
-                                    why, output.empty() ? "" : "\n", output));
+        std::string message = fmt::format("GPU worker ({}) failed during {}: {}{}{}", cmd_.path,
+                                          what, why, output.empty() ? "" : "\n", output);
+        if (died && died->reason.starts_with("SIG")) throw worker_crashed(std::move(message));
+        throw env_error(std::move(message));
     }
 
     worker_command cmd_;

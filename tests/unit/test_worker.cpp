@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "hone/error.hpp"
@@ -128,6 +130,26 @@ const test_role fake_resident_role("fake-resident", [](int fd, const worker_args
 });
 const test_role failing_session_role("failing-session", [](int fd, const worker_args&) {
     serve_session(fd, []() -> std::unique_ptr<gpu_session> { throw env_error("no CUDA driver"); });
+});
+
+// Counts its starts in the file $HONE_TEST_STARTS and dies of SIGSEGV at the first
+// $HONE_TEST_CRASHES of them, as a worker whose CUDA start crashes; then serves a fake session.
+const test_role crash_at_start_role("crash-at-start", [](int fd, const worker_args&) {
+    const char* path = std::getenv("HONE_TEST_STARTS");
+    long starts = 0;
+    if (std::FILE* f = std::fopen(path, "r")) {
+        if (std::fscanf(f, "%ld", &starts) != 1) starts = 0;
+        std::fclose(f);
+    }
+    if (std::FILE* f = std::fopen(path, "w")) {
+        std::fprintf(f, "%ld", starts + 1);
+        std::fclose(f);
+    }
+    if (starts < std::atol(std::getenv("HONE_TEST_CRASHES"))) {
+        read_frame(fd);
+        std::raise(SIGSEGV);
+    }
+    serve_session(fd, [] { return std::make_unique<fake_session>(); });
 });
 
 std::unique_ptr<gpu_session> fake_worker() {
@@ -407,6 +429,45 @@ TEST_CASE("worker session reports a worker that dies at start with what it print
     CHECK_THROWS_WITH_AS(make_supervised_session({"/nonexistent/hone-worker", {"gpu"}}),
                          doctest::Contains("/nonexistent/hone-worker: No such file or directory"),
                          env_error);
+}
+
+TEST_CASE("a worker that crashes while it starts is started again, restart_tries in all") {
+    const std::string starts = fmt::format(
+        "{}/hone-test-starts-{}", std::filesystem::temp_directory_path().string(), ::getpid());
+    auto starts_seen = [&] {
+        long n = 0;
+        if (std::FILE* f = std::fopen(starts.c_str(), "r")) {
+            if (std::fscanf(f, "%ld", &n) != 1) n = 0;
+            std::fclose(f);
+        }
+        return n;
+    };
+    ::setenv("HONE_TEST_STARTS", starts.c_str(), 1);
+    std::remove(starts.c_str());
+    ::setenv("HONE_TEST_CRASHES", "2", 1);
+    {
+        auto s = make_supervised_session(test_worker("crash-at-start"));
+        CHECK(starts_seen() == 3);
+        CHECK(s->run(named_job("after")).st == status::ok);
+    }
+    // Crashing at every start: the third crash is the error, with the signal named.
+    std::remove(starts.c_str());
+    ::setenv("HONE_TEST_CRASHES", "100", 1);
+    CHECK_THROWS_WITH_AS(make_supervised_session(test_worker("crash-at-start")),
+                         doctest::Contains("failed during start: worker died: SIGSEGV"), env_error);
+    CHECK(starts_seen() == 3);
+    // A worker that exits (a library missing) is not started again.
+    std::remove(starts.c_str());
+    const worker_command exits{"/bin/sh", {"-c", fmt::format("echo x >> {}; exit 127", starts)}};
+    CHECK_THROWS_AS(make_supervised_session(exits), env_error);
+    std::ifstream lines(starts);
+    std::string line;
+    int n = 0;
+    while (std::getline(lines, line)) ++n;
+    CHECK(n == 1);
+    std::remove(starts.c_str());
+    ::unsetenv("HONE_TEST_STARTS");
+    ::unsetenv("HONE_TEST_CRASHES");
 }
 
 namespace {
