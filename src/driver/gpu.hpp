@@ -67,7 +67,7 @@ struct job {
 // What prepare() did and found; the times are the worker's own.
 struct prepare_report {
     double reference_us = 0;  // one launch of the verify reference (0: no reference)
-    double inputs_s = 0;      // generating the inputs' host images
+    double inputs_s = 0;      // generating the inputs (on the GPU, or host images of files)
     double upload_s = 0;      // allocating, uploading and copying them into every set
     double reference_s = 0;   // loading, running and keeping the reference
     std::string timer;        // what will time the samples: "profiler", "cupti" or "events"
