@@ -158,9 +158,9 @@ class worker_session final : public gpu_session {
     }
 
     // A worker killed by a signal while it starts CUDA is replaced, restart_tries in all: on a
-    // 4x H200 host two fresh workers of one GPU in a row died of SIGSEGV there once in some
-    // hundreds of starts, with other tests' processes just gone from that GPU. One that exits
-    // or answers with an error (no such GPU, no driver, a library missing) fails at once.
+    // 4x H200 host two fresh workers of one GPU in a row died of SIGSEGV there, once in some
+    // hundreds of starts. One that exits or answers with an error (no such GPU, no driver, a
+    // library missing) fails at once.
     void finish_start() {
         for (int attempt = 1;; ++attempt) {
             try {
