@@ -7,11 +7,23 @@
 
 namespace hone {
 
+void fill_pattern_on_gpu(const cu::device_buffer& b, std::size_t elem, uint64_t bits, CUstream s) {
+    const cu::api& a = cu::driver();
+    const std::size_t n = b.bytes() / elem;
+    if (elem == 1)
+        cu::check(a.cuMemsetD8Async(b.ptr(), static_cast<uint8_t>(bits), n, s), "cuMemsetD8Async");
+    else if (elem == 2)
+        cu::check(a.cuMemsetD16Async(b.ptr(), static_cast<uint16_t>(bits), n, s),
+                  "cuMemsetD16Async");
+    else
+        cu::check(a.cuMemsetD32Async(b.ptr(), static_cast<uint32_t>(bits), n, s),
+                  "cuMemsetD32Async");
+}
+
 bool fill_input_on_gpu(const cu::module& helpers, const buffer_plan& p, const cu::device_buffer& b,
                        int sm_count, CUstream s) {
-    const cu::api& api = cu::driver();
     if (p.role != buffer_role::out && p.init.kind == init_kind::zeros) {
-        cu::check(api.cuMemsetD8Async(b.ptr(), 0, b.bytes(), s), "cuMemsetD8Async(zeros)");
+        fill_pattern_on_gpu(b, 1, 0, s);  // all bits zero is 0 in every type
         return true;
     }
     const std::optional<fill::gen> g = gpu_fill_gen(p);
@@ -22,8 +34,8 @@ bool fill_input_on_gpu(const cu::module& helpers, const buffer_plan& p, const cu
     double a = g->a, w = g->b;
     void* params[] = {&out, &n, &type, &kind, &a, &w, &key, &ints};
     const auto blocks = static_cast<unsigned>(std::max(1, sm_count) * 8);
-    cu::check(api.cuLaunchKernel(helpers.function("hone_fill"), blocks, 1, 1, 256, 1, 1, 0, s,
-                                 params, nullptr),
+    cu::check(cu::driver().cuLaunchKernel(helpers.function("hone_fill"), blocks, 1, 1, 256, 1, 1, 0,
+                                          s, params, nullptr),
               "cuLaunchKernel(fill)");
     return true;
 }

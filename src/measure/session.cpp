@@ -28,20 +28,6 @@ const cu::device_buffer& session_buffer::in_set(memory_kind k) const {
 
 namespace {
 
-// Fills b with the element pattern `bits` on the GPU, for elements of 1, 2 or 4 bytes.
-void fill_on_gpu(const cu::device_buffer& b, std::size_t elem, uint64_t bits, CUstream s) {
-    const cu::api& a = cu::driver();
-    const std::size_t n = b.bytes() / elem;
-    if (elem == 1)
-        cu::check(a.cuMemsetD8Async(b.ptr(), static_cast<uint8_t>(bits), n, s), "cuMemsetD8Async");
-    else if (elem == 2)
-        cu::check(a.cuMemsetD16Async(b.ptr(), static_cast<uint16_t>(bits), n, s),
-                  "cuMemsetD16Async");
-    else
-        cu::check(a.cuMemsetD32Async(b.ptr(), static_cast<uint32_t>(bits), n, s),
-                  "cuMemsetD32Async");
-}
-
 int64_t free_device_memory() {
     size_t free = 0, total = 0;
     cu::check(cu::driver().cuMemGetInfo(&free, &total), "cuMemGetInfo");
@@ -125,7 +111,7 @@ void in_process_session::allocate_and_fill(prepare_report& report) {
         const std::size_t elem = elem_size(p.type);
         if (p.role == buffer_role::out && elem <= 4) {
             for (const cu::device_buffer* copy : copies)
-                fill_on_gpu(*copy, elem, poison_bits(p.type), stream_.get());
+                fill_pattern_on_gpu(*copy, elem, poison_bits(p.type), stream_.get());
         } else if (!copies.empty()) {
             // Inputs are generated on the GPU where it can (a host image took 0.06-0.2 s for
             // 2^25 elements, four runs at once on one host's cores), else uploaded.

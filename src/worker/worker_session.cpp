@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
+#include <utility>
 
 #include "common/clock.hpp"
 #include "common/trace.hpp"
@@ -162,18 +163,13 @@ class worker_session final : public gpu_session {
     // hundreds of starts. One that exits or answers with an error (no such GPU, no driver, a
     // library missing) fails at once.
     void finish_start() {
-        for (int attempt = 1;; ++attempt) {
-            try {
-                if (attempt > 1) begin_start();
-                const nlohmann::json reply = await(start_timeout_s, "start");
-                device_ = reply.at("device").get<device_info>();
-                fresh_needed_ = false;
-                return;
-            } catch (const worker_crashed&) {
-                if (attempt >= restart_tries) throw;
-                std::this_thread::sleep_for(restart_pause);
-            }
-        }
+        bool begun = true;  // the first try answers the hello already sent
+        with_restarts<worker_crashed>([&] {
+            if (!std::exchange(begun, false)) begin_start();
+            const nlohmann::json reply = await(start_timeout_s, "start");
+            device_ = reply.at("device").get<device_info>();
+            fresh_needed_ = false;
+        });
     }
 
     const device_info& device() const override { return device_; }
@@ -306,13 +302,14 @@ class worker_session final : public gpu_session {
     // seen to fail with a fault's error it did not cause (cuMemGetInfo: CUDA_ERROR_LAUNCH_FAILED;
     // two tuners running the fault config in one application on an H200: 6 of 7 runs failed
     // without these retries, 0 of 7 with them). `step` (a start and prepare) is tried again with
-    // a fresh worker, restart_tries in all, before its failure is the run's.
-    template <typename Step>
+    // a fresh worker, restart_tries in all, before its failure is the run's. Failure: the
+    // errors that earn a fresh worker (finish_start: a crash only).
+    template <typename Failure = env_error, typename Step>
     std::invoke_result_t<Step> with_restarts(Step step) {
         for (int attempt = 1;; ++attempt) {
             try {
                 return step();
-            } catch (const env_error&) {
+            } catch (const Failure&) {
                 if (attempt >= restart_tries) throw;
                 if (proc_) proc_->kill();
                 fresh_needed_ = true;
