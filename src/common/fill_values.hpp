@@ -33,26 +33,6 @@ struct gen {
     bool ints = false;  // uniform: floored (an integer type)
 };
 
-HONE_FILL_FN int size_of(int t) {
-    switch (t) {
-        case f16:
-        case bf16:
-        case i16:
-        case u16:
-            return 2;
-        case f32:
-        case i32:
-        case u32:
-            return 4;
-        case f64:
-        case i64:
-        case u64:
-            return 8;
-        default:
-            return 1;
-    }
-}
-
 #if defined(__CUDA_ARCH__)
 HONE_FILL_FN double add(double x, double y) {
     return __dadd_rn(x, y);
@@ -259,7 +239,7 @@ HONE_FILL_FN T saturate(double v, T lo, T hi) {
     return static_cast<T>(round_(v));
 }
 
-// Writes v as type t at dst (size_of(t) bytes): floats rounded to nearest (even).
+// Writes v as type t at dst (elem_size(t) bytes): floats rounded to nearest (even).
 HONE_FILL_FN void store(int t, double v, unsigned char* dst) {
     switch (t) {
         case f16:

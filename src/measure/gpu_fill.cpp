@@ -30,9 +30,10 @@ bool fill_input_on_gpu(const cu::module& helpers, const buffer_plan& p, const cu
     if (!g) return false;
     CUdeviceptr out = b.ptr();
     unsigned long long n = p.count, key = g->key;
-    int type = g->type, kind = g->kind, ints = g->ints ? 1 : 0;
+    int type = g->type, size = static_cast<int>(elem_size(p.type)), kind = g->kind;
+    int ints = g->ints ? 1 : 0;
     double a = g->a, w = g->b;
-    void* params[] = {&out, &n, &type, &kind, &a, &w, &key, &ints};
+    void* params[] = {&out, &n, &type, &size, &kind, &a, &w, &key, &ints};
     const auto blocks = static_cast<unsigned>(std::max(1, sm_count) * 8);
     cu::check(cu::driver().cuLaunchKernel(helpers.function("hone_fill"), blocks, 1, 1, 256, 1, 1, 0,
                                           s, params, nullptr),

@@ -101,9 +101,11 @@ extern "C" __global__ void hone_flush_l2(const uint4* buf, unsigned long long n,
 }
 
 // Fills out's n elements as the host fills an image (common/fill_values.hpp: the same bytes):
-// one element a thread per step, or one Box-Muller pair for a normal fill.
-extern "C" __global__ void hone_fill(unsigned char* out, unsigned long long n, int type, int kind,
-                                     double a, double b, unsigned long long key, int ints) {
+// one element a thread per step, or one Box-Muller pair for a normal fill. size: the type's
+// bytes, elem_size(type) on the host.
+extern "C" __global__ void hone_fill(unsigned char* out, unsigned long long n, int type, int size,
+                                     int kind, double a, double b, unsigned long long key,
+                                     int ints) {
     hone::fill::gen g;
     g.type = type;
     g.kind = kind;
@@ -111,7 +113,6 @@ extern "C" __global__ void hone_fill(unsigned char* out, unsigned long long n, i
     g.b = b;
     g.key = key;
     g.ints = ints != 0;
-    const int size = hone::fill::size_of(type);
     const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
     const unsigned long long first =
         static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
