@@ -43,7 +43,7 @@ struct tuned_entry {
     // Best first. A database gives every ranked configuration; a wisdom file the best few.
     std::vector<tuned_config> configs;
     std::size_t ranked = 0;  // configurations the run ranked (configs.size() when all kept)
-    // A run measured on several GPUs: "final word of GPU 0 (3 interleaved rounds, 5 finalists)"
+    // A run measured on several GPUs: "final word of GPU 0 (2 interleaved rounds, 5 finalists)"
     // when its best and ties come from the reference GPU's last measurements; "" otherwise.
     std::string decided_by;
 

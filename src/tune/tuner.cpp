@@ -441,13 +441,14 @@ void pipeline::run_final_word() {
     }
     std::erase_if(fs, [&](finalist& f) { return !start_eval(f.p, f.scope, f.r, f.j); });
     if (fs.empty()) return;
+    if (trace_on()) trace_mark(fmt::format("run: final word, {} finalists compiled", fs.size()));
 
     // Tags: round * n + i on the reference GPU; final_rounds * n + slot * n + i elsewhere.
     const std::size_t n = fs.size();
     std::size_t expected = 0;
     for (int round = 0; round < final_rounds; ++round)
         for (std::size_t k = 0; k < n; ++k) {
-            const std::size_t i = (k + static_cast<std::size_t>(round)) % n;
+            const std::size_t i = round % 2 == 0 ? k : n - 1 - k;
             gpus_->submit_to(ref, static_cast<uint64_t>(round) * n + i, fs[i].j);
             ++expected;
         }

@@ -306,16 +306,17 @@ TEST_CASE("several GPUs: the final word comes from the first GPU's interleaved r
     CHECK(w.agreement.pairs == 3);
     CHECK(w.agreement.median_ratio == doctest::Approx(1.1));
     CHECK(w.agreement.min == doctest::Approx(1.1));
-    // The reference GPU measured each finalist final_rounds more times, in rotated order.
+    // The reference GPU measured each finalist final_rounds more times, forward then reversed.
     const std::vector<std::string> tail(ref->collected_keys.end() - 3 * final_rounds,
                                         ref->collected_keys.end());
     CAPTURE(fmt::format("{}", fmt::join(tail, " ")));
-    // (in the search's order, which the other GPU's long readings may have changed: each
-    // round one later than the round before)
+    // (in the search's order, which the other GPU's long readings may have changed; every
+    // finalist's places over the rounds sum to the same)
     const std::set<std::string> finalists(tail.begin(), tail.begin() + 3);
     CHECK(finalists == std::set<std::string>{"X=1,Y=1", "X=1,Y=2", "X=1,Y=3"});
     for (std::size_t round = 1; round < final_rounds; ++round)
-        for (std::size_t k = 0; k < 3; ++k) CHECK(tail[3 * round + k] == tail[(k + round) % 3]);
+        for (std::size_t k = 0; k < 3; ++k)
+            CHECK(tail[3 * round + k] == tail[round % 2 == 0 ? k : 2 - k]);
     // Stored with the run: show and wisdom read it back.
     results_store store(f.opt.output);
     const auto stored = final_word_from_json(store.final_word(r.identity.id()));
@@ -504,7 +505,7 @@ TEST_CASE("gpu_share: a run open to lending that gets no GPU is a one-GPU run") 
 
 TEST_CASE("gpu_share: a run on one GPU declines a GPU that would cost it a final word") {
     // 16 evaluations on one GPU: a second GPU saves at most 8 evaluations' time, a final word
-    // costs final_rounds x final_max = 24.
+    // costs final_rounds x final_max = 16.
     CHECK(gpu_share::default_final_word_cost() == final_rounds * final_max);
     CHECK_FALSE(worth_lending(16, 1, 1, false, 24));
     CHECK_FALSE(worth_lending(48, 1, 1, false, 24));  // saves 24: level
