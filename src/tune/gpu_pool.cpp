@@ -88,8 +88,15 @@ std::vector<std::string> gpu_pool::dropped() const {
     std::lock_guard lk(m_);
     std::vector<std::string> out;
     for (const auto& sl : slots_)
-        if (sl->dropped) out.push_back(describe(*sl) + ": " + sl->reason);
+        if (sl->dropped && !sl->aside) out.push_back(describe(*sl) + ": " + sl->reason);
     return out;
+}
+
+std::size_t gpu_pool::ready_count() const {
+    std::lock_guard lk(m_);
+    std::size_t n = 0;
+    for (const auto& sl : slots_) n += !sl->dropped && sl->ready ? 1 : 0;
+    return n;
 }
 
 std::vector<std::optional<prepare_report>> gpu_pool::prepare(const run_plan& plan) {
@@ -249,7 +256,7 @@ void gpu_pool::abandon() {
     while (outstanding_ > 0) wait();
 }
 
-void gpu_pool::join(std::shared_ptr<gpu_session> s) {
+void gpu_pool::join(std::shared_ptr<gpu_session> s, std::function<bool()> wanted) {
     if (!threaded_) throw std::logic_error("gpu_pool::join on a pool that is not joinable");
     std::lock_guard lk(m_);
     if (!plan_) throw std::logic_error("gpu_pool::join before prepare");
@@ -261,13 +268,21 @@ void gpu_pool::join(std::shared_ptr<gpu_session> s) {
     sl->ready = false;
     slot* p = sl.get();
     slots_.push_back(std::move(sl));
-    p->thread = std::thread([this, p] {
+    p->thread = std::thread([this, p, wanted = std::move(wanted)] {
         const trace_label label(trace_label_);
         try {
             p->s->prepare(*plan_);  // plan_ is set once, before any join
         } catch (const std::exception& e) {
             std::lock_guard l(m_);
             drop(*p, std::string("prepare failed: ") + e.what());
+            return;
+        }
+        if (wanted && !wanted()) {  // asked without m_: it may ask this pool in turn
+            if (trace_on())
+                trace_mark(fmt::format("GPU {}: joined a run, prepared, set aside",
+                                       p->s->device().ordinal));
+            std::lock_guard l(m_);
+            p->aside = p->dropped = true;
             return;
         }
         if (trace_on())

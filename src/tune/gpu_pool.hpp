@@ -73,8 +73,12 @@ class gpu_pool {
     void abandon();
     // A session joins a joinable pool after prepare() (from any thread): it prepares with the
     // same plan in its own thread and takes jobs once prepared; one whose prepare throws is
-    // dropped. It stays until the pool is destroyed.
-    void join(std::shared_ptr<gpu_session> s);
+    // dropped. It stays until the pool is destroyed. `wanted`, asked once it is prepared: false
+    // sets it aside (it takes no job and is neither live nor listed as dropped), for a run that
+    // has come too near its end meanwhile.
+    void join(std::shared_ptr<gpu_session> s, std::function<bool()> wanted = {});
+    // Live sessions that take jobs now (prepared, not set aside).
+    std::size_t ready_count() const;
 
   private:
     struct slot {
@@ -85,7 +89,8 @@ class gpu_pool {
         std::deque<std::pair<uint64_t, job>> inside;  // submitted, not yet collected
         std::size_t assigned = 0;                     // inbox + inside
         bool dropped = false;
-        bool ready = true;  // prepared: a joined session is not until its prepare returns
+        bool ready = true;   // prepared: a joined session is not until its prepare returns
+        bool aside = false;  // joined, prepared, not wanted (join): dropped without a reason
         std::string reason;
         std::thread thread;
     };

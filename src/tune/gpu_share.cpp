@@ -39,8 +39,13 @@ lend_answer gpu_share::lend(const std::vector<std::shared_ptr<gpu_session>>& ses
     if (!pool_) return lend_answer::not_open;
     if (!worth_lending(left_, pool_->size(), sessions.size(), due_, cost_))
         return lend_answer::declined;
-    for (const auto& s : sessions) pool_->join(s);
+    for (const auto& s : sessions) pool_->join(s, [this] { return still_worth(); });
     return lend_answer::lent;
+}
+
+bool gpu_share::still_worth() const {
+    std::lock_guard lk(m_);
+    return pool_ && worth_lending(left_, pool_->ready_count(), 1, due_, cost_);
 }
 
 bool gpu_share::is_open() const {

@@ -29,11 +29,15 @@ class gpu_share {
     void close();
     // The lender's side: the sessions join the open run's pool and stay in it until the run
     // ends (lent); not_open when the run is not open (not yet, or no longer); declined when
-    // they would cost the run more than they save (worth_lending).
+    // they would cost the run more than they save (worth_lending). A lent session asks again
+    // once it is prepared, with what is left then, and is set aside (measures nothing for this
+    // run) when the run has come too near its end meanwhile or its search has ended.
     lend_answer lend(const std::vector<std::shared_ptr<gpu_session>>& sessions);
     bool is_open() const;
 
   private:
+    bool still_worth() const;  // one more prepared GPU, now
+
     mutable std::mutex m_;
     gpu_pool* pool_ = nullptr;
     std::size_t cost_;

@@ -80,6 +80,10 @@ class fake_gpu final : public gpu_session {
             std::lock_guard lk(m_);
             prepare_label = trace_label::current();
         }
+        {
+            std::unique_lock lk(m_);
+            released_.wait_for(lk, std::chrono::seconds(60), [&] { return !hold_prepare; });
+        }
         ++prepared;
         if (fail_prepare) throw env_error("fake prepare failed");
         return {};
@@ -139,12 +143,20 @@ class fake_gpu final : public gpu_session {
         }
         released_.notify_all();
     }
+    void release_prepare() {
+        {
+            std::lock_guard lk(m_);
+            hold_prepare = false;
+        }
+        released_.notify_all();
+    }
 
     std::vector<std::string> submitted, collected_keys;
     std::atomic<int> prepared{0};
     std::atomic<int> held_out{0};  // collects whose hold was never released (gave up waiting)
     int collected = 0;
     bool hold = false;
+    bool hold_prepare = false;  // prepare() waits until release_prepare()
     int lose_after = -1;
     int delay_ms = 5;
     bool fail_prepare = false;
@@ -539,6 +551,53 @@ TEST_CASE("gpu_share: a run on one GPU declines a GPU that would cost it a final
     CHECK(r.evaluated == 16);
     CHECK(count_device(r.records, 0) == 16);
     CHECK_FALSE(r.final.has_value());
+}
+
+TEST_CASE("gpu_share: a lent GPU asks again once prepared, and is set aside near the end") {
+    // The run's own GPU, and two GPUs lent while 40 evaluations were left (a final word of 16
+    // is worth 40 x 1/2 = 20); one is prepared once 10 are left, when it would save 5.
+    gpu_pool pool({std::make_shared<fake_gpu>(0)}, {}, true);
+    pool.prepare(run_plan{});
+    gpu_share share(16);
+    share.open(pool, 40, false);
+    auto late = std::make_shared<fake_gpu>(1);
+    late->hold_prepare = true;
+    REQUIRE(share.lend({late}) == lend_answer::lent);
+    share.progress(10, false);
+    late->release_prepare();
+    for (int w = 0; w < 60000 && pool.live(1); ++w)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(late->prepared == 1);
+    CHECK_FALSE(pool.live(1));
+    CHECK(pool.ready_count() == 1);
+    CHECK(pool.live_count() == 1);
+    CHECK(pool.dropped().empty());  // set aside, not failed: nothing to report
+    CHECK(pool.capacity() == 2);    // the own GPU's two in flight only
+
+    // Prepared while the run still has 40 left: it takes jobs.
+    share.progress(40, false);
+    auto early = std::make_shared<fake_gpu>(2);
+    REQUIRE(share.lend({early}) == lend_answer::lent);
+    for (int w = 0; w < 60000 && pool.ready_count() < 2; ++w)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(pool.ready_count() == 2);
+    CHECK(pool.capacity() == 4);
+    for (uint64_t tag = 0; tag < 4; ++tag) pool.submit(tag, job{"X=1,Y=1", {}, false, 10.0});
+    for (int i = 0; i < 4; ++i) CHECK(pool.wait()->result.has_value());
+    CHECK(late->submitted.empty());
+    CHECK_FALSE(early->submitted.empty());
+
+    // Prepared after the search ended (closed): set aside too.
+    auto after = std::make_shared<fake_gpu>(3);
+    after->hold_prepare = true;
+    REQUIRE(share.lend({after}) == lend_answer::lent);
+    share.close();
+    after->release_prepare();
+    for (int w = 0; w < 60000 && pool.live(3); ++w)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(after->prepared == 1);
+    CHECK_FALSE(pool.live(3));
+    CHECK(pool.ready_count() == 2);
 }
 
 TEST_CASE("gpu_pool: a GPU that joins and fails to prepare is dropped; the others go on") {
