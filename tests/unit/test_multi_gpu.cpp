@@ -560,14 +560,21 @@ TEST_CASE("gpu_share: a lent GPU asks again once prepared, and is set aside near
     pool.prepare(run_plan{});
     gpu_share share(16);
     share.open(pool, 40, false);
+    // Lends g while the run is open, lets the run move on (`meanwhile`), then lets s prepare,
+    // and waits until it takes jobs or is set aside.
+    const auto lend_held = [&](const std::shared_ptr<fake_gpu>& g, auto meanwhile) {
+        g->hold_prepare = true;
+        const std::size_t ready = pool.ready_count();
+        REQUIRE(share.lend({g}) == lend_answer::lent);
+        meanwhile();
+        g->release_prepare();
+        const std::size_t slot = pool.size() - 1;
+        for (int w = 0; w < 60000 && pool.live(slot) && pool.ready_count() == ready; ++w)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        CHECK(g->prepared == 1);
+    };
     auto late = std::make_shared<fake_gpu>(1);
-    late->hold_prepare = true;
-    REQUIRE(share.lend({late}) == lend_answer::lent);
-    share.progress(10, false);
-    late->release_prepare();
-    for (int w = 0; w < 60000 && pool.live(1); ++w)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    CHECK(late->prepared == 1);
+    lend_held(late, [&] { share.progress(10, false); });
     CHECK_FALSE(pool.live(1));
     CHECK(pool.ready_count() == 1);
     CHECK(pool.live_count() == 1);
@@ -577,9 +584,8 @@ TEST_CASE("gpu_share: a lent GPU asks again once prepared, and is set aside near
     // Prepared while the run still has 40 left: it takes jobs.
     share.progress(40, false);
     auto early = std::make_shared<fake_gpu>(2);
-    REQUIRE(share.lend({early}) == lend_answer::lent);
-    for (int w = 0; w < 60000 && pool.ready_count() < 2; ++w)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    lend_held(early, [] {});
+    CHECK(pool.live(2));
     CHECK(pool.ready_count() == 2);
     CHECK(pool.capacity() == 4);
     for (uint64_t tag = 0; tag < 4; ++tag) pool.submit(tag, job{"X=1,Y=1", {}, false, 10.0});
@@ -589,13 +595,7 @@ TEST_CASE("gpu_share: a lent GPU asks again once prepared, and is set aside near
 
     // Prepared after the search ended (closed): set aside too.
     auto after = std::make_shared<fake_gpu>(3);
-    after->hold_prepare = true;
-    REQUIRE(share.lend({after}) == lend_answer::lent);
-    share.close();
-    after->release_prepare();
-    for (int w = 0; w < 60000 && pool.live(3); ++w)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    CHECK(after->prepared == 1);
+    lend_held(after, [&] { share.close(); });
     CHECK_FALSE(pool.live(3));
     CHECK(pool.ready_count() == 2);
 }
