@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -137,10 +138,11 @@ std::unique_ptr<gpu_session> make_in_process_session(int ordinal, bool profiler_
 // (timer_wants_profiler of the plans it will get); a plan that times otherwise pays nothing.
 std::unique_ptr<gpu_session> make_worker_session(int ordinal, bool profiler_ahead = true);
 // Workers for several GPUs, started at once (CUDA's start, ~1 s on a 4-GPU host, overlaps):
-// out[i] for ordinals[i], or nullptr with errors[i] why it did not start.
+// out[i] for ordinals[i], or nullptr with errors[i] why it did not start. `meanwhile` runs once
+// the processes are spawned, before their starts are awaited (other start-up work overlaps).
 std::vector<std::unique_ptr<gpu_session>> make_worker_sessions(
     const std::vector<int>& ordinals, std::vector<std::exception_ptr>& errors,
-    bool profiler_ahead = true);
+    bool profiler_ahead = true, const std::function<void()>& meanwhile = {});
 // Whether timing.timer `timer` times with the range profiler where it can (auto does).
 inline bool timer_wants_profiler(const std::string& timer) {
     return timer == "auto" || timer == "profiler";

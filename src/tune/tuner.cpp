@@ -815,7 +815,8 @@ tune_result tune(const spec& s, const tune_options& opt) {
 
 std::vector<std::shared_ptr<gpu_session>> open_gpu_sessions(
     const std::vector<int>& devices, bool isolated,
-    const std::function<void(const std::string&)>& say, bool profiler_ahead) {
+    const std::function<void(const std::string&)>& say, bool profiler_ahead,
+    const std::function<void()>& meanwhile) {
     if (devices.empty()) throw input_error({"--devices", 0, 0}, "no GPU given");
     std::set<int> seen;
     for (int d : devices) {
@@ -832,9 +833,10 @@ std::vector<std::shared_ptr<gpu_session>> open_gpu_sessions(
         // Spawned in the calling thread: a worker dies with the thread that started it
         // (PR_SET_PDEATHSIG), so a worker started from a short-lived thread would be killed
         // when that thread ends. Their CUDA starts overlap.
-        auto begun = make_worker_sessions(devices, errors, profiler_ahead);
+        auto begun = make_worker_sessions(devices, errors, profiler_ahead, meanwhile);
         for (std::size_t i = 0; i < devices.size(); ++i) out[i] = std::move(begun[i]);
     } else {
+        if (meanwhile) meanwhile();
         for (std::size_t i = 0; i < devices.size(); ++i) {
             try {
                 out[i] = make_in_process_session(devices[i]);

@@ -418,8 +418,8 @@ std::unique_ptr<gpu_session> make_worker_session(int ordinal, bool profiler_ahea
 }
 
 std::vector<std::unique_ptr<gpu_session>> make_worker_sessions(
-    const std::vector<int>& ordinals, std::vector<std::exception_ptr>& errors,
-    bool profiler_ahead) {
+    const std::vector<int>& ordinals, std::vector<std::exception_ptr>& errors, bool profiler_ahead,
+    const std::function<void()>& meanwhile) {
     std::vector<std::unique_ptr<worker_session>> begun(ordinals.size());
     errors.assign(ordinals.size(), nullptr);
     for (std::size_t i = 0; i < ordinals.size(); ++i) {
@@ -430,6 +430,7 @@ std::vector<std::unique_ptr<gpu_session>> make_worker_sessions(
             errors[i] = std::current_exception();
         }
     }
+    if (meanwhile) meanwhile();
     std::vector<std::unique_ptr<gpu_session>> out(ordinals.size());
     for (std::size_t i = 0; i < ordinals.size(); ++i) {
         if (!begun[i]) continue;
