@@ -37,7 +37,8 @@ void gpu_share::close() {
 lend_answer gpu_share::lend(const std::vector<std::shared_ptr<gpu_session>>& sessions) {
     std::lock_guard lk(m_);
     if (!pool_) return lend_answer::not_open;
-    if (!worth_lending(left_, pool_->size(), sessions.size(), due_, cost_))
+    // GPUs the run has or will have: one set aside or dropped is not one of them.
+    if (!worth_lending(left_, pool_->live_count(), sessions.size(), due_, cost_))
         return lend_answer::declined;
     for (const auto& s : sessions) pool_->join(s, [this] { return still_worth(); });
     return lend_answer::lent;

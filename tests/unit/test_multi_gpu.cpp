@@ -580,6 +580,9 @@ TEST_CASE("gpu_share: a lent GPU asks again once prepared, and is set aside near
     CHECK(pool.live_count() == 1);
     CHECK(pool.dropped().empty());  // set aside, not failed: nothing to report
     CHECK(pool.capacity() == 2);    // the own GPU's two in flight only
+    // Still one GPU to the lending rule: another GPU with 10 left is declined, not lent.
+    CHECK(share.lend({std::make_shared<fake_gpu>(4)}) == lend_answer::declined);
+    CHECK(pool.size() == 2);
 
     // Prepared while the run still has 40 left: it takes jobs.
     share.progress(40, false);
