@@ -1,5 +1,8 @@
 #include "common/trace.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,6 +26,23 @@ bool trace_on() {
     }();
     return on;
 }
+
+namespace {
+
+// HONE_TRACE=PATH (a value with a '/') appends the lines to that file instead of stderr: the
+// GPU workers inherit it, whose stderr is a log the user never sees, and the processes of one
+// command (ranks, workers) share one timeline. Lines of one write() each stay whole (O_APPEND).
+int trace_fd() {
+    static const int fd = [] {
+        const char* v = std::getenv("HONE_TRACE");
+        if (!v || !std::strchr(v, '/')) return 2;
+        const int f = ::open(v, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        return f >= 0 ? f : 2;
+    }();
+    return fd;
+}
+
+}  // namespace
 
 trace_label::trace_label(std::string label) : outer_(std::exchange(t_label, std::move(label))) {}
 trace_label::~trace_label() {
@@ -48,7 +68,11 @@ void trace_mark(std::string_view what) {
     const int n =
         std::snprintf(line, sizeof line, "hone-trace %.6f %.6f %.*s\n", unix_s, since,
                       static_cast<int>(std::min<std::size_t>(what.size(), 400)), what.data());
-    if (n > 0) std::fwrite(line, 1, static_cast<std::size_t>(n), stderr);
+    if (n <= 0) return;
+    const int fd = trace_fd();
+    if (fd == 2) std::fflush(stderr);
+    [[maybe_unused]] const ssize_t w =
+        ::write(fd, line, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof line - 1));
 }
 
 }  // namespace hone

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "common/clock.hpp"
+#include "common/trace.hpp"
 #include "compile/compile_cache.hpp"
 #include "compile/compile_pool.hpp"
 #include "hone/error.hpp"
@@ -261,8 +262,14 @@ class slot_server {
             }
             try {
                 if (next.value("type", "") == "prepare") {
+                    if (trace_on())
+                        trace_mark(
+                            fmt::format("MPI rank {} slot {}: prepare asked", link_.rank(), slot_));
                     const prepare_report r = s_->prepare(next.at("plan").get<run_plan>());
                     reply({{"type", "prepared"}, {"report", r}});
+                    if (trace_on())
+                        trace_mark(
+                            fmt::format("MPI rank {} slot {}: prepared", link_.rank(), slot_));
                 } else {
                     s_->submit(next.at("job").get<job>());
                     ++in_flight_;
@@ -393,6 +400,7 @@ void serve_rank(mpi_link& link, const session_list_factory& open) {
     } catch (...) {
         early_error = std::current_exception();
     }
+    if (trace_on()) trace_mark(fmt::format("MPI rank {}: GPUs opened", link.rank()));
     for (;;) {
         auto got = link.receive(0, -1);
         const json& m = got->second;
@@ -425,6 +433,7 @@ void serve_rank(mpi_link& link, const session_list_factory& open) {
                               {"host", host_name()},
                               {"devices", devices},
                               {"compile_jobs", jobs}});
+                if (trace_on()) trace_mark(fmt::format("MPI rank {}: hello answered", link.rank()));
             } catch (const std::exception& e) {
                 json j = error_reply(e);
                 j["host"] = host_name();

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/clock.hpp"
+#include "common/trace.hpp"
 #include "driver/devices.hpp"
 #include "driver/driver.hpp"
 #include "measure/gpu_fill.hpp"
@@ -46,6 +47,7 @@ in_process_session::in_process_session(int ordinal, bool profiler_ahead, int rep
       profiler_ahead_(profiler_ahead) {
     if (reported_ordinal >= 0) info_.ordinal = reported_ordinal;
     info_.free_mem = free_device_memory();
+    if (trace_on()) trace_mark(fmt::format("GPU {}: session made", info_.ordinal));
     // The clock starts to ramp while the caller prepares (prepare() waits for this, then
     // settles the clock): on its own stream, so that prepare's copies do not wait for it.
     spin_.enqueue(warm_stream_, static_cast<uint64_t>(clock_prespin_ms * 1e6));
@@ -61,7 +63,12 @@ prepare_report in_process_session::prepare(const run_plan& plan) {
     info_.free_mem = free_device_memory();
     check_device_memory(device_bytes_needed(plan_, info_.attrs.l2_bytes), info_.free_mem);
     prepare_report report;
+    const auto mark = [&](std::string_view what) {
+        if (trace_on()) trace_mark(fmt::format("GPU {}: prepare: {}", info_.ordinal, what));
+    };
+    mark("begins");
     allocate_and_fill(report);
+    mark("inputs filled");
     std::size_t verified = 0;
     for (const auto& b : plan_.buffers) verified += b.verify ? 1 : 0;
     compare_.reserve(verified);
@@ -73,8 +80,11 @@ prepare_report in_process_session::prepare(const run_plan& plan) {
         report.reference_us = compute_reference();
         report.reference_s = seconds_since(t0);
     }
+    mark("reference run");
     choose_timer(report);
+    mark("timer chosen");
     report.clock_s = warm_clocks(report.clock_mhz);
+    mark("clock warm");
     return report;
 }
 

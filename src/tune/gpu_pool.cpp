@@ -117,6 +117,7 @@ std::vector<std::optional<prepare_report>> gpu_pool::prepare(const run_plan& pla
             const trace_label label(trace_label_);
             try {
                 reports[i] = slots_[i]->s->prepare(plan);
+                if (trace_on()) trace_mark(fmt::format("slot {}: prepared", i));
             } catch (...) {
                 errors[i] = std::current_exception();
             }
