@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <future>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -215,6 +216,12 @@ tune_result pipeline::run() {
         // compile beside it rather than after it.
         plan.reference = make_reference(s_, *space_, arch, [&](const compile_request& req) {
             const uint64_t ticket = pool_->submit(req);
+            // A reference from the cache is ready at once: the GPUs prepare first, and the
+            // queue (hundreds of cache reads under MPI) is filled while they do.
+            if (auto got = pool_->wait(0)) {
+                if (got->first == ticket) return std::move(got->second);
+                assign(std::move(*got));
+            }
             fill_queue();
             for (;;) {
                 auto got = pool_->wait(-1);
@@ -225,11 +232,14 @@ tune_result pipeline::run() {
         });
         time_.reference_compile_s = seconds_since(t);
         trace_mark("run: reference compiled");
-        fill_queue();  // the first configurations compile while the GPU side prepares
         t = steady_clock::now();
         std::vector<std::optional<prepare_report>> reports;
         try {
-            reports = gpus_->prepare(plan);
+            // The first configurations compile (or are read from the cache) while the GPUs
+            // prepare; the pool and the queue are this thread's, the GPUs the other's.
+            auto prepared = std::async(std::launch::async, [&] { return gpus_->prepare(plan); });
+            fill_queue();
+            reports = prepared.get();
         } catch (const env_error& e) {
             const std::string hint = cooperative_hint(s_);
             if (hint.empty()) throw;
