@@ -24,10 +24,9 @@ class profiler_timer {
     // Enables the range profiler on `ctx` (current on this thread), device `ordinal`; nullptr,
     // with `why`, when it cannot.
     static std::unique_ptr<profiler_timer> enable(CUcontext ctx, int ordinal, std::string& why);
-    // Loads CUPTI and initialises its profiler interface (0.2-0.3 s), which needs no context: a
-    // GPU worker calls it before it starts CUDA (beside CUDA's start, enable() then took 0.5-1 s
-    // longer). enable() does it where nobody has; failures are enable()'s to report.
-    // Thread-safe.
+    // Loads CUPTI and initialises its profiler interface (~0.1 s), which needs no context: a GPU
+    // worker calls it from a thread of its own while its main thread starts CUDA. enable() does
+    // it where nobody has; failures are enable()'s to report. Thread-safe.
     static void initialize_early();
     ~profiler_timer();
     profiler_timer(const profiler_timer&) = delete;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <exception>
 #include <string_view>
+#include <thread>
 
 #include "common/trace.hpp"
 #include "compile/compile_worker.hpp"
@@ -105,17 +106,18 @@ std::vector<worker_role> hone_worker_roles() {
              if (trace_on()) trace_mark(fmt::format("GPU {}: worker process began", reported));
              cu::prefer_one_work_queue();
              const int ordinal = cu::see_only_device(reported);
-             // CUPTI's profiler interface needs no context: initialised before CUDA's start,
-             // not beside it. Beside cuInit (a thread of its own), enabling the profiler once
-             // the context was made took 0.5-1.0 s instead of 0.02 s: a command of 192
-             // configurations at 2^16 on a 4x H200 host took 3.1-4.3 s on 4 GPUs against
-             // 1.45-1.50 s, and 1.16-1.31 s on one against 0.66-0.70 s (alternated, one call).
+             // CUPTI's profiler interface needs no context: initialised beside CUDA's start.
+             // Not before it: cuptiProfilerInitialize before cuInit fails (CUPTI_ERROR_UNKNOWN,
+             // H200, CUDA 13.0), and the run falls back to events.
              const bool ahead = a.warm_profiler;
-             if (ahead) {
-                 if (trace_on()) trace_mark(fmt::format("GPU {}: profiler init begins", reported));
-                 profiler_timer::initialize_early();
-                 if (trace_on()) trace_mark(fmt::format("GPU {}: profiler init ends", reported));
-             }
+             if (ahead)
+                 std::thread([reported] {
+                     if (trace_on())
+                         trace_mark(fmt::format("GPU {}: profiler init begins", reported));
+                     profiler_timer::initialize_early();
+                     if (trace_on())
+                         trace_mark(fmt::format("GPU {}: profiler init ends", reported));
+                 }).detach();
              serve_gpu(fd, a.resident_s,
                        [=] { return make_in_process_session(ordinal, ahead, reported); });
          }},
