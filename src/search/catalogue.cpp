@@ -102,6 +102,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"aligned", 0.9, 0, 1, false,
            "share of random draws (descent restarts, the model's candidates) made among "
            "configurations whose integer parameters of over two values are all powers of two"},
+          {"aligned_short", 1, 0, 1, true,
+           "1: a parameter of up to 4 values (a descent's any-value reach) is held to powers of "
+           "two in those draws only at values seen to run slower, on average, than its powers "
+           "of two; 0: held there as a longer list is"},
           {"rule_out", 4, 0, 1e6, false,
            "a descent passes over a neighbour that sets a parameter to a value which made every "
            "configuration seen moved to it by one change this many times slower; 0: never"},

@@ -340,12 +340,43 @@ TEST_CASE("gp_climb escapes a local optimum to a better point two changes away")
     }
 }
 
+TEST_CASE("gp_climb draws a short list's value that is not a power of two until it is seen slow") {
+    // Parameter 0 of four values (1, 2, 4, 3). Under `aligned` 1 with aligned_short 0 no random
+    // draw has its 3; with aligned_short 1 a quarter do, until configurations with it are seen
+    // slower on average than those with its powers of two. Every proposal is a random draw
+    // (random_first = the budget), told its outcome in batches of 8.
+    grid g({4, 4, 4, 4}, [](const point&) { return true; });
+    g.set_coordinates([](std::size_t d, uint32_t i) {
+        return d == 0 ? std::vector<double>{1, 2, 4, 3}[i] : std::pow(2.0, i);
+    });
+    const auto threes = [&](double factor, double aligned_short) {
+        const objective_fn f = [&](const point& p) -> std::optional<double> {
+            return (10.0 + p[1] + p[2] + p[3]) * (p[0] == 3 ? factor : 1.0);
+        };
+        int n = 0;
+        for (uint64_t seed = 1; seed <= 3; ++seed) {
+            auto st =
+                make("gp_climb", g, seed, 60,
+                     {{"random_first", 60}, {"aligned", 1}, {"aligned_short", aligned_short}});
+            for (const auto& p : drive(*st, g, f).order) n += p[0] == 3;
+        }
+        return n;
+    };
+    const int held = threes(0.5, 0), drawn = threes(0.5, 1), slow = threes(2, 1);
+    MESSAGE("of 180 draws with a 3: " << held << " held, " << drawn << " drawn where it is fast, "
+                                      << slow << " where it is slow");
+    CHECK(held == 0);
+    CHECK(drawn > 25);        // 38 when written, of about 45 without the slow rule
+    CHECK(slow < drawn / 2);  // 9 when written: the first batches
+}
+
 TEST_CASE("gp_climb's descents pass over a value seen to make configurations much slower") {
     // A bowl in which the last value of the first parameter (3, the others powers of two)
-    // makes any configuration 100 times slower. Restarts are all aligned (powers of two), so
-    // only descents' steps go there. Once one such move has been seen, `rule_out` (4 times
-    // slower) passes over every later one; with 0 each descent's scan of its neighbours tries
-    // it again. The model is kept off (model_from over the budget): only the descents choose.
+    // makes any configuration 100 times slower. Restarts are all aligned (powers of two, the
+    // short list's 3 included: aligned_short 0), so only descents' steps go there. Once one such
+    // move has been seen, `rule_out` (4 times slower) passes over every later one; with 0 each
+    // descent's scan of its neighbours tries it again. The model is kept off (model_from over the
+    // budget): only the descents choose.
     grid g({4, 4, 4, 4, 4, 4}, [](const point&) { return true; });
     g.set_coordinates([](std::size_t d, uint32_t i) {
         return d == 0 ? std::vector<double>{1, 2, 4, 3}[i] : std::pow(2.0, i);
@@ -358,7 +389,10 @@ TEST_CASE("gp_climb's descents pass over a value seen to make configurations muc
         int n = 0;
         for (uint64_t seed = 1; seed <= 3; ++seed) {
             auto st = make("gp_climb", g, seed, 150,
-                           {{"model_from", 100000}, {"aligned", 1}, {"rule_out", rule_out}});
+                           {{"model_from", 100000},
+                            {"aligned", 1},
+                            {"aligned_short", 0},
+                            {"rule_out", rule_out}});
             const run_result r = drive(*st, g, f);
             for (const auto& p : r.order) n += p[0] == 3;
             CHECK(r.best == 1.0);  // the optimum is still found
