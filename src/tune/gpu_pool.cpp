@@ -110,20 +110,23 @@ std::vector<std::optional<prepare_report>> gpu_pool::prepare(const run_plan& pla
         return reports;
     }
     std::vector<std::exception_ptr> errors(slots_.size());
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < slots_.size(); ++i) {
-        if (!live(i)) continue;
-        threads.emplace_back([&, i] {
-            const trace_label label(trace_label_);
-            try {
-                reports[i] = slots_[i]->s->prepare(plan);
-                if (trace_on()) trace_mark(fmt::format("slot {}: prepared", i));
-            } catch (...) {
-                errors[i] = std::current_exception();
-            }
+    {
+        std::unique_lock lk(m_);
+        for (auto& sl : slots_) {
+            sl->prepared.reset();
+            sl->prepare_error = nullptr;
+            sl->prepare_due = !sl->dropped;
+        }
+        work_.notify_all();
+        done_cv_.wait(lk, [&] {
+            return std::none_of(slots_.begin(), slots_.end(),
+                                [](const auto& sl) { return sl->prepare_due && !sl->dropped; });
         });
+        for (std::size_t i = 0; i < slots_.size(); ++i) {
+            reports[i] = std::move(slots_[i]->prepared);
+            errors[i] = slots_[i]->prepare_error;
+        }
     }
-    for (auto& t : threads) t.join();
     std::exception_ptr first;
     std::size_t ok = 0;
     for (std::size_t i = 0; i < slots_.size(); ++i) {
@@ -319,9 +322,29 @@ void gpu_pool::drop(slot& sl, const std::string& why) {
 void gpu_pool::serve(slot& sl) {
     std::unique_lock lk(m_);
     for (;;) {
-        work_.wait(
-            lk, [&] { return sl.dropped || !sl.inbox.empty() || !sl.inside.empty() || stopping_; });
+        work_.wait(lk, [&] {
+            return sl.dropped || sl.prepare_due || !sl.inbox.empty() || !sl.inside.empty() ||
+                   stopping_;
+        });
         if (sl.dropped || (stopping_ && sl.inbox.empty() && sl.inside.empty())) return;
+        if (sl.prepare_due) {
+            lk.unlock();
+            const trace_label label(trace_label_);
+            std::optional<prepare_report> r;
+            std::exception_ptr error;
+            try {
+                r = sl.s->prepare(*plan_);  // set before prepare_due, under m_
+                if (trace_on()) trace_mark(fmt::format("slot {}: prepared", sl.index));
+            } catch (...) {
+                error = std::current_exception();
+            }
+            lk.lock();
+            sl.prepared = std::move(r);
+            sl.prepare_error = error;
+            sl.prepare_due = false;
+            done_cv_.notify_all();
+            continue;
+        }
         try {
             // Hand over first: the session measures the next job while this thread waits for
             // the current one.

@@ -91,6 +91,11 @@ class gpu_pool {
         bool dropped = false;
         bool ready = true;   // prepared: a joined session is not until its prepare returns
         bool aside = false;  // joined, prepared, not wanted (join): dropped without a reason
+        // prepare() asks the slot's own thread: a worker that a failed prepare replaces dies
+        // with the thread that started it (PR_SET_PDEATHSIG), so not a short-lived one.
+        bool prepare_due = false;
+        std::optional<prepare_report> prepared;
+        std::exception_ptr prepare_error;
         std::string reason;
         std::thread thread;
     };

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <future>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -232,14 +231,13 @@ tune_result pipeline::run() {
         });
         time_.reference_compile_s = seconds_since(t);
         trace_mark("run: reference compiled");
+        fill_queue();  // the first configurations compile while the GPU side prepares
         t = steady_clock::now();
         std::vector<std::optional<prepare_report>> reports;
         try {
-            // The first configurations compile (or are read from the cache) while the GPUs
-            // prepare; the pool and the queue are this thread's, the GPUs the other's.
-            auto prepared = std::async(std::launch::async, [&] { return gpus_->prepare(plan); });
-            fill_queue();
-            reports = prepared.get();
+            // In this thread: a worker that a failed prepare replaces dies with the thread that
+            // started it (PR_SET_PDEATHSIG).
+            reports = gpus_->prepare(plan);
         } catch (const env_error& e) {
             const std::string hint = cooperative_hint(s_);
             if (hint.empty()) throw;
