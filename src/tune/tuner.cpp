@@ -215,12 +215,6 @@ tune_result pipeline::run() {
         // compile beside it rather than after it.
         plan.reference = make_reference(s_, *space_, arch, [&](const compile_request& req) {
             const uint64_t ticket = pool_->submit(req);
-            // A reference from the cache is ready at once: the GPUs prepare first, and the
-            // queue (hundreds of cache reads under MPI) is filled while they do.
-            if (auto got = pool_->wait(0)) {
-                if (got->first == ticket) return std::move(got->second);
-                assign(std::move(*got));
-            }
             fill_queue();
             for (;;) {
                 auto got = pool_->wait(-1);
