@@ -49,8 +49,6 @@ nlohmann::json answer(const nlohmann::json& msg, const session_factory& factory,
     }
     if (!session) throw env_error("GPU worker: '" + type + "' before hello");
     if (type == "prepare") {
-        if (trace_on())
-            trace_mark(fmt::format("GPU {}: prepare received", session->device().ordinal));
         const prepare_report report = session->prepare(msg.at("plan").get<run_plan>());
         return {{"type", "prepared"}, {"report", report}};
     }
