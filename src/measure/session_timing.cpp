@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/clock.hpp"
+#include "common/trace.hpp"
 #include "measure/session.hpp"
 #include "measure/stats.hpp"
 #include "measure/warm_up.hpp"
@@ -32,11 +33,13 @@ void in_process_session::warm_start() {
 void in_process_session::enable_profiler() {
     if (profiler_ || profiler_why_) return;
     std::string failed;
+    if (trace_on()) trace_mark(fmt::format("GPU {}: profiler enable begins", info_.ordinal));
     profiler_ = profiler_timer::enable(ctx_.get(), ordinal_, failed);
     if (!profiler_) {
         profiler_why_ = failed;
         return;
     }
+    if (trace_on()) trace_mark(fmt::format("GPU {}: profiler enabled", info_.ordinal));
     // A first round, of two launches of the spin kernel, whose figures are dropped: the
     // profiler's first round in a process costs ~0.3 s (its first cuptiRangeProfilerStart, on an
     // H100 or H200), which otherwise lands in the first configuration's samples: that
@@ -49,6 +52,7 @@ void in_process_session::enable_profiler() {
         stream_.synchronize();
         (void)profiler_->finish(ignored);
     }
+    if (trace_on()) trace_mark(fmt::format("GPU {}: profiler's first round", info_.ordinal));
 }
 
 // timing.timer against what this process has. The range profiler is enabled once, by the first
