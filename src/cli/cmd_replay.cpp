@@ -256,10 +256,12 @@ void register_replay(CLI::App& app, std::function<int()>& action) {
         "replay", "Run a search strategy against a recorded complete space, without a GPU");
     c->footer(
         R"(SPACE is a Kernel Tuner cache file (.json or .json.gz: every configuration of a space,
-compiled and timed), T4 results (.json or .json.gz) or a hone results database of an
-exhaustive run. The recorded configurations are the space: a strategy sees their parameters,
-proposes configurations, and gets each one's recorded time back (failed records, e.g.
-InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig or hone's compile_error, count as
+compiled and timed), T4 results (.json or .json.gz), KTT's JSON output (an exhaustive
+tuning's "Metadata" and "Results", ranked by each result's TotalDuration) or a hone results
+database of an exhaustive run. The recorded configurations are the space: a strategy sees
+their parameters, proposes configurations, and gets each one's recorded time back (failed
+records, e.g. InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig, KTT's
+ComputationFailed or hone's compile_error, count as
 evaluations that found nothing). The recorded time is the file's own (a cache's `time`, a T4
 result's "time" measurement), so one space in either format replays the same; a hone database
 gives the median of the raw times.
@@ -282,7 +284,7 @@ Examples:
   hone replay gemm_RTX_2080_Ti.json.gz --strategy auto --seeds 20
   hone replay configs/vector_add.db --strategy genetic --option population=30 --json
   hone replay results.db --identity 2 --strategy random --max-evals 200)");
-    c->add_option("space", a->space, "Kernel Tuner cache, T4 results or hone database")
+    c->add_option("space", a->space, "Kernel Tuner cache, T4 results, KTT output or hone database")
         ->required()
         ->check(CLI::ExistingFile);
     c->add_option("--strategy", a->strategy, "Strategy (default auto; see below)");

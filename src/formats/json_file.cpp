@@ -184,4 +184,12 @@ nlohmann::json parse_json_unordered(const std::string& text, const std::string& 
     return parse_positioned<nlohmann::json>(text, path);
 }
 
+void throw_at_element(const std::string& text, const std::string& path,
+                      const std::vector<std::size_t>& offsets, std::size_t i,
+                      std::string_view label, const std::string& message) {
+    const source_pos pos =
+        i < offsets.size() ? position_in(text, offsets[i], path) : source_pos{path, 0, 0};
+    throw input_error(pos, fmt::format("{}[{}]: {}", label, i, message));
+}
+
 }  // namespace hone

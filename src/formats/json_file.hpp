@@ -45,4 +45,10 @@ std::optional<std::vector<std::string>> top_level_keys(const std::string& text,
 // The 1-based line and column of byte `offset` in `text`.
 source_pos position_in(std::string_view text, std::size_t offset, const std::string& path);
 
+// The input_error "LABEL[i]: message" for element i of an array whose elements start at
+// `offsets` in `text`, at that element's line and column (the file's start when unknown).
+[[noreturn]] void throw_at_element(const std::string& text, const std::string& path,
+                                   const std::vector<std::size_t>& offsets, std::size_t i,
+                                   std::string_view label, const std::string& message);
+
 }  // namespace hone

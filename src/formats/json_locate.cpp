@@ -141,4 +141,12 @@ std::optional<std::vector<json_member>> top_level_members(const std::string& tex
     return out;
 }
 
+std::string_view array_item_text(const std::string& text, const array_items& span, std::size_t i) {
+    std::size_t end = i + 1 < span.items.size() ? span.items[i + 1] : span.close;
+    while (end > span.items[i] &&
+           (std::isspace(static_cast<unsigned char>(text[end - 1])) || text[end - 1] == ','))
+        --end;
+    return std::string_view(text).substr(span.items[i], end - span.items[i]);
+}
+
 }  // namespace hone

@@ -20,6 +20,10 @@ struct array_items {
 };
 array_items array_items_of(const std::string& text, const std::string& key);
 
+// The text of item i of `span` (found in `text`), without the comma and spaces after it: for
+// parsing a long array one element at a time.
+std::string_view array_item_text(const std::string& text, const array_items& span, std::size_t i);
+
 // The member names of the object under the top-level object's `key`, decoded, in the order of
 // the text; empty when there is no such object. Assumes `text` is valid JSON.
 std::vector<std::string> object_member_keys(const std::string& text, const std::string& key);

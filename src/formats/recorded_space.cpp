@@ -15,20 +15,13 @@
 #include "formats/json_file.hpp"
 #include "formats/json_locate.hpp"
 #include "formats/kt_cache.hpp"
+#include "formats/ktt_output.hpp"
 #include "formats/t4.hpp"
 #include "hone/error.hpp"
 #include "hone/store.hpp"
 
 namespace hone {
 namespace {
-
-// Numbers before strings, numbers by value, strings by text.
-bool value_less(const value& a, const value& b) {
-    const auto x = as_number(a), y = as_number(b);
-    if (x && y) return *x < *y || (*x == *y && a.index() < b.index());
-    if (x || y) return x.has_value();
-    return std::get<std::string>(a) < std::get<std::string>(b);
-}
 
 std::string head_bytes(const std::string& path, std::size_t n) {
     std::ifstream in(path, std::ios::binary);
@@ -209,16 +202,16 @@ recorded_space load_recorded_space(const std::string& path, const std::string& i
     if (!identity.empty())
         throw input_error(
             {"--identity", 0, 0},
-            fmt::format("{} is a Kernel Tuner cache or T4 file: it holds one run, --identity "
-                        "is for hone databases",
+            fmt::format("{} is a Kernel Tuner cache, T4 or KTT file: it holds one run, "
+                        "--identity is for hone databases",
                         path));
     const std::size_t first = head.find_first_not_of(" \t\r\n");
     const bool gz = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
                     static_cast<unsigned char>(head[1]) == 0x8b;
     if (!gz && (first == std::string::npos || head[first] != '{'))
         throw input_error({path, 0, 0},
-                          "neither a Kernel Tuner cache or T4 results (JSON, or gzip'd JSON) nor a "
-                          "hone results database (SQLite)");
+                          "neither a Kernel Tuner cache, T4 results or KTT output (JSON, or "
+                          "gzip'd JSON) nor a hone results database (SQLite)");
     std::string text = read_maybe_gzip(path);
     // T4 results are told by their top-level names; anything else is read as a cache, whose
     // reader says what such a text lacks.
@@ -230,6 +223,7 @@ recorded_space load_recorded_space(const std::string& path, const std::string& i
         }
         t4 = results && version;
     }
+    if (!t4 && looks_like_ktt_output(text)) return read_ktt_output(text, path);
     if (!t4) return from_kt(path, std::move(text));
     const run_records run = read_t4_text(text, path);
     return from_run(path, "T4 results", run.identity, run.records, true);

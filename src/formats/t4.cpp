@@ -104,9 +104,7 @@ struct t4_reader {
     std::vector<std::size_t> offsets;  // of each result
 
     [[noreturn]] void fail(std::size_t i, const std::string& message) const {
-        const source_pos pos =
-            i < offsets.size() ? position_in(text, offsets[i], path) : source_pos{path, 0, 0};
-        throw input_error(pos, fmt::format("results[{}]: {}", i, message));
+        throw_at_element(text, path, offsets, i, "results", message);
     }
 
     const json& need(std::size_t i, const json& res, const char* field, const char* what,
@@ -274,12 +272,7 @@ run_records read_t4_text(const std::string& text, const std::string& path) {
     const json doc = parse_json(
         split ? text.substr(0, span.open) + "[]" + text.substr(span.close + 1) : text, path);
     auto result_at = [&](std::size_t i) {
-        if (!split) return doc["results"][i];
-        std::size_t end = i + 1 < span.items.size() ? span.items[i + 1] : span.close;
-        while (end > span.items[i] &&
-               (std::isspace(static_cast<unsigned char>(text[end - 1])) || text[end - 1] == ','))
-            --end;
-        return json::parse(text.data() + span.items[i], text.data() + end);
+        return split ? json::parse(array_item_text(text, span, i)) : doc["results"][i];
     };
     const std::size_t n_results =
         split ? span.items.size()

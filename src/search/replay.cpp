@@ -20,6 +20,13 @@ std::optional<double> as_number(const value& v) {
     return std::nullopt;
 }
 
+bool value_less(const value& a, const value& b) {
+    const auto x = as_number(a), y = as_number(b);
+    if (x && y) return *x < *y || (*x == *y && a.index() < b.index());
+    if (x || y) return x.has_value();
+    return std::get<std::string>(a) < std::get<std::string>(b);
+}
+
 void recorded_space::finish() {
     const source_pos at{path, 0, 0};
     index_.clear();

@@ -5,8 +5,8 @@ reads them, checking that each is handled: no crash, no hang, no blow-up, nothin
 usage: generate.py --hone PATH [--seed N] [--count N] [--families a,b] [--timeout S]
                    [--memory-gib G] [--keep DIR] [--verbose]
 
-Inputs are made from valid files (a Kernel Tuner cache, its .json.gz, a T4 file, a T1 file, a
-wisdom file, a results database, a config and its kernel, hone's CSV and JSON outputs) by
+Inputs are made from valid files (a Kernel Tuner cache, its .json.gz, a T4 file, KTT output, a
+T1 file, a wisdom file, a results database, a config and its kernel, hone's CSV and JSON outputs) by
 random mutation (bytes flipped, cut, repeated; values replaced by huge, NaN, negative, deep,
 invalid-UTF-8 or control-character ones; keys given twice; lists made huge; types swapped;
 SQLite pages damaged, schemas changed, rows filled with hostile values) and by known attack
@@ -87,6 +87,25 @@ def base_cache():
                                        "times": [t, t * 1.1, t * 0.9], "compile_time": 10.0 + i,
                                        "GFLOP/s": 100.0 / t}
     return cache
+
+
+def base_ktt(cache):
+    """The base cache's configurations as KTT 2.x's JSON output (hone replay reads it)."""
+    results = []
+    for rec in cache["cache"].values():
+        ok = isinstance(rec["time"], float)
+        results.append({
+            "KernelName": cache["kernel_name"],
+            "Status": "Ok" if ok else "CompilationFailed",
+            "TotalDuration": rec["time"] * 1000 if ok else 0.0,
+            "TotalOverhead": rec.get("compile_time", 0.0) * 1000,
+            "ComputationResults": [{"Duration": rec["time"] * 1000}] if ok else [],
+            "Configuration": [{"Name": n, "Value": rec[n],
+                               "ValueType": "String" if isinstance(rec[n], str) else "UnsignedInt"}
+                              for n in cache["tune_params_keys"]],
+        })
+    return {"Metadata": {"Device": cache["device_name"], "KttVersion": "2.1.0",
+                         "TimeUnit": "Microseconds"}, "Results": results}
 
 
 T1 = {
@@ -233,7 +252,7 @@ def mutate_json(rng, doc, n=None):
         elif kind == 5:  # type swapped
             x = parent[last]
             parent[last] = ([x] if not isinstance(x, list) else {"0": x}) if rng.random() < 0.5 \
-                else json.dumps(x) if not isinstance(x, RawJson) else x.text
+                else dump(x)  # a value as a string: the text of its JSON
         elif kind == 6 and isinstance(parent, list):  # a list made huge
             parent.extend([parent[last]] * rng.choice((1000, 100_000)))
         else:  # an extra member
@@ -468,6 +487,21 @@ def make_cases(rng, base, count, families):
         return Case("t4", f"t4_{i}", {"t4.json": data}, cmds, "t4.json")
     makers["t4"] = t4
 
+    ktt_doc = base_ktt(cache_doc)
+    ktt_text = json.dumps(ktt_doc, indent=1).encode()
+
+    def ktt(i):
+        kind = rng.randrange(4)
+        if kind < 2:
+            data = mutate_json(rng, ktt_doc).encode("utf-8", "surrogatepass")
+        elif kind == 2:
+            data = mutate_bytes(rng, ktt_text)
+        else:
+            data = gzip_bytes(mutate_json(rng, ktt_doc).encode("utf-8", "surrogatepass"))
+        name = "ktt.json.gz" if kind == 3 else "ktt.json"
+        return Case("ktt", f"ktt{i}", {name: data}, REPLAY, name)
+    makers["ktt"] = ktt
+
     def t1(i):
         doc = copy.deepcopy(T1)
         if rng.random() < 0.3:  # hostile Values or constraint text
@@ -644,8 +678,8 @@ def make_cases(rng, base, count, families):
         return Case("special", f"special{i}_opt{opt}", files, [cmd], opt)
     makers["special"] = special
 
-    weights = {"kt_cache": 8, "kt_cache_gz": 3, "t4": 5, "t1": 6, "wisdom": 4, "database": 9,
-               "config": 5, "fed_back": 3, "special": 6}
+    weights = {"kt_cache": 8, "kt_cache_gz": 3, "t4": 5, "ktt": 3, "t1": 6, "wisdom": 4,
+               "database": 9, "config": 5, "fed_back": 3, "special": 6}
     names = [f for f in weights if not families or f in families]
     cases = []
     # Every family at least once, then by weight.

@@ -7,9 +7,9 @@ internal error.
 usage: memory_sweep.py --hone PATH [--records N] [--levels N] [--step-mib M] [--work DIR]
 
 Makes a Kernel Tuner cache of N records (default 200,000: about 9 MB) of two parameters with raw
-times, its database (hone import) and its exports, then for each command (import, replay,
-report, show --json --all, export t4/csv/kt-cache, merge) finds the smallest address-space
-limit it succeeds under (to 1 MiB, by bisection), and runs it at that limit minus 1, 2, 3, ...
+times, the same records as KTT output, its database (hone import) and its exports, then for
+each command (import, replay, report, show --json --all, export t4/csv/kt-cache, merge) finds
+the smallest address-space limit it succeeds under (to 1 MiB, by bisection), and runs it at that limit minus 1, 2, 3, ...
 MiB (--step-mib) for --levels levels, and at a few levels far below; every limit below the need
 that was run, the bisection's included, is checked, each run once. Prints a line per command:
 its need and the exit codes seen; exits 1 when any level failed the check.
@@ -47,6 +47,21 @@ def make_cache(path, records):
         f.write("}}\n")
 
 
+def make_ktt(path, records):
+    """The same records as KTT 2.x's JSON output (replay reads it)."""
+    rng = random.Random(5)
+    side = int(records ** 0.5) + 1
+    with open(path, "w") as f:
+        f.write('{"Metadata": {"Device": "GPU", "TimeUnit": "Milliseconds"}, "Results": [\n')
+        for i in range(records):
+            a, b = divmod(i, side)
+            t = 1 + rng.random()
+            f.write(("" if i == 0 else ",\n") +
+                    f'{{"KernelName": "k", "Status": "Ok", "TotalDuration": {t:.4f}, '
+                    f'"Configuration": [{{"Name": "a", "Value": {a}}}, {{"Name": "b", "Value": {b}}}]}}')
+        f.write("]}\n")
+
+
 def run(hone, args, limit_mib, work):
     def apply():
         os.setsid()
@@ -76,6 +91,8 @@ def main():
     try:
         cache = os.path.join(work, "cache.json")
         make_cache(cache, a.records)
+        ktt = os.path.join(work, "ktt.json")
+        make_ktt(ktt, a.records)
         db = os.path.join(work, "r.db")
         if os.path.exists(db):
             os.remove(db)
@@ -88,6 +105,8 @@ def main():
             "replay": ["replay", cache, "--seeds", "2", "--max-evals", "100", "--strategy",
                        "random"],
             "replay db": ["replay", db, "--seeds", "2", "--max-evals", "100"],
+            "replay ktt": ["replay", ktt, "--seeds", "2", "--max-evals", "100", "--strategy",
+                           "random"],
             "report": ["report", db, "-o", "out.html"],
             "show --json --all": ["show", db, "--json", "--all"],
             "show": ["show", db, "--all"],

@@ -68,7 +68,63 @@ eval_record hone_record(int block, bool fast, std::optional<double> us) {
     return r;
 }
 
+// KTT 2.x output: parameters B (a list of 3) and M (one value); times in `unit`, one result
+// each of `results` ("B,status,TotalDuration").
+std::string ktt_result(int b, const std::string& status, double total) {
+    return fmt::format(R"({{"KernelName": "k", "Status": "{1}", "TotalDuration": {2},
+      "TotalOverhead": 1000, "ComputationResults": [],
+      "Configuration": [{{"Name": "B", "Value": {0}, "ValueType": "UnsignedInt"}},
+                        {{"Name": "M", "Value": 2.5, "ValueType": "Double"}}]}})",
+                       b, status, total);
+}
+
+std::string ktt(const std::string& unit, const std::string& results) {
+    return R"({"Metadata": {"Device": "GPU", "KttVersion": "2.1.0", "TimeUnit": ")" + unit +
+           R"("},
+  "Results": [)" +
+           results + "]}";
+}
+
 }  // namespace
+
+TEST_CASE("replay of KTT output: its results are the space, ranked by TotalDuration") {
+    temp_dir dir;
+    // B's values come sorted whatever the file's order; the failed one counts as a failure.
+    dir.write("ktt.json",
+              ktt("Milliseconds", ktt_result(256, "Ok", 2.0) + "," + ktt_result(64, "Ok", 1.0) +
+                                      "," + ktt_result(128, "ComputationFailed", 0)));
+    const recorded_space space = load_recorded_space(dir.file("ktt.json"));
+    CHECK(space.format == "KTT output");
+    CHECK(space.device == "GPU");
+    CHECK(space.kernel == "k");
+    CHECK(space.unit == "us");
+    REQUIRE(space.names == std::vector<std::string>{"B", "M"});
+    REQUIRE(space.values[0].size() == 3);
+    CHECK(std::get<int64_t>(space.values[0][0]) == 64);
+    CHECK(std::get<int64_t>(space.values[0][2]) == 256);
+    CHECK(std::get<double>(space.values[1][0]) == 2.5);
+    CHECK(space.points.size() == 3);
+    CHECK(space.key(space.optimum) == "64,2.5");
+    CHECK(*space.outcome[space.optimum] == doctest::Approx(1000.0));  // 1 ms in us
+    CHECK(!space.outcome[2]);
+    CHECK(space.cost_s[1] == doctest::Approx(1.001));  // (1 + 1000) ms
+    const replay_seed s = replay_once(space, exhaustive(10), 1);
+    CHECK(s.failures == 1);
+    CHECK(s.evals_to[2] == 2u);
+
+    // Structural errors name the result, at its line.
+    dir.write("renamed.json", ktt("Microseconds", ktt_result(64, "Ok", 1) + ",\n" +
+                                                      R"({"Status": "Ok", "TotalDuration": 2,
+      "Configuration": [{"Name": "C", "Value": 1}, {"Name": "M", "Value": 2.5}]})"));
+    try {
+        (void)load_recorded_space(dir.file("renamed.json"));
+        FAIL("a renamed parameter was accepted");
+    } catch (const input_error& e) {
+        CHECK(std::string(e.what()).find("Results[1]: parameter 0 must be 'B'") !=
+              std::string::npos);
+        CHECK(e.pos().line == 6);  // where the second result opens
+    }
+}
 
 TEST_CASE("replay of a Kernel Tuner cache: exact evaluations to each level") {
     temp_dir dir;
@@ -299,6 +355,15 @@ TEST_CASE("hone replay refuses bad input with exit code 2 and says why") {
     dir.write("foreign.json", R"({"results": []})");
     dir.write("t1.json", R"({"General": {}, "ConfigurationSpace": {}, "KernelSpecification": {}})");
     dir.write("bad.db", std::string("SQLite format 3\0", 16) + std::string(200, 'x'));
+    dir.write("ktt_unit.json", ktt("Fortnights", ktt_result(64, "Ok", 1)));
+    dir.write("ktt_status.json", ktt("Microseconds", R"({"TotalDuration": 1,
+      "Configuration": [{"Name": "B", "Value": 64}]})"));
+    dir.write("ktt_value.json", ktt("Microseconds", R"({"Status": "Ok", "TotalDuration": 1,
+      "Configuration": [{"Name": "B", "Value": [64]}]})"));
+    dir.write("ktt_results.json", R"({"Metadata": {"TimeUnit": "Microseconds"}, "Results": 3})");
+    dir.write("ktt_failed.json", ktt("Microseconds", ktt_result(64, "CompilationFailed", 0)));
+    dir.write("ktt_twice.json",
+              ktt("Microseconds", ktt_result(64, "Ok", 1) + "," + ktt_result(64, "Ok", 2)));
     {
         results_store s(dir.file("two.db"));
         s.put(s.begin_run(replay_identity("a")), hone_record(64, false, 1.0));
@@ -334,6 +399,12 @@ TEST_CASE("hone replay refuses bad input with exit code 2 and says why") {
         {dir.file("two.db"), "pick one with --identity"},
         {dir.file("two.db") + " --identity 9", "no run '9'"},
         {dir.file("missing.json"), "missing.json"},
+        {dir.file("ktt_unit.json"), "\"TimeUnit\" must be Nanoseconds, Microseconds"},
+        {dir.file("ktt_status.json"), "Results[0]: \"Status\" must be a string"},
+        {dir.file("ktt_value.json"), "Results[0]: parameter B's \"Value\" must be a number"},
+        {dir.file("ktt_results.json"), "\"Results\" must be an array"},
+        {dir.file("ktt_failed.json"), "no successful record"},
+        {dir.file("ktt_twice.json"), "recorded twice"},
     };
     for (const auto& [args, expected] : cases) {
         CAPTURE(args);
