@@ -15,8 +15,6 @@
 namespace hone {
 namespace {
 
-
-
 // KTT's TimeUnit names, as microseconds.
 std::optional<double> unit_us(const std::string& unit) {
     if (unit == "Nanoseconds") return 1e-3;
@@ -135,7 +133,8 @@ recorded_space read_ktt_output(const std::string& text, const std::string& path)
             if (!c.is_object() || !c.contains("Name") || c["Name"] != r.names[k])
                 rd.fail(i, fmt::format("parameter {} must be '{}', as in the first result", k,
                                        r.names[k]));
-            if (!c.contains("Value")) rd.fail(i, fmt::format("parameter {} has no \"Value\"", r.names[k]));
+            if (!c.contains("Value"))
+                rd.fail(i, fmt::format("parameter {} has no \"Value\"", r.names[k]));
             vs.push_back(rd.parameter_value(i, c["Value"], r.names[k]));
             if (index[k].emplace(value_key(vs.back()), 0).second) r.values[k].push_back(vs.back());
             key += (k ? "," : "") + display_text(vs.back());
@@ -154,7 +153,8 @@ recorded_space read_ktt_output(const std::string& text, const std::string& path)
     for (std::size_t k = 0; k < r.names.size(); ++k) {
         auto& vs = r.values[k];
         std::stable_sort(vs.begin(), vs.end(), value_less);
-        for (std::size_t j = 0; j < vs.size(); ++j) index[k][value_key(vs[j])] = static_cast<uint32_t>(j);
+        for (std::size_t j = 0; j < vs.size(); ++j)
+            index[k][value_key(vs[j])] = static_cast<uint32_t>(j);
     }
     for (const auto& vs : raw) {
         point p;
