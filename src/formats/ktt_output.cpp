@@ -150,12 +150,7 @@ recorded_space read_ktt_output(const std::string& text, const std::string& path)
                                 : std::nullopt);
         r.cost_s.push_back(std::max(0.0, total + overhead) * *unit / 1e6);
     }
-    for (std::size_t k = 0; k < r.names.size(); ++k) {
-        auto& vs = r.values[k];
-        std::stable_sort(vs.begin(), vs.end(), value_less);
-        for (std::size_t j = 0; j < vs.size(); ++j)
-            index[k][value_key(vs[j])] = static_cast<uint32_t>(j);
-    }
+    sort_values(r.values, index);
     for (const auto& vs : raw) {
         point p;
         for (std::size_t k = 0; k < vs.size(); ++k) p.push_back(index[k].at(value_key(vs[k])));

@@ -165,12 +165,7 @@ recorded_space from_run(const std::string& path, const char* format, const run_i
                 r.values[i].push_back(rec.params[i].second);
         }
     }
-    for (std::size_t i = 0; i < r.names.size(); ++i) {
-        auto& vs = r.values[i];
-        std::stable_sort(vs.begin(), vs.end(), value_less);
-        for (std::size_t k = 0; k < vs.size(); ++k)
-            seen[i][value_key(vs[k])] = static_cast<uint32_t>(k);
-    }
+    sort_values(r.values, seen);
     for (const auto& rec : records) {
         point p;
         for (std::size_t i = 0; i < r.names.size(); ++i)

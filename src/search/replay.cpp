@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "common/value_key.hpp"
 #include "hone/error.hpp"
 #include "search/rng.hpp"
 
@@ -20,11 +21,20 @@ std::optional<double> as_number(const value& v) {
     return std::nullopt;
 }
 
-bool value_less(const value& a, const value& b) {
-    const auto x = as_number(a), y = as_number(b);
-    if (x && y) return *x < *y || (*x == *y && a.index() < b.index());
-    if (x || y) return x.has_value();
-    return std::get<std::string>(a) < std::get<std::string>(b);
+void sort_values(std::vector<std::vector<value>>& values,
+                 std::vector<std::unordered_map<std::string, uint32_t>>& positions) {
+    const auto less = [](const value& a, const value& b) {
+        const auto x = as_number(a), y = as_number(b);
+        if (x && y) return *x < *y || (*x == *y && a.index() < b.index());
+        if (x || y) return x.has_value();
+        return std::get<std::string>(a) < std::get<std::string>(b);
+    };
+    positions.resize(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        std::stable_sort(values[i].begin(), values[i].end(), less);
+        for (std::size_t k = 0; k < values[i].size(); ++k)
+            positions[i][value_key(values[i][k])] = static_cast<uint32_t>(k);
+    }
 }
 
 void recorded_space::finish() {

@@ -64,9 +64,11 @@ class recorded_space final : public search_domain {
 // A value as a number for coordinates and ordering: integers and reals as themselves, booleans
 // as 0/1; nullopt for a string.
 std::optional<double> as_number(const value& v);
-// The order of a parameter's values in a recorded space: numbers before strings, numbers by
-// value, strings by text.
-bool value_less(const value& a, const value& b);
+// Sorts each parameter's recorded values (numbers before strings, numbers by value, strings
+// by text) and sets positions[i][value_key(v)] to each value's place: the coordinates readers
+// give their records' points.
+void sort_values(std::vector<std::vector<value>>& values,
+                 std::vector<std::unordered_map<std::string, uint32_t>>& positions);
 
 struct replay_options {
     strategy_setup setup;  // name, options, budget (max evaluations); seed = the first seed
