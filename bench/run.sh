@@ -9,6 +9,7 @@
 set -uo pipefail
 out=${1:?usage: bench/run.sh OUT_DIR [PHASE...]}
 shift
+mkdir -p "$out"
 phases=${*:-va24 va16 fixed compile sgemm baselines overhead euclid}
 B=${HONE_BIN_DIR:-$PWD/.carry}
 work=$(mktemp -d)
