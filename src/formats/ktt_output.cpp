@@ -58,11 +58,9 @@ struct ktt_reader {
 
 }  // namespace
 
-bool looks_like_ktt_output(const std::string& text) {
-    const auto members = top_level_members(text);
-    if (!members) return false;
+bool looks_like_ktt_output(const std::vector<json_member>& members) {
     bool metadata = false, results = false;
-    for (const json_member& m : *members) {
+    for (const json_member& m : members) {
         metadata = metadata || m.name == "Metadata";
         results = results || m.name == "Results";
     }

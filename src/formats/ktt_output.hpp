@@ -2,13 +2,16 @@
 // results of one kernel's tuning, one a configuration, as KTT's tuner writes them.
 #pragma once
 #include <string>
+#include <vector>
 
+#include "formats/json_locate.hpp"
 #include "search/replay.hpp"
 
 namespace hone {
 
-// Whether `text` (JSON) opens with KTT's output members, "Metadata" and "Results".
-bool looks_like_ktt_output(const std::string& text);
+// Whether a JSON text's top-level `members` (top_level_members) are KTT's output members,
+// "Metadata" and "Results".
+bool looks_like_ktt_output(const std::vector<json_member>& members);
 
 // The space of `text` (read from `path`): each result's "Configuration" ({Name, Value} pairs,
 // the same names in the same order in every result) is a point, ranked by its "TotalDuration"

@@ -208,17 +208,18 @@ recorded_space load_recorded_space(const std::string& path, const std::string& i
                           "neither a Kernel Tuner cache, T4 results or KTT output (JSON, or "
                           "gzip'd JSON) nor a hone results database (SQLite)");
     std::string text = read_maybe_gzip(path);
-    // T4 results are told by their top-level names; anything else is read as a cache, whose
-    // reader says what such a text lacks.
-    bool t4 = false, results = false, version = false;
+    // T4 results and KTT output are told by their top-level names (one scan of the text);
+    // anything else is read as a cache, whose reader says what such a text lacks.
+    bool t4 = false, ktt = false, results = false, version = false;
     if (const auto members = top_level_members(text)) {
         for (const json_member& m : *members) {
             results = results || m.name == "results";
             version = version || m.name == "schema_version";
         }
         t4 = results && version;
+        ktt = !t4 && looks_like_ktt_output(*members);
     }
-    if (!t4 && looks_like_ktt_output(text)) return read_ktt_output(text, path);
+    if (ktt) return read_ktt_output(text, path);
     if (!t4) return from_kt(path, std::move(text));
     const run_records run = read_t4_text(text, path);
     return from_run(path, "T4 results", run.identity, run.records, true);
