@@ -198,7 +198,11 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "predicted time under a ridge regression on the parameters' main effects and pairs "
            "fitted to every timed outcome (pure exploitation); 1: such configurations replace "
            "breed's children once stalled instead; 0: none"},
-          {"rank_from", 100, 0, 1e6, true, "proposals before option rank's first"}}},
+          {"rank_from", 100, 0, 1e6, true, "proposals before option rank's first"},
+          {"flip", 1, 0, 1, true,
+           "with rank, every other of its proposals is one of the best configuration's untried "
+           "neighbours in a parameter of up to 4 values (any other value), once for each best; "
+           "0: none"}}},
     };
     return all;
 }

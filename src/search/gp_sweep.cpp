@@ -101,6 +101,15 @@
 // 28 and 54 by 200). Run once on report seeds 10521..10540 (bench/strategies-protocol.md):
 // pnpoly TITAN RTX 13 of 20 by 200 against 8, the other spaces within a seed, 100% by 1,000
 // everywhere; on the recorded SGEMM subset the optimum by 500 in 59 of 60 seeds against 51.
+//
+// `flip` 1 (the default; 0: none) gives every other of rank's slots to the best point's untried
+// neighbours in the parameters of up to 4 values (any other value: a method, a flag, a short
+// tile list), once for each best point, while the stall rule may keep the polish out for as
+// many evaluations again as the best took to find: on pnpoly RTX 3060 Laptop (hub) the seeds
+// that missed 95% by 200 evaluations stood from about evaluation 100 at a configuration one
+// `between_method` away from the optimum, found by a proposal that was not a descent's. On 240
+// design seeds (8161..8400, bench/strategies-protocol.md) it took that space from 209 to 239
+// within 95% by 200 evaluations, level elsewhere but convolution A100 (hub), 152 against 157.
 
 #include <algorithm>
 #include <cmath>
@@ -154,6 +163,7 @@ class gp_sweep final : public strategy {
         draw_ = static_cast<int>(opt("draw"));
         rank_ = static_cast<std::size_t>(opt("rank"));
         rank_from_ = static_cast<std::size_t>(opt("rank_from"));
+        flip_ = opt("flip") > 0;
         counts_.resize(d.dims());
         for (std::size_t i = 0; i < d.dims(); ++i) counts_[i].assign(d.cardinality(i), 0);
         if (polish_mode_ == 1) {
@@ -179,7 +189,8 @@ class gp_sweep final : public strategy {
             }
         std::vector<point> out = propose_rest(n - slots);
         for (std::size_t k = 0; k < slots && out.size() < n; ++k) {
-            auto p = ranked();
+            auto p = next_flip();
+            if (!p) p = ranked();
             if (!p) {  // nothing timed yet to fit (every outcome failed), or nothing left
                 for (auto& q : propose_rest(n - out.size())) out.push_back(std::move(q));
                 break;
@@ -555,6 +566,27 @@ class gp_sweep final : public strategy {
         return std::nullopt;
     }
 
+    // Option flip: every other ranking slot, the best point's unseen neighbours in parameters
+    // of up to descent_any_value_up_to values (any other value), once for each best point.
+    std::optional<point> next_flip() {
+        if (!flip_ || (flip_turn_++ % 2) == 1) return std::nullopt;
+        while (!flip_todo_.empty() && seen_.count(flip_todo_.back())) flip_todo_.pop_back();
+        if (flip_todo_.empty() && best_point_ && flipped_.insert(*best_point_).second) {
+            const point& b = *best_point_;
+            for (point& q : domain_neighbours(d_, b, true, descent_any_value_up_to)) {
+                std::size_t i = 0;
+                while (i < q.size() && q[i] == b[i]) ++i;
+                if (d_.cardinality(i) <= descent_any_value_up_to && !seen_.count(q))
+                    flip_todo_.push_back(std::move(q));
+            }
+            std::shuffle(flip_todo_.begin(), flip_todo_.end(), rng_);
+        }
+        if (flip_todo_.empty()) return std::nullopt;
+        point p = std::move(flip_todo_.back());
+        flip_todo_.pop_back();
+        return p;
+    }
+
     // Option rank: the unseen configuration of lowest predicted log time under a ridge
     // regression on one-hot main effects and all pairwise interactions of the parameters,
     // fitted to every timed outcome (failures left out), pure exploitation (no variance term).
@@ -710,14 +742,18 @@ class gp_sweep final : public strategy {
     std::size_t budget_;  // 0: none
     std::unique_ptr<search_base> climb_, sweep_, polish_;
     int polish_mode_ = 0;
-    std::size_t breed_ = 0;        // population bred from once the polish is done; 0: none
-    std::size_t generations_ = 0;  // children for each best point, at most this times breed_
-    std::size_t pick_ = 1;         // candidates for each child (pick_child)
-    int gain_ = 0;                 // which gains of the best restart the stall clock (option gain)
-    int draw_ = 0;                 // how children are drawn (option draw)
-    std::size_t rank_ = 0;         // option rank: one proposal in rank_ ranked; 0: none
-    std::size_t rank_from_ = 100;  // proposals before the first ranked one
-    std::size_t ranked_ = 0;       // ranked proposals made
+    std::size_t breed_ = 0;         // population bred from once the polish is done; 0: none
+    std::size_t generations_ = 0;   // children for each best point, at most this times breed_
+    std::size_t pick_ = 1;          // candidates for each child (pick_child)
+    int gain_ = 0;                  // which gains of the best restart the stall clock (option gain)
+    int draw_ = 0;                  // how children are drawn (option draw)
+    std::size_t rank_ = 0;          // option rank: one proposal in rank_ ranked; 0: none
+    std::size_t rank_from_ = 100;   // proposals before the first ranked one
+    std::size_t ranked_ = 0;        // ranked proposals made
+    bool flip_ = false;             // option flip: half the ranking's slots to next_flip()
+    std::size_t flip_turn_ = 0;     // ranking slots offered to next_flip()
+    std::vector<point> flip_todo_;  // the flipped best point's unseen neighbours, next last
+    point_set flipped_;             // best points whose neighbours were queued so
     bool rank_pool_ready_ = false;
     std::vector<point> rank_pool_;           // the candidates ranked (refit_ranking)
     std::vector<point> rank_queue_;          // the current ranking's next ones, best last

@@ -1223,7 +1223,7 @@ TEST_CASE("gp_sweep's rank proposes the model's best predictions from rank_from 
     int found[2] = {0, 0};
     for (uint64_t seed = 1; seed <= 6; ++seed) {
         CAPTURE(seed);
-        auto on = make("gp_sweep", g, seed, 160, {{"rank", 3}});
+        auto on = make("gp_sweep", g, seed, 160, {{"rank", 3}, {"flip", 0}});
         auto off = make("gp_sweep", g, seed, 160, {{"rank", 0}});
         const run_result a = drive(*on, g, f), b = drive(*off, g, f);
         REQUIRE(a.order.size() == 160);
@@ -1235,4 +1235,58 @@ TEST_CASE("gp_sweep's rank proposes the model's best predictions from rank_from 
     MESSAGE("the optimum by 160 evaluations: rank 0 " << found[0] << " of 6, rank 3 " << found[1]);
     CHECK(found[1] >= 4);  // 4 of 6 against 2 when written
     CHECK(found[1] > found[0]);
+}
+
+TEST_CASE("gp_sweep's flip tries the other values of a short list at every lasting best") {
+    // The last parameter has 4 values (a short list: a descent's neighbours take any of them).
+    const grid g({12, 12, 12, 4}, [](const point&) { return true; });
+    const auto f = rugged_additive();
+    // For each best point held from evaluation 100 on for `hold` evaluations: whether every
+    // other value of the short list was evaluated while it was the best.
+    const std::size_t hold = 60;
+    auto tally = [&](const run_result& r, int& held, int& flipped) {
+        std::set<point> seen;
+        std::optional<double> best;
+        point at;
+        std::size_t since = 0;
+        auto close = [&](std::size_t end) {
+            if (!best || since < 100 || end - since < hold) return;
+            ++held;
+            bool all = true;
+            for (uint32_t v = 0; v < 4; ++v) {
+                point q = at;
+                q[3] = v;
+                all = all && seen.count(q) > 0;
+            }
+            flipped += all;
+        };
+        for (std::size_t k = 0; k < r.order.size(); ++k) {
+            const point& p = r.order[k];
+            seen.insert(p);
+            const auto v = f(p);
+            if (v && (!best || *v < *best)) {
+                close(k);
+                best = v, at = p, since = k;
+            }
+        }
+        close(r.order.size());
+    };
+    int held[2] = {0, 0}, flipped[2] = {0, 0};
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+        CAPTURE(seed);
+        auto on = make("gp_sweep", g, seed, 260, {{"rank", 3}, {"flip", 1}});
+        auto off = make("gp_sweep", g, seed, 260, {{"rank", 3}, {"flip", 0}});
+        const run_result a = drive(*on, g, f), b = drive(*off, g, f);
+        REQUIRE(a.order.size() == 260);
+        // Nothing of flip's before rank's first proposals (from 100, some drawn up to a window
+        // ahead): the runs agree up to there.
+        CHECK(std::equal(a.order.begin(), a.order.begin() + 90, b.order.begin()));
+        tally(a, held[1], flipped[1]);
+        tally(b, held[0], flipped[0]);
+    }
+    MESSAGE("lasting bests with every short-list neighbour tried: flip 1 "
+            << flipped[1] << " of " << held[1] << ", flip 0 " << flipped[0] << " of " << held[0]);
+    REQUIRE(held[1] > 0);
+    CHECK(flipped[1] == held[1]);
+    CHECK(flipped[0] < held[0]);
 }
