@@ -328,15 +328,26 @@ class gp_sweep final : public strategy {
 
     // Polish 2: the unseen neighbours (a descent's) of the best point into todo_, once for
     // each best point; false when there are none left.
-    bool refill() {
+    bool refill() { return queue_best_neighbours(todo_, polished_, false); }
+
+    // The best point's unseen descent neighbours (only those in parameters of up to
+    // descent_any_value_up_to values where `short_lists`) into `todo` in random order, once for
+    // each best point (`done`), after the ones left there; false when none is left or the
+    // budget is spent.
+    bool queue_best_neighbours(std::vector<point>& todo, point_set& done, bool short_lists) {
         if (budget_ > 0 && seen_.size() >= budget_) return false;
-        while (!todo_.empty() && seen_.count(todo_.back())) todo_.pop_back();
-        if (!todo_.empty()) return true;
-        if (!best_point_ || !polished_.insert(*best_point_).second) return false;
-        for (point& q : domain_neighbours(d_, *best_point_, true, descent_any_value_up_to))
-            if (!seen_.count(q)) todo_.push_back(std::move(q));
-        std::shuffle(todo_.begin(), todo_.end(), rng_);
-        return !todo_.empty();
+        while (!todo.empty() && seen_.count(todo.back())) todo.pop_back();
+        if (!todo.empty()) return true;
+        if (!best_point_ || !done.insert(*best_point_).second) return false;
+        const point& b = *best_point_;
+        for (point& q : domain_neighbours(d_, b, true, descent_any_value_up_to)) {
+            std::size_t i = 0;  // the parameter q changes
+            while (q[i] == b[i]) ++i;
+            if ((!short_lists || d_.cardinality(i) <= descent_any_value_up_to) && !seen_.count(q))
+                todo.push_back(std::move(q));
+        }
+        std::shuffle(todo.begin(), todo.end(), rng_);
+        return !todo.empty();
     }
 
     // Whether a child is due: the first `breed` for each best point are (a probe), the next
@@ -569,19 +580,8 @@ class gp_sweep final : public strategy {
     // Option flip: every other ranking slot, the best point's unseen neighbours in parameters
     // of up to descent_any_value_up_to values (any other value), once for each best point.
     std::optional<point> next_flip() {
-        if (!flip_ || (flip_turn_++ % 2) == 1) return std::nullopt;
-        while (!flip_todo_.empty() && seen_.count(flip_todo_.back())) flip_todo_.pop_back();
-        if (flip_todo_.empty() && best_point_ && flipped_.insert(*best_point_).second) {
-            const point& b = *best_point_;
-            for (point& q : domain_neighbours(d_, b, true, descent_any_value_up_to)) {
-                std::size_t i = 0;
-                while (i < q.size() && q[i] == b[i]) ++i;
-                if (d_.cardinality(i) <= descent_any_value_up_to && !seen_.count(q))
-                    flip_todo_.push_back(std::move(q));
-            }
-            std::shuffle(flip_todo_.begin(), flip_todo_.end(), rng_);
-        }
-        if (flip_todo_.empty()) return std::nullopt;
+        if (!flip_ || (flip_turn_++ % 2) == 1 || !queue_best_neighbours(flip_todo_, flipped_, true))
+            return std::nullopt;
         point p = std::move(flip_todo_.back());
         flip_todo_.pop_back();
         return p;
