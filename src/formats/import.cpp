@@ -123,6 +123,11 @@ run_identity kt_identity(const kt_cache& c, const std::string& path) {
 
 std::vector<std::string> kt_notes(const kt_cache& c, const kt_counts& n) {
     std::vector<std::string> notes;
+    if (c.left_open)
+        notes.push_back(fmt::format(
+            "the cache was left open (Kernel Tuner writes its closing braces when a run ends): "
+            "read, as Kernel Tuner reads it, to its last complete record ({} records)",
+            c.record_count));
     if (!hone_objective_of(c.objective))
         notes.push_back(
             fmt::format("the file's objective '{}' is not one hone ranks by; its "

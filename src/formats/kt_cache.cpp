@@ -422,12 +422,57 @@ std::string kt_cache::key(const kt_entry& e) const {
     return kt_key(param_values, e.index);
 }
 
+std::optional<std::string> closed_open_cache(const std::string& text) {
+    std::size_t depth = 0;
+    char open[2] = {0, 0};  // the containers open at depths 0 and 1
+    bool in_string = false, escaped = false;
+    for (const char ch : text) {
+        if (in_string) {
+            if (escaped) {
+                escaped = false;
+            } else if (ch == '\\') {
+                escaped = true;
+            } else if (ch == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (ch == '"') {
+            in_string = true;
+        } else if (ch == '{' || ch == '[') {
+            if (depth < 2) open[depth] = ch;
+            ++depth;
+        } else if ((ch == '}' || ch == ']') && depth > 0) {
+            --depth;
+        }
+    }
+    if (in_string || depth != 2 || open[0] != '{' || open[1] != '{') return std::nullopt;
+    std::size_t end = text.find_last_not_of(" \t\r\n");
+    if (end == std::string::npos) return std::nullopt;
+    // After a record and its comma, after a record, or at the opening of the records.
+    if (text[end] != ',' && text[end] != '}' && text[end] != '{') return std::nullopt;
+    if (text[end] == ',') --end;
+    return text.substr(0, end + 1) + "}\n}\n";
+}
+
 kt_cache scan_kt_cache(const std::string& text, const std::string& path, const kt_record_fn& each) {
+    // Only the end changes: every line and column before it stays where the file has it.
+    if (const std::optional<std::string> closed = closed_open_cache(text)) {
+        kt_cache c = kt_reader(*closed, path).run(each);
+        c.left_open = true;
+        return c;
+    }
     return kt_reader(text, path).run(each);
 }
 
 void scan_kt_records(const std::string& text, const std::string& path, const kt_cache& header,
                      const kt_record_fn& each) {
+    if (header.left_open) {
+        if (const std::optional<std::string> closed = closed_open_cache(text)) {
+            kt_reader(*closed, path).read_records(header, each);
+            return;
+        }
+    }
     kt_reader(text, path).read_records(header, each);
 }
 

@@ -38,6 +38,7 @@ struct kt_cache {
     std::vector<std::vector<value>> param_values;  // tune_params, same order
     std::vector<kt_entry> entries;                 // in file order
     std::size_t record_count = 0;  // records in the file, known before the first is read
+    bool left_open = false;        // read as closed after its last record (closed_open_cache)
 
     // "16,16,32": Kernel Tuner's key for a configuration.
     std::string key(const kt_entry& e) const;
@@ -50,6 +51,14 @@ struct kt_cache {
 // as Python's repr): kt_cache::key.
 std::string kt_key(const std::vector<std::vector<value>>& values,
                    const std::vector<uint32_t>& index);
+
+// Kernel Tuner appends each record and a comma as it measures, and writes the closing braces
+// only when its run ends: the cache of a run that stopped early, or is still running, ends
+// inside "cache". Kernel Tuner reads such a file as if closed after its last record, and so do
+// the readers below (kt_cache::left_open says so). Returns `text` closed so, or nullopt where it
+// does not end inside the object of records of a top-level object (a closed file, or one cut
+// inside a record, which stays a syntax error).
+std::optional<std::string> closed_open_cache(const std::string& text);
 
 // Reads a cache (.json, or gzip'd .json.gz). Throws input_error for a file that is not a Kernel
 // Tuner cache, a damaged or truncated one, a record whose parameters do not match the header,

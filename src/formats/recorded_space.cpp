@@ -60,7 +60,8 @@ recorded_space from_kt(const std::string& path, std::string text) {
             });
     }
     r.path = path;
-    r.format = "Kernel Tuner cache";
+    r.format = c.left_open ? "Kernel Tuner cache, left open: read to its last record"
+                           : "Kernel Tuner cache";
     r.kernel = c.kernel_name;
     r.device = c.device_name;
     r.problem = c.problem_size;

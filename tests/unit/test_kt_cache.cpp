@@ -109,6 +109,52 @@ TEST_CASE("kt cache: gzip'd files are read; a truncated one is refused") {
     CHECK_THROWS_AS(read_kt_cache(dir.file("absent.json")), input_error);
 }
 
+TEST_CASE("kt cache: a cache left open by its run is read to its last record") {
+    // Kernel Tuner writes `record,` as it measures and the closing braces when the run ends.
+    const std::string whole = small_cache;
+    const std::string head = whole.substr(0, whole.find("    \"64,2,True\""));
+    const std::string after_two = whole.substr(0, whole.find("    \"64,1,False\""));
+    const std::string records = whole.substr(0, whole.find("\"cache\": {") + 10);
+    CHECK_FALSE(parse_kt_cache(whole, "x.json").left_open);
+    CHECK_FALSE(closed_open_cache(whole));
+    SUBCASE("after a record and its comma") {
+        const kt_cache c = parse_kt_cache(head, "x.json");
+        CHECK(c.left_open);
+        REQUIRE(c.entries.size() == 1);
+        CHECK(c.key(c.entries[0]) == "32,1,False");
+        CHECK(parse_kt_cache(after_two + "\n\n", "x.json").entries.size() == 2);
+    }
+    SUBCASE("after a record without its comma, and with no record yet") {
+        const std::string no_comma = head.substr(0, head.rfind(','));
+        CHECK(parse_kt_cache(no_comma, "x.json").entries.size() == 1);
+        const kt_cache empty = parse_kt_cache(records, "x.json");
+        CHECK(empty.left_open);
+        CHECK(empty.entries.empty());
+    }
+    SUBCASE("a damaged record of an open cache is refused where the file has it") {
+        const std::string bad =
+            replaced(after_two, "\"vec\": 2, \"fast\": true", "\"vec\": 3, \"fast\": true");
+        CHECK(error_of(bad).find("x.json:13:5:") == 0);
+        CHECK(error_of(bad).find("vec = 3 is not one of the values") != std::string::npos);
+    }
+    SUBCASE("a cut inside a record, or outside \"cache\", stays a syntax error") {
+        CHECK_FALSE(closed_open_cache(head + "    \"64,2,True\": {\"block\": 64"));
+        CHECK(error_of(head + "    \"64,2,True\": {\"block\": 64").find("not valid JSON") !=
+              std::string::npos);
+        CHECK(error_of(head + "    \"64,2,Tr").find("not valid JSON") != std::string::npos);
+        CHECK_FALSE(closed_open_cache("[{\"a\": 1},"));
+        CHECK_FALSE(closed_open_cache("{\"cache\": {\"k\": \"},"));  // inside a string
+    }
+    SUBCASE("read twice, as the import reads it, to the same records") {
+        std::vector<std::string> keys;
+        const kt_cache h = scan_kt_cache(after_two, "x.json", [](auto&&...) {});
+        scan_kt_records(after_two, "x.json", h,
+                        [&](const kt_cache&, const std::string& key, const nlohmann::json&,
+                            kt_entry&&) { keys.push_back(key); });
+        CHECK(keys == std::vector<std::string>{"32,1,False", "64,2,True"});
+    }
+}
+
 TEST_CASE("kt cache: the brute-forced spaces in ../shared/spaces read whole") {
     const std::string path =
         std::string(HONE_SOURCE_DIR) + "/../shared/spaces/gemm_RTX_2080_Ti.json.gz";

@@ -151,5 +151,7 @@ write("kt_cache_array.json", "{" + HEADER + ', "cache": [1, 2]}\n')
 write("kt_record_scalar.json", "{" + HEADER + ', "cache": {"1": 5}}\n')
 write("kt_top_array.json", "[{" + HEADER + ', "cache": {}}]\n')
 write("kt_truncated_record.json", "{" + HEADER + ', "cache": {' + record(1) + ', "2": {"x": 2, "ti')
+# A run that stopped leaves its cache open: each record and its comma, no closing braces.
+write("kt_open.json", "{" + HEADER + ', "cache": {\n' + record(1) + ",\n" + record(2) + ",\n")
 write("kt_trailing.json", "{" + HEADER + ', "cache": {' + record(1) + "}} trailing\n")
 write("kt_nan_time.json", "{" + HEADER + ', "cache": {' + record(1, time="NaN") + "}}\n")
