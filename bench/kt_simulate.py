@@ -8,7 +8,9 @@ the best found is within 90/95/100% of the optimum, and the best so far after ea
 
 The space is exactly the recorded configurations, failed ones included (a restriction admits a
 configuration when the cache holds it), as `hone replay` sees it. Kernel Tuner's strategies draw
-from Python's `random` and NumPy's global generator: both are seeded per run.
+from Python's `random` and NumPy's global generator: both are seeded per run. The objective is
+the cache's, as `hone replay` takes it: GFLOP/s and GB/s (higher is better) where the header
+names one and its records hold it, else time; the best so far is in its units.
 
 Run it with the Python that has kernel_tuner installed:
   /tmp/ktvenv/bin/python bench/kt_simulate.py SPACE --strategy diff_evo --seeds 20 --max-fevals 1000
@@ -73,6 +75,15 @@ def cache_from_hone(path, identity):
             "tune_params_keys": names, "tune_params": values, "objective": "time", "cache": cache}
 
 
+def objective_of(cache):
+    """The cache's objective as hone replay ranks it: (name, higher is better)."""
+    name = cache.get("objective", "time")
+    if name in ("GFLOP/s", "GB/s") and any(
+            isinstance(r.get(name), (int, float)) and r[name] > 0 for r in cache["cache"].values()):
+        return name, True
+    return "time", False
+
+
 def simulate(cache, cache_file, strategy, seed, max_fevals):
     import numpy as np
     from kernel_tuner import tune_kernel
@@ -87,6 +98,7 @@ def simulate(cache, cache_file, strategy, seed, max_fevals):
     def in_cache(*values):
         return ",".join(str(v) for v in values) in recorded
 
+    objective, higher = objective_of(cache)
     random.seed(seed)
     np.random.seed(seed)
     with warnings.catch_warnings():
@@ -94,8 +106,9 @@ def simulate(cache, cache_file, strategy, seed, max_fevals):
         results, _ = tune_kernel(
             cache["kernel_name"], "", tuple(cache["problem_size"]) if isinstance(cache["problem_size"], list)
             else (cache["problem_size"],), [], cache["tune_params"], restrictions=[FunctionConstraint(in_cache)],
-            cache=cache_file, simulation_mode=True, strategy=strategy,
-            strategy_options={"max_fevals": max_fevals}, quiet=True, verbose=False)
+            cache=cache_file, simulation_mode=True, strategy=strategy, objective=objective,
+            objective_higher_is_better=higher, strategy_options={"max_fevals": max_fevals},
+            quiet=True, verbose=False)
     # Unique configurations in the order Kernel Tuner evaluated them (revisits are free).
     seen, times = set(), []
     for r in results:
@@ -105,18 +118,19 @@ def simulate(cache, cache_file, strategy, seed, max_fevals):
         if key in seen:
             continue
         seen.add(key)
-        t = r.get("time")
-        times.append(t if isinstance(t, (int, float)) and "__error__" not in r else None)
+        t = r.get(objective)
+        ok = isinstance(t, (int, float)) and t > 0 and "__error__" not in r
+        times.append(t if ok else None)
     return times[:max_fevals]
 
 
-def summarize(times, optimum, seed):
+def summarize(times, optimum, seed, higher=False):
     best, best_so_far, reached = None, [], [None] * len(LEVELS)
     for i, t in enumerate(times, 1):
-        if t is not None and (best is None or t < best):
+        if t is not None and (best is None or (t > best if higher else t < best)):
             best = t
         best_so_far.append(best)
-        rel = optimum / best if best else 0.0
+        rel = (best / optimum if higher else optimum / best) if best else 0.0
         for k, level in enumerate(LEVELS):
             if reached[k] is None and rel >= level - 1e-12:
                 reached[k] = i
@@ -141,14 +155,17 @@ def main():
         cache_file = os.path.join(tmp, "cache.json")
         with open(cache_file, "w") as f:
             json.dump(cache, f)
-        ok = [r["time"] for r in cache["cache"].values()
-              if isinstance(r.get("time"), (int, float)) and r["time"] > 0]
-        optimum = min(ok)
+        objective, higher = objective_of(cache)
+        ok = [r[objective] for r in cache["cache"].values()
+              if isinstance(r.get(objective), (int, float)) and r[objective] > 0
+              and isinstance(r.get("time"), (int, float))]
+        optimum = max(ok) if higher else min(ok)
         seeds = []
         for s in range(a.seed, a.seed + a.seeds):
-            seeds.append(summarize(simulate(cache, cache_file, a.strategy, s, a.max_fevals), optimum, s))
+            times = simulate(cache, cache_file, a.strategy, s, a.max_fevals)
+            seeds.append(summarize(times, optimum, s, higher))
     json.dump({"tool": f"kernel_tuner {kernel_tuner.__version__}" if hasattr(kernel_tuner, "__version__")
-               else "kernel_tuner", "strategy": a.strategy, "space": a.space, "optimum": optimum,
+               else "kernel_tuner", "strategy": a.strategy, "space": a.space, "objective": objective, "optimum": optimum,
                "seeds": seeds}, sys.stdout)
     print()
 

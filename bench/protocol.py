@@ -62,17 +62,32 @@ def parse_seeds(text):
 
 
 def load_space(path):
-    """Kernel, device and the recorded times (None = failed) of a Kernel Tuner cache."""
+    """Kernel, device and the recorded objective values (None = failed) of a Kernel Tuner cache,
+    as `hone replay` ranks them: its time, or its GFLOP/s or GB/s where the header names one and
+    the records hold it, negated (smaller is better throughout; `higher` says it was negated)."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         d = json.load(f)
+    name = d.get("objective", "time")
+    higher = name in ("GFLOP/s", "GB/s") and any(
+        isinstance(r.get(name), (int, float)) and r[name] > 0 for r in d["cache"].values())
     times = []
     for r in d["cache"].values():
         t = r.get("time")
-        times.append(t if isinstance(t, (int, float)) and t > 0 else None)
+        ok = isinstance(t, (int, float)) and t > 0
+        if higher:
+            v = r.get(name)
+            times.append(-v if ok and isinstance(v, (int, float)) and v > 0 else None)
+        else:
+            times.append(t if ok else None)
     stem = os.path.basename(path).split(".json")[0]
     return {"path": path, "stem": stem, "kernel": d.get("kernel_name", stem.split("_")[0]),
-            "device": d.get("device_name", ""), "times": times}
+            "device": d.get("device_name", ""), "times": times, "higher": higher}
+
+
+def relative(value, optimum):
+    """Performance relative to the optimum (1 at it), for times and for negated throughputs."""
+    return optimum / value if optimum > 0 else value / optimum
 
 
 class random_baseline:
@@ -85,7 +100,7 @@ class random_baseline:
         self.worst = ok[-1]
         # Failures sort last, as the slowest time (what a best of nothing counts as).
         self.sorted = ok + [self.worst] * (self.n - len(ok))
-        self.within = sum(1 for t in ok if self.optimum / t >= LEVEL - 1e-12)
+        self.within = sum(1 for t in ok if relative(t, self.optimum) >= LEVEL - 1e-12)
         self._lc_n = [self._lchoose(self.n, b) for b in range(0, self.n + 1)]
         self._best = {}
 
@@ -163,8 +178,9 @@ def figures(run, space, base, budgets, max_evals):
     seeds = run["seeds"]
     opt, worst = base.optimum, base.worst
     curves = []
+    sign = -1 if space["higher"] else 1  # runs give throughput as it is; the space negated
     for s in seeds:
-        b = [v if v is not None else worst for v in s["best_so_far"]]
+        b = [sign * v if v is not None else worst for v in s["best_so_far"]]
         # A run that ended early (the space, or the strategy, ran out) keeps its best.
         b += [b[-1] if b else worst] * (max_evals - len(b))
         curves.append(b[:max_evals])
@@ -177,7 +193,7 @@ def figures(run, space, base, budgets, max_evals):
 
     out = {"seeds": n}
     for b in budgets:
-        out[f"within_{b}"] = sum(1 for c in curves if opt / c[b - 1] >= LEVEL - 1e-12) / n
+        out[f"within_{b}"] = sum(1 for c in curves if relative(c[b - 1], opt) >= LEVEL - 1e-12) / n
         out[f"score_{b}"] = score(b - 1)
     step = max(1, max_evals // 100)  # the mean over 1 .. max_evals, sampled every step
     idx = list(range(0, max_evals, step))

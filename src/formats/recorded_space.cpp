@@ -39,6 +39,12 @@ std::string kt_record_key(const recorded_space& r, std::size_t k) {
 recorded_space from_kt(const std::string& path, std::string text) {
     recorded_space r;
     kt_cache c;
+    // The header's objective, as the T4 reader and `hone import` take it: GFLOP/s and GB/s are
+    // ranked by each record's own value, higher first (the FAIR hub's hotspot caches rank by
+    // GFLOP/s: its configurations do different amounts of work a launch); anything else by time.
+    std::optional<std::string> throughput;
+    std::size_t with_throughput = 0;
+    std::vector<std::optional<double>> by_time;
     {
         // The records are taken as they are read (no kt_entry is kept), and the text is freed
         // before the points are indexed.
@@ -47,14 +53,23 @@ recorded_space from_kt(const std::string& path, std::string text) {
             own, path,
             [&](const kt_cache& h, const std::string&, const nlohmann::json&, kt_entry&& e) {
                 if (r.points.empty()) {  // sized once: doubling lists would hold two copies
+                    const std::optional<std::string> o = hone_objective_of(h.objective);
+                    if (o && *o != "time") throughput = h.objective;
                     r.points.reserve(h.record_count);
                     r.outcome.reserve(h.record_count);
                     r.cost_s.reserve(h.record_count);
                 }
                 r.points.push_back(std::move(e.index));
-                r.outcome.push_back(e.time_ms && std::isfinite(*e.time_ms) && *e.time_ms > 0
-                                        ? e.time_ms
-                                        : std::nullopt);
+                const bool timed = e.time_ms && std::isfinite(*e.time_ms) && *e.time_ms > 0;
+                r.outcome.push_back(timed ? e.time_ms : std::nullopt);
+                if (throughput) {
+                    by_time.push_back(r.outcome.back());
+                    const auto m = e.metrics.find(*throughput);
+                    const bool has =
+                        timed && m != e.metrics.end() && std::isfinite(m->second) && m->second > 0;
+                    r.outcome.back() = has ? std::optional<double>(-m->second) : std::nullopt;
+                    with_throughput += has;
+                }
                 r.cost_s.push_back(
                     (e.compile_time_ms + e.verification_time_ms + e.benchmark_time_ms) / 1000.0);
             });
@@ -68,6 +83,21 @@ recorded_space from_kt(const std::string& path, std::string text) {
     r.objective = "time";
     r.unit = "ms";
     r.ranked_value = "the file's time (Kernel Tuner: the mean of its runs)";
+    if (throughput && with_throughput > 0) {
+        r.objective = *hone_objective_of(*throughput);
+        r.unit = *throughput;
+        r.ranked_value =
+            fmt::format("the file's {} (its objective; higher is better)", *throughput);
+    } else if (throughput) {
+        r.outcome = std::move(by_time);
+        r.ranked_value =
+            fmt::format("the file's time (its objective, {}, is in no record)", *throughput);
+    } else if (!hone_objective_of(c.objective)) {
+        r.ranked_value = fmt::format(
+            "the file's time (its objective, '{}', is not one hone ranks "
+            "by)",
+            c.objective);
+    }
     r.names = std::move(c.param_names);
     r.values = std::move(c.param_values);
     r.make_key = kt_record_key;  // Kernel Tuner's keys: Python's text of the values

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "damaged_input.hpp"
 #include "formats/recorded_space.hpp"
 #include "formats/t4.hpp"
 #include "hone/error.hpp"
@@ -162,6 +163,46 @@ TEST_CASE("replay of a Kernel Tuner cache: exact evaluations to each level") {
         replay_once(load_recorded_space(dir.file("slower.json")), exhaustive(10), 1);
     CHECK(t.evals_to[0] == 2u);
     CHECK(t.evals_to[1] == 4u);
+}
+
+TEST_CASE("replay of a Kernel Tuner cache ranks by its GFLOP/s or GB/s objective") {
+    // Configurations that do more work a launch (hotspot's temporal tiling) are slower and
+    // faster at once: the objective decides. x = 4 is the fastest, x = 2 the most GFLOP/s.
+    const auto with = [](const std::string& objective, bool metric) {
+        std::string text = cache(rec(1, "4.0") + "," + rec(2, "2.0") + "," +
+                                 rec(3, "\"InvalidConfig\"", 0) + "," + rec(4, "1.0"));
+        text = replaced(text, "\"objective\": \"time\"", "\"objective\": \"" + objective + "\"");
+        if (metric) {
+            text = replaced(text, "\"time\": 4.0,", "\"time\": 4.0, \"GFLOP/s\": 100,");
+            text = replaced(text, "\"time\": 2.0,", "\"time\": 2.0, \"GFLOP/s\": 400,");
+            text = replaced(text, "\"time\": 1.0,", "\"time\": 1.0, \"GFLOP/s\": 390,");
+        }
+        return text;
+    };
+    temp_dir dir;
+    dir.write("gflops.json", with("GFLOP/s", true));
+    const recorded_space g = load_recorded_space(dir.file("gflops.json"));
+    CHECK(g.objective == "gflops");
+    CHECK(g.unit == "GFLOP/s");
+    CHECK(g.ranked_value.find("GFLOP/s (its objective; higher is better)") != std::string::npos);
+    CHECK(g.key(g.optimum) == "2,7");
+    CHECK(g.natural(*g.outcome[g.optimum]) == 400);
+    CHECK(!g.outcome[2]);
+    const replay_seed s = replay_once(g, exhaustive(10), 1);
+    CHECK(s.evals_to[2] == 2u);
+    CHECK(g.relative(*g.outcome[3]) == doctest::Approx(390.0 / 400));
+
+    // The header names GFLOP/s but no record holds it, or an objective hone does not rank by:
+    // the file's time, and the reason.
+    dir.write("no_metric.json", with("GFLOP/s", false));
+    const recorded_space n = load_recorded_space(dir.file("no_metric.json"));
+    CHECK(n.objective == "time");
+    CHECK(n.key(n.optimum) == "4,7");
+    CHECK(n.ranked_value.find("GFLOP/s, is in no record") != std::string::npos);
+    dir.write("energy.json", with("energy", true));
+    const recorded_space e = load_recorded_space(dir.file("energy.json"));
+    CHECK(e.key(e.optimum) == "4,7");
+    CHECK(e.ranked_value.find("'energy', is not one hone ranks by") != std::string::npos);
 }
 
 TEST_CASE("replay: medians and shares across seeds") {
