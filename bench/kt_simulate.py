@@ -41,7 +41,8 @@ def load_cache(path, identity):
 
 
 def cache_from_hone(path, identity):
-    """A hone database's run as a Kernel Tuner cache (time = the median, microseconds)."""
+    """A hone database's run as a Kernel Tuner cache (time = the median, microseconds; a run
+    ranked by GFLOP/s or GB/s keeps it, as the cache's objective)."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     runs = db.execute("SELECT run_id, kernel_name, device_name, objective FROM runs ORDER BY run_id").fetchall()
     if not runs:
@@ -49,14 +50,15 @@ def cache_from_hone(path, identity):
     if len(runs) > 1 and not identity:
         sys.exit(f"{path}: {len(runs)} runs; pick one with --identity N")
     run = runs[int(identity) - 1] if identity else runs[0]
-    if run[3] != "time":
-        sys.exit(f"{path}: the run is ranked by {run[3]}; only time is converted")
-    rows = db.execute("SELECT params, status, median, compile_ms, wall_s FROM results WHERE run_id = ?",
-                      (run[0],)).fetchall()
+    objective = {"time": "time", "gflops": "GFLOP/s", "gbps": "GB/s"}.get(run[3])
+    if objective is None:
+        sys.exit(f"{path}: the run is ranked by {run[3]}, which has no Kernel Tuner name")
+    rows = db.execute("SELECT params, status, median, compile_ms, wall_s, gflops, gbps FROM results "
+                      "WHERE run_id = ?", (run[0],)).fetchall()
     names = list(json.loads(rows[0][0]).keys())
     values = {n: [] for n in names}
     cache = {}
-    for params, status, median, compile_ms, wall_s in rows:
+    for params, status, median, compile_ms, wall_s, gflops, gbps in rows:
         p = json.loads(params)
         for n in names:
             if p[n] not in values[n]:
@@ -65,6 +67,8 @@ def cache_from_hone(path, identity):
         ok = status in ("ok", "not_converged") and median > 0
         rec = dict(p)
         rec["time"] = median if ok else ("CompilationFailedConfig" if status.startswith("compile") else "RuntimeFailedConfig")
+        if ok and objective != "time":
+            rec[objective] = gflops if objective == "GFLOP/s" else gbps
         rec["compile_time"] = compile_ms
         rec["verification_time"] = 0
         rec["benchmark_time"] = 1000 * wall_s
@@ -72,7 +76,7 @@ def cache_from_hone(path, identity):
     for n in names:
         values[n].sort(key=lambda v: (isinstance(v, str), v))
     return {"device_name": run[2], "kernel_name": run[1], "problem_size": [1],
-            "tune_params_keys": names, "tune_params": values, "objective": "time", "cache": cache}
+            "tune_params_keys": names, "tune_params": values, "objective": objective, "cache": cache}
 
 
 def objective_of(cache):
