@@ -78,6 +78,7 @@ class results_store {
 
   private:
     std::string path_;
+    bool tidy_wal_ = false;  // a reader that removes the -wal and -shm files it made
     sqlite3* db_ = nullptr;
 };
 

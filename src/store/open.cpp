@@ -217,9 +217,18 @@ sqlite3* open_read_only(const std::string& path) {
         name += "?immutable=1";
         flags |= SQLITE_OPEN_URI;
     }
+    // A refusal below leaves no -wal or -shm file behind either (remove_reader_wal_files).
+    struct tidy_closer {
+        std::string path;
+        bool tidy;
+        void operator()(sqlite3* db) const {
+            sqlite3_close_v2(db);
+            if (tidy) remove_reader_wal_files(path);
+        }
+    };
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
-    db_ptr db(raw);
+    std::unique_ptr<sqlite3, tidy_closer> db(raw, tidy_closer{path, wal_files_absent(path)});
     if (rc != SQLITE_OK) {
         throw env_error(fmt::format("cannot open results database {}: {}", path,
                                     raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
@@ -247,6 +256,22 @@ sqlite3* open_read_only(const std::string& path) {
         throw env_error(fmt::format("cannot read {}: {}", path, sqlite3_errstr(step)));
     upgrade_schema(mem.get(), path, static_cast<int>(version));
     return mem.release();
+}
+
+bool wal_files_absent(const std::string& path) {
+    struct stat st {};
+    return ::stat((path + "-wal").c_str(), &st) != 0 && ::stat((path + "-shm").c_str(), &st) != 0;
+}
+
+void remove_reader_wal_files(const std::string& path) {
+    if (wal_files_absent(path)) return;  // none made: not in WAL mode, or opened as immutable
+    sqlite3* raw = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
+        sqlite3_busy_timeout(raw, 100);
+        // A read opens the log; a connection that never read would not look at it on closing.
+        sqlite3_exec(raw, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    }
+    sqlite3_close_v2(raw);
 }
 
 }  // namespace hone::store_detail

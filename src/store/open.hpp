@@ -23,4 +23,15 @@ sqlite3* open_checked(const std::string& path);
 // the file.
 sqlite3* open_read_only(const std::string& path);
 
+// A reader of a database in WAL mode makes its -wal and -shm files beside it and, read-only,
+// cannot remove them when it closes: `hone show` would leave two files behind. Before a reader
+// opens `path`, wal_files_absent says whether neither file is there (no connection has the
+// database open); if so, remove_reader_wal_files, called once the reader has closed, removes
+// them the way SQLite does: a read-write connection reads and closes and, the last connection,
+// checkpoints an empty log and deletes both. Where a writer opened the database meanwhile, that
+// connection is not the last and leaves them to the writer. Nothing happens where the file or
+// its folder cannot be written.
+bool wal_files_absent(const std::string& path);
+void remove_reader_wal_files(const std::string& path);
+
 }  // namespace hone::store_detail

@@ -98,11 +98,13 @@ int64_t insert_run(sqlite3* db, const std::string& path, const run_identity& id)
 
 results_store::results_store(const std::string& path, store_access access)
     : path_(path),
+      tidy_wal_(access == store_access::read_only && store_detail::wal_files_absent(path)),
       db_(access == store_access::read_only ? store_detail::open_read_only(path)
                                             : store_detail::open_checked(path)) {}
 
 results_store::~results_store() {
     sqlite3_close_v2(db_);
+    if (tidy_wal_) store_detail::remove_reader_wal_files(path_);
 }
 
 int64_t results_store::begin_run(const run_identity& id) {

@@ -83,6 +83,9 @@ TEST_CASE("merge: results of one identity join one run; merging again changes no
     fill(a, {result("X=1", 10), result("X=2", 20)});
     fill(b, {result("X=3", 30)});
     merge_report r = merge_databases({a, b}, out);
+    // The inputs, read, are left as they were: no -wal or -shm file beside them.
+    for (const std::string& in : {a, b})
+        CHECK_FALSE((fs::exists(in + "-wal") || fs::exists(in + "-shm")));
     CHECK(r.runs == 1);
     CHECK(r.added == 3);
     CHECK(r.identical == 0);

@@ -72,6 +72,41 @@ TEST_CASE("read-only store: reads and leaves the file unchanged, journal mode in
     CHECK(slurp(path) == before);
 }
 
+TEST_CASE("read-only store: a WAL database's reader leaves no -wal or -shm file behind") {
+    temp_dir t;
+    const std::string path = t.file("r.db");
+    make_db(path);  // WAL, as hone writes it; its writer closed, so neither file is there
+    const auto files = [&] { return fs::exists(path + "-wal") || fs::exists(path + "-shm"); };
+    REQUIRE_FALSE(files());
+    const std::string before = slurp(path);
+    {
+        results_store s(path, store_access::read_only);
+        REQUIRE(s.runs().size() == 1);
+        CHECK(files());  // SQLite's reader makes them
+    }
+    CHECK_FALSE(files());
+    CHECK(slurp(path) == before);
+
+    SUBCASE("a writer open meanwhile keeps them, and removes them when it closes") {
+        sqlite3* writer = nullptr;
+        REQUIRE(sqlite3_open(path.c_str(), &writer) == SQLITE_OK);
+        CHECK(sqlite3_exec(writer, "SELECT count(*) FROM results", nullptr, nullptr, nullptr) ==
+              SQLITE_OK);
+        REQUIRE(files());
+        { results_store s(path, store_access::read_only); }
+        CHECK(files());
+        CHECK(sqlite3_exec(writer, "UPDATE meta SET value = value", nullptr, nullptr, nullptr) ==
+              SQLITE_OK);
+        sqlite3_close(writer);
+        CHECK_FALSE(files());
+    }
+    SUBCASE("nor does a refused one") {
+        exec_sql(path, "PRAGMA application_id = 7");
+        CHECK(read_only_refusal(path).find("another application") != std::string::npos);
+        CHECK_FALSE(files());
+    }
+}
+
 TEST_CASE("read-only store: an older schema is read through a copy, the file unchanged") {
     temp_dir t;
     const std::string path = t.file("r.db");
