@@ -28,6 +28,8 @@ struct replay_args {
     int64_t window = 8;
     std::vector<std::string> options;
     std::string identity;
+    std::string objective;
+    bool higher = false, lower = false;
     bool json = false;
 };
 
@@ -118,7 +120,14 @@ int run_replay(const replay_args& a) {
     if (a.window < 1) throw input_error({"--window", 0, 0}, "at least 1");
     o.seeds = a.seeds;
     o.window = static_cast<std::size_t>(a.window);
-    const recorded_space space = load_recorded_space(a.space, a.identity);
+    objective_choice objective{a.objective, std::nullopt};
+    if (a.higher || a.lower) {
+        if (a.objective.empty())
+            throw input_error({a.higher ? "--higher-is-better" : "--lower-is-better", 0, 0},
+                              "says which way --objective NAME is better: give --objective too");
+        objective.higher = a.higher;
+    }
+    const recorded_space space = load_recorded_space(a.space, a.identity, objective);
     o.on_seed = progress_printer();
     const shown_unit unit = unit_of(space);
     std::size_t failed = 0;
@@ -264,7 +273,12 @@ records, e.g. InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig, KTT's
 ComputationFailed or hone's compile_error, count as
 evaluations that found nothing). The recorded time is the file's own (a cache's `time`, a T4
 result's "time" measurement), so one space in either format replays the same; a hone database
-gives the median of the raw times.
+gives the median of the raw times. A file whose objective is GFLOP/s or GB/s (a cache's
+"objective", a T4 result's "objectives", a hone run tuned for gflops or gbps) is ranked by that
+value, higher first. --objective NAME ranks by another number each record holds (a cache's
+field, a T4 measurement, a hone run's metric; time, GFLOP/s and GB/s in any of them), higher
+first for the throughputs Kernel Tuner knows (GFLOP/s, GB/s, TFLOP/s, GFLOPS/W, ...), lower
+first for anything else unless --higher-is-better says otherwise.
 
 For each seed, replay reports the number of evaluations until the best found is within 90%,
 95% and 100% of the optimum (performance = optimum time / best time so far), and the simulated
@@ -301,6 +315,14 @@ Examples:
         ->check(whole_number(1, std::numeric_limits<int64_t>::max()));
     c->add_option("--identity", a->identity,
                   "Which run of a database with several: its number (1 = first) or id prefix");
+    c->add_option("--objective", a->objective,
+                  "Rank by this recorded number instead of the file's objective: time, GFLOP/s, "
+                  "GB/s or a field, measurement or metric of the records");
+    auto* up = c->add_flag("--higher-is-better", a->higher,
+                           "--objective's value is better higher (default for throughputs)");
+    auto* down = c->add_flag("--lower-is-better", a->lower,
+                             "--objective's value is better lower (default for anything else)");
+    up->excludes(down);
     c->add_flag("--json", a->json, "Machine-readable output");
     c->callback([a, &action] { action = [a] { return run_replay(*a); }; });
 }

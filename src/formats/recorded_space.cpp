@@ -1,11 +1,13 @@
 #include "formats/recorded_space.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string_view>
 #include <type_traits>
 #include <unordered_map>
@@ -36,15 +38,56 @@ std::string kt_record_key(const recorded_space& r, std::size_t k) {
     return kt_key(r.values, r.points[k]);
 }
 
-recorded_space from_kt(const std::string& path, std::string text) {
+// Whether more is better for an objective of this name, as Kernel Tuner infers it: its
+// throughputs and efficiencies are, times, energies and costs are not.
+bool higher_is_better(const std::string& name) {
+    static const char* const higher[] = {"GFLOP/s",  "TFLOP/s",  "GB/s",    "TB/s",
+                                         "GFLOPS/W", "TFLOPS/W", "GFLOP/J", "TFLOP/J",
+                                         "fitness",  "gflops",   "gbps"};
+    for (const char* h : higher)
+        if (name == h) return true;
+    return false;
+}
+
+// A Kernel Tuner cache's name for hone's throughputs.
+std::string kt_field_of(const std::string& name) {
+    return name == "gflops" ? "GFLOP/s" : name == "gbps" ? "GB/s" : name;
+}
+
+[[noreturn]] void no_such_objective(const std::string& path, const std::string& name,
+                                    const std::set<std::string>& fields) {
+    throw input_error(
+        {"--objective", 0, 0},
+        fmt::format("no record of {} holds a number '{}' to rank by; its records "
+                    "hold: {}",
+                    path, name,
+                    fields.empty() ? "none" : fmt::format("{}", fmt::join(fields, ", "))));
+}
+
+// The ranked objective's name, direction and words for the summary, set on `r`.
+void set_objective(recorded_space& r, const std::string& name, bool higher, const char* why) {
+    const auto o = hone_objective_of(name);
+    r.objective = o ? *o : name;
+    r.unit = name;
+    r.ranked_value =
+        fmt::format("the file's {} ({}; {} is better)", name, why, higher ? "higher" : "lower");
+}
+
+recorded_space from_kt(const std::string& path, std::string text, const objective_choice& choice) {
     recorded_space r;
     kt_cache c;
-    // The header's objective, as the T4 reader and `hone import` take it: GFLOP/s and GB/s are
-    // ranked by each record's own value, higher first (the FAIR hub's hotspot caches rank by
-    // GFLOP/s: its configurations do different amounts of work a launch); anything else by time.
-    std::optional<std::string> throughput;
-    std::size_t with_throughput = 0;
+    // A field other than time to rank by: the one chosen, or the header's objective where it is
+    // GFLOP/s or GB/s, as the T4 reader and `hone import` take it (the FAIR hub's hotspot caches
+    // rank by GFLOP/s: its configurations do different amounts of work a launch).
+    std::optional<std::string> field;
+    bool higher = true;
+    if (!choice.name.empty() && choice.name != "time") {
+        field = kt_field_of(choice.name);
+        higher = choice.higher.value_or(higher_is_better(*field));
+    }
+    std::size_t with_field = 0;
     std::vector<std::optional<double>> by_time;
+    std::set<std::string> fields{"time"};
     {
         // The records are taken as they are read (no kt_entry is kept), and the text is freed
         // before the points are indexed.
@@ -54,7 +97,7 @@ recorded_space from_kt(const std::string& path, std::string text) {
             [&](const kt_cache& h, const std::string&, const nlohmann::json&, kt_entry&& e) {
                 if (r.points.empty()) {  // sized once: doubling lists would hold two copies
                     const std::optional<std::string> o = hone_objective_of(h.objective);
-                    if (o && *o != "time") throughput = h.objective;
+                    if (choice.name.empty() && o && *o != "time") field = h.objective;
                     r.points.reserve(h.record_count);
                     r.outcome.reserve(h.record_count);
                     r.cost_s.reserve(h.record_count);
@@ -62,13 +105,16 @@ recorded_space from_kt(const std::string& path, std::string text) {
                 r.points.push_back(std::move(e.index));
                 const bool timed = e.time_ms && std::isfinite(*e.time_ms) && *e.time_ms > 0;
                 r.outcome.push_back(timed ? e.time_ms : std::nullopt);
-                if (throughput) {
+                if (field) {
+                    if (fields.size() < 64)
+                        for (const auto& [name, v] : e.metrics) fields.insert(name);
                     by_time.push_back(r.outcome.back());
-                    const auto m = e.metrics.find(*throughput);
+                    const auto m = e.metrics.find(*field);
                     const bool has =
                         timed && m != e.metrics.end() && std::isfinite(m->second) && m->second > 0;
-                    r.outcome.back() = has ? std::optional<double>(-m->second) : std::nullopt;
-                    with_throughput += has;
+                    r.outcome.back() =
+                        has ? std::optional<double>(higher ? -m->second : m->second) : std::nullopt;
+                    with_field += has;
                 }
                 r.cost_s.push_back(
                     (e.compile_time_ms + e.verification_time_ms + e.benchmark_time_ms) / 1000.0);
@@ -83,16 +129,15 @@ recorded_space from_kt(const std::string& path, std::string text) {
     r.objective = "time";
     r.unit = "ms";
     r.ranked_value = "the file's time (Kernel Tuner: the mean of its runs)";
-    if (throughput && with_throughput > 0) {
-        r.objective = *hone_objective_of(*throughput);
-        r.unit = *throughput;
-        r.ranked_value =
-            fmt::format("the file's {} (its objective; higher is better)", *throughput);
-    } else if (throughput) {
+    if (field && with_field > 0) {
+        set_objective(r, *field, higher, choice.name.empty() ? "its objective" : "--objective");
+    } else if (field && !choice.name.empty()) {
+        no_such_objective(path, *field, fields);
+    } else if (field) {
         r.outcome = std::move(by_time);
         r.ranked_value =
-            fmt::format("the file's time (its objective, {}, is in no record)", *throughput);
-    } else if (!hone_objective_of(c.objective)) {
+            fmt::format("the file's time (its objective, {}, is in no record)", *field);
+    } else if (choice.name.empty() && !hone_objective_of(c.objective)) {
         r.ranked_value = fmt::format(
             "the file's time (its objective, '{}', is not one hone ranks "
             "by)",
@@ -111,9 +156,11 @@ std::string describe(const run_identity& id) {
 }
 
 recorded_space from_run(const std::string& path, const char* format, const run_identity& run,
-                        const std::vector<eval_record>& records, bool file_time = false);
+                        const std::vector<eval_record>& records, const objective_choice& choice,
+                        bool file_time = false);
 
-recorded_space from_hone(const std::string& path, const std::string& choice) {
+recorded_space from_hone(const std::string& path, const std::string& choice,
+                         const objective_choice& objective) {
     const source_pos at{path, 0, 0};
     std::vector<run_identity> runs;
     std::vector<eval_record> records;
@@ -154,7 +201,7 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
         // A file that starts like SQLite but is not a usable hone database: bad input here.
         throw input_error(at, e.what());
     }
-    return from_run(path, "hone database", run, records);
+    return from_run(path, "hone database", run, records, objective);
 }
 
 // file_time: rank by each result's own objective value where the file gives one (T4's "time"
@@ -163,7 +210,8 @@ recorded_space from_hone(const std::string& path, const std::string& choice) {
 // tools rank by it (Kernel Tuner's T4: the mean of runtimes whose first may run cold); hone's
 // own T4 writes the median there.
 recorded_space from_run(const std::string& path, const char* format, const run_identity& run,
-                        const std::vector<eval_record>& records, bool file_time) {
+                        const std::vector<eval_record>& records, const objective_choice& choice,
+                        bool file_time) {
     const source_pos at{path, 0, 0};
     recorded_space r;
     r.path = path;
@@ -171,9 +219,28 @@ recorded_space from_run(const std::string& path, const char* format, const run_i
     r.kernel = run.kernel_name;
     r.device = run.device_name;
     r.problem = run.problem;
-    r.objective = run.objective;
-    r.unit = run.objective == "time" ? "us" : run.objective == "gbps" ? "GB/s" : "GFLOP/s";
-    r.ranked_value = run.objective != "time" ? "each configuration's " + run.objective
+    // The run's objective, or the one chosen: time, hone's throughputs, or a metric by name.
+    std::string objective = run.objective;
+    std::optional<std::string> metric;
+    bool higher = objective != "time";
+    if (!choice.name.empty()) {
+        const auto o = hone_objective_of(kt_field_of(choice.name));
+        objective = o ? *o : choice.name;
+        if (!o) metric = choice.name;
+        higher = choice.higher.value_or(higher_is_better(kt_field_of(choice.name)));
+    }
+    std::set<std::string> fields{"time", "GFLOP/s", "GB/s"};
+    std::size_t chosen = 0;
+    r.objective = objective;
+    r.unit = objective == "time"     ? "us"
+             : objective == "gbps"   ? "GB/s"
+             : objective == "gflops" ? "GFLOP/s"
+                                     : objective;
+    r.ranked_value = metric ? fmt::format(
+                                  "each configuration's metric {} (--objective; {} is "
+                                  "better)",
+                                  *metric, higher ? "higher" : "lower")
+                     : objective != "time" ? "each configuration's " + objective
                      : file_time ? "the file's time of each result (its \"time\" measurement; the "
                                    "median of its runtimes where it has none)"
                                  : "the median of each configuration's samples, as hone ranks";
@@ -205,26 +272,46 @@ recorded_space from_run(const std::string& path, const char* format, const run_i
         r.keys.push_back(rec.key);
         std::optional<double> out;
         if (has_timing(rec.st)) {
-            if (run.objective == "gbps" && rec.gbps > 0) out = -rec.gbps;
-            if (run.objective == "gflops" && rec.gflops > 0) out = -rec.gflops;
-            if (run.objective == "time" && rec.gpu.time_us.median > 0) out = rec.gpu.time_us.median;
+            if (objective == "gbps" && rec.gbps > 0) out = -rec.gbps;
+            if (objective == "gflops" && rec.gflops > 0) out = -rec.gflops;
+            if (objective == "time" && rec.gpu.time_us.median > 0) out = rec.gpu.time_us.median;
             if (const auto m = rec.metrics.find(objective_metric);
-                file_time && run.objective == "time" && m != rec.metrics.end() &&
+                file_time && objective == "time" && m != rec.metrics.end() &&
                 std::isfinite(m->second) && m->second > 0)
                 out = m->second * 1000;  // ms to us
+            if (metric) {
+                if (fields.size() < 64)
+                    for (const auto& [name, v] : rec.metrics) fields.insert(name);
+                if (const auto m = rec.metrics.find(*metric);
+                    m != rec.metrics.end() && std::isfinite(m->second) && m->second > 0)
+                    out = higher ? -m->second : m->second;
+                else
+                    out.reset();
+            }
         }
+        chosen += out.has_value();
         r.outcome.push_back(out);
         r.cost_s.push_back(rec.compile_ms / 1000.0 + rec.gpu.wall_s);
     }
+    if (!choice.name.empty() && chosen == 0) no_such_objective(path, choice.name, fields);
     r.finish();
     return r;
 }
 
 }  // namespace
 
-recorded_space load_recorded_space(const std::string& path, const std::string& identity) {
+recorded_space load_recorded_space(const std::string& path, const std::string& identity,
+                                   const objective_choice& objective) {
+    if (objective.higher && objective.name == "time" && *objective.higher)
+        throw input_error({"--objective", 0, 0}, "time is better lower, not higher");
+    if (objective.higher && !*objective.higher && hone_objective_of(kt_field_of(objective.name)) &&
+        objective.name != "time")
+        throw input_error(
+            {"--objective", 0, 0},
+            fmt::format("{} is a throughput: better higher, not lower", objective.name));
     const std::string head = head_bytes(path, 16);
-    if (head.rfind(std::string("SQLite format 3\0", 16), 0) == 0) return from_hone(path, identity);
+    if (head.rfind(std::string("SQLite format 3\0", 16), 0) == 0)
+        return from_hone(path, identity, objective);
     if (!identity.empty())
         throw input_error(
             {"--identity", 0, 0},
@@ -250,10 +337,17 @@ recorded_space load_recorded_space(const std::string& path, const std::string& i
         t4 = results && version;
         ktt = !t4 && looks_like_ktt_output(*members);
     }
-    if (ktt) return read_ktt_output(text, path);
-    if (!t4) return from_kt(path, std::move(text));
+    if (ktt) {
+        if (!objective.name.empty() && objective.name != "time")
+            throw input_error({"--objective", 0, 0},
+                              fmt::format("{} is KTT output, ranked by each result's "
+                                          "TotalDuration: --objective takes only time there",
+                                          path));
+        return read_ktt_output(text, path);
+    }
+    if (!t4) return from_kt(path, std::move(text), objective);
     const run_records run = read_t4_text(text, path);
-    return from_run(path, "T4 results", run.identity, run.records, true);
+    return from_run(path, "T4 results", run.identity, run.records, objective, true);
 }
 
 }  // namespace hone

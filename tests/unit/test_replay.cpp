@@ -203,6 +203,34 @@ TEST_CASE("replay of a Kernel Tuner cache ranks by its GFLOP/s or GB/s objective
     const recorded_space e = load_recorded_space(dir.file("energy.json"));
     CHECK(e.key(e.optimum) == "4,7");
     CHECK(e.ranked_value.find("'energy', is not one hone ranks by") != std::string::npos);
+
+    // --objective: another recorded number, in the direction known for it or given.
+    const recorded_space t = load_recorded_space(dir.file("gflops.json"), "", {"time", {}});
+    CHECK(t.objective == "time");
+    CHECK(t.key(t.optimum) == "4,7");
+    const recorded_space f = load_recorded_space(dir.file("energy.json"), "", {"GFLOP/s", {}});
+    CHECK(f.key(f.optimum) == "2,7");
+    CHECK(f.ranked_value.find("--objective; higher is better") != std::string::npos);
+    std::string score = with("time", true);
+    for (std::size_t at; (at = score.find("\"GFLOP/s\"")) != std::string::npos;)
+        score.replace(at, 9, "\"score\"");
+    dir.write("score.json", score);
+    const recorded_space lower = load_recorded_space(dir.file("score.json"), "", {"score", {}});
+    CHECK(lower.key(lower.optimum) == "1,7");  // lower is better unless told: 100 of 100, 400, 390
+    const recorded_space higher = load_recorded_space(dir.file("score.json"), "", {"score", true});
+    CHECK(higher.key(higher.optimum) == "2,7");
+    const auto refusal = [&](const char* file, const objective_choice& o) {
+        try {
+            (void)load_recorded_space(dir.file(file), "", o);
+        } catch (const input_error& err) {
+            return std::string(err.what());
+        }
+        return std::string();
+    };
+    CHECK(refusal("gflops.json", {"nope", {}}).find("holds a number 'nope'") != std::string::npos);
+    CHECK(refusal("gflops.json", {"nope", {}}).find("GFLOP/s, time") != std::string::npos);
+    CHECK(refusal("gflops.json", {"time", true}).find("better lower") != std::string::npos);
+    CHECK(refusal("gflops.json", {"GFLOP/s", false}).find("better higher") != std::string::npos);
 }
 
 TEST_CASE("replay: medians and shares across seeds") {
@@ -426,6 +454,10 @@ TEST_CASE("hone replay refuses bad input with exit code 2 and says why") {
          "options name it (--strategy gp_sweep)"},
         {ok + " --strategy genetic -O population=30 -O population=40",
          "population is given twice (first 30)"},
+        {ok + " --higher-is-better", "give --objective too"},
+        {ok + " --objective GFLOP/s", "holds a number 'GFLOP/s' to rank by"},
+        {ok + " --objective time --higher-is-better", "time is better lower"},
+        {dir.file("ktt_failed.json") + " --objective GFLOP/s", "--objective takes only time"},
         {ok + " --max-evals 0", "--max-evals: expected a whole number 1 or more, got '0'"},
         {ok + " --seeds 0", "--seeds: expected a whole number from 1 to 100000, got '0'"},
         {ok + " --seeds 100001", "expected a whole number from 1 to 100000, got '100001'"},
