@@ -197,7 +197,10 @@ int run_replay(const replay_args& a) {
     // Only what the table prints is kept for each seed.
     o.keep_history = false;
     const replay_result r = replay(space, o);
-    print_text("{} ({}): {} on {}\n", space.path, space.format, space.kernel, space.device);
+    // T4 results name neither kernel nor device (a separate metadata file holds them).
+    print_text("{} ({}): {} on {}\n", space.path, space.format,
+               space.kernel.empty() ? "a kernel the file does not name" : space.kernel,
+               space.device.empty() ? "a device it does not name" : space.device);
     print_text("{} configurations, {} failed; optimum {:.6g} {} at {}\n", space.points.size(),
                failed, optimum * unit.scale, unit.name, named_key(space, space.optimum));
     if (!space.ranked_value.empty()) print_text("ranked by {}\n", space.ranked_value);
