@@ -266,7 +266,8 @@ checked_import check_import(const std::string& path, import_format format) {
     }
     // Every record is checked and converted once here, and made again when it is stored.
     kt_counts n;
-    std::vector<std::size_t> hashes;  // of the keys, for records given twice
+    std::vector<std::size_t> hashes;               // of the keys, for records given twice
+    const bool was_open = close_open_cache(text);  // in place: the text is kept for the records
     kt_cache c = scan_kt_cache(
         text, path,
         [&](const kt_cache& h, const std::string& key, const sorted_json& rec, kt_entry&& e) {
@@ -276,6 +277,7 @@ checked_import check_import(const std::string& path, import_format format) {
             count(kt_record(h, e, n));
         });
     check_kt_keys_unique(std::move(hashes), text, path);
+    c.left_open = c.left_open || was_open;
     out.identity = kt_identity(c, path);
     out.notes = kt_notes(c, n);
     out.text_ = std::move(text);

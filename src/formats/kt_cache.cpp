@@ -422,7 +422,10 @@ std::string kt_cache::key(const kt_entry& e) const {
     return kt_key(param_values, e.index);
 }
 
-std::optional<std::string> closed_open_cache(const std::string& text) {
+namespace {
+
+// Where an open cache's text is cut before the closing braces are added; nullopt: not open.
+std::optional<std::size_t> open_cache_cut(const std::string& text) {
     std::size_t depth = 0;
     char open[2] = {0, 0};  // the containers open at depths 0 and 1
     bool in_string = false, escaped = false;
@@ -452,7 +455,23 @@ std::optional<std::string> closed_open_cache(const std::string& text) {
     // After a record and its comma, after a record, or at the opening of the records.
     if (text[end] != ',' && text[end] != '}' && text[end] != '{') return std::nullopt;
     if (text[end] == ',') --end;
-    return text.substr(0, end + 1) + "}\n}\n";
+    return end + 1;
+}
+
+}  // namespace
+
+std::optional<std::string> closed_open_cache(const std::string& text) {
+    const std::optional<std::size_t> cut = open_cache_cut(text);
+    if (!cut) return std::nullopt;
+    return text.substr(0, *cut) + "}\n}\n";
+}
+
+bool close_open_cache(std::string& text) {
+    const std::optional<std::size_t> cut = open_cache_cut(text);
+    if (!cut) return false;
+    text.resize(*cut);
+    text += "}\n}\n";
+    return true;
 }
 
 kt_cache scan_kt_cache(const std::string& text, const std::string& path, const kt_record_fn& each) {

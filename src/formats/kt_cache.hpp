@@ -59,6 +59,8 @@ std::string kt_key(const std::vector<std::vector<value>>& values,
 // does not end inside the object of records of a top-level object (a closed file, or one cut
 // inside a record, which stays a syntax error).
 std::optional<std::string> closed_open_cache(const std::string& text);
+// The same in place, for a reader that owns the text (no copy): whether it was open.
+bool close_open_cache(std::string& text);
 
 // Reads a cache (.json, or gzip'd .json.gz). Throws input_error for a file that is not a Kernel
 // Tuner cache, a damaged or truncated one, a record whose parameters do not match the header,

@@ -91,7 +91,8 @@ recorded_space from_kt(const std::string& path, std::string text, const objectiv
     {
         // The records are taken as they are read (no kt_entry is kept), and the text is freed
         // before the points are indexed.
-        const std::string own = std::move(text);
+        std::string own = std::move(text);
+        const bool was_open = close_open_cache(own);  // in place: no second copy of the text
         c = scan_kt_cache(
             own, path,
             [&](const kt_cache& h, const std::string&, const nlohmann::json&, kt_entry&& e) {
@@ -119,6 +120,7 @@ recorded_space from_kt(const std::string& path, std::string text, const objectiv
                 r.cost_s.push_back(
                     (e.compile_time_ms + e.verification_time_ms + e.benchmark_time_ms) / 1000.0);
             });
+        c.left_open = c.left_open || was_open;
     }
     r.path = path;
     r.format = c.left_open ? "Kernel Tuner cache, left open: read to its last record"
