@@ -20,9 +20,11 @@
 #define TT 1
 #define UNROLL 1
 #define SH_POWER 0
-#define PAD 10
 #define WIDTH 4096
 #define HEIGHT 4096
+#endif
+#ifndef PAD  // a space that tunes TT pads for its largest; one that fixes it, for TT itself
+#define PAD TT
 #endif
 
 #define TILE_W (BX * TX + 2 * TT)
