@@ -24,17 +24,6 @@ struct closer {
 };
 using db_ptr = std::unique_ptr<sqlite3, closer>;
 
-// An input's connection, closed with the -wal and -shm files it made (store/open.hpp).
-struct input_closer {
-    std::string path;
-    bool tidy = false;
-    void operator()(sqlite3* db) const {
-        sqlite3_close_v2(db);
-        if (tidy) store_detail::remove_reader_wal_files(path);
-    }
-};
-using input_ptr = std::unique_ptr<sqlite3, input_closer>;
-
 [[noreturn]] void refuse(const std::string& path, const std::string& why) {
     throw input_error({path, 0, 0}, why + "; nothing was merged");
 }
@@ -51,7 +40,7 @@ int64_t scalar(sqlite3* db, const std::string& path, const char* query) {
 
 // Opens a database to read, after the checks open_checked makes, but refusing as bad input:
 // a file given to merge is the user's choice, and merge never writes to it.
-input_ptr open_input(const std::string& path) {
+store_detail::reader_ptr open_input(const std::string& path) {
     std::error_code ec;
     if (!fs::exists(path, ec)) refuse(path, "no such file");
     if (!fs::is_regular_file(path, ec)) refuse(path, "is not a file");
@@ -60,7 +49,7 @@ input_ptr open_input(const std::string& path) {
     const bool tidy = store_detail::wal_files_absent(path);
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-    input_ptr db(raw, input_closer{path, tidy});
+    store_detail::reader_ptr db(raw, store_detail::reader_closer{path, tidy});
     if (rc != SQLITE_OK)
         throw env_error(fmt::format("cannot open {}: {}", path,
                                     raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
@@ -330,10 +319,10 @@ merge_report merge_databases(const std::vector<std::string>& inputs, const std::
                                           "file, then replace the old one",
                                           in));
     // Every input checked, and read, before the output is touched.
-    std::vector<input_ptr> dbs;
+    std::vector<store_detail::reader_ptr> dbs;
     std::vector<std::pair<std::string, std::string>> kernels;  // kernel, file
     if (existed) {
-        input_ptr out = open_input(output);
+        store_detail::reader_ptr out = open_input(output);
         for (auto& k : kernels_of(out.get(), output)) kernels.push_back(std::move(k));
     }
     for (const auto& in : inputs) {

@@ -217,18 +217,10 @@ sqlite3* open_read_only(const std::string& path) {
         name += "?immutable=1";
         flags |= SQLITE_OPEN_URI;
     }
-    // A refusal below leaves no -wal or -shm file behind either (remove_reader_wal_files).
-    struct tidy_closer {
-        std::string path;
-        bool tidy;
-        void operator()(sqlite3* db) const {
-            sqlite3_close_v2(db);
-            if (tidy) remove_reader_wal_files(path);
-        }
-    };
+    // A refusal below leaves no -wal or -shm file behind either.
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
-    std::unique_ptr<sqlite3, tidy_closer> db(raw, tidy_closer{path, wal_files_absent(path)});
+    reader_ptr db(raw, reader_closer{path, wal_files_absent(path)});
     if (rc != SQLITE_OK) {
         throw env_error(fmt::format("cannot open results database {}: {}", path,
                                     raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
@@ -272,6 +264,11 @@ void remove_reader_wal_files(const std::string& path) {
         sqlite3_exec(raw, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
     }
     sqlite3_close_v2(raw);
+}
+
+void reader_closer::operator()(sqlite3* db) const {
+    sqlite3_close_v2(db);
+    if (tidy) remove_reader_wal_files(path);
 }
 
 }  // namespace hone::store_detail

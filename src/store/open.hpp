@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace hone::store_detail {
@@ -33,5 +34,14 @@ sqlite3* open_read_only(const std::string& path);
 // its folder cannot be written.
 bool wal_files_absent(const std::string& path);
 void remove_reader_wal_files(const std::string& path);
+
+// A reader's connection: closed, then (where `tidy`: the files were absent before it opened) its
+// -wal and -shm files removed.
+struct reader_closer {
+    std::string path;
+    bool tidy = false;
+    void operator()(sqlite3* db) const;
+};
+using reader_ptr = std::unique_ptr<sqlite3, reader_closer>;
 
 }  // namespace hone::store_detail
