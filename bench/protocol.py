@@ -51,6 +51,8 @@ import subprocess
 import sys
 import time
 
+from kt_simulate import objective_of  # the objective as `hone replay` ranks a cache
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 LEVEL = 0.95
@@ -68,9 +70,7 @@ def load_space(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         d = json.load(f)
-    name = d.get("objective", "time")
-    higher = name in ("GFLOP/s", "GB/s") and any(
-        isinstance(r.get(name), (int, float)) and r[name] > 0 for r in d["cache"].values())
+    name, higher = objective_of(d)
     times = []
     for r in d["cache"].values():
         t = r.get("time")

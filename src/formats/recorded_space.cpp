@@ -107,7 +107,8 @@ recorded_space from_kt(const std::string& path, std::string text, const objectiv
                 const bool timed = e.time_ms && std::isfinite(*e.time_ms) && *e.time_ms > 0;
                 r.outcome.push_back(timed ? e.time_ms : std::nullopt);
                 if (field) {
-                    if (fields.size() < 64)
+                    // The names only an error would list: gathered until a record has the field.
+                    if (with_field == 0 && fields.size() < 64)
                         for (const auto& [name, v] : e.metrics) fields.insert(name);
                     by_time.push_back(r.outcome.back());
                     const auto m = e.metrics.find(*field);
@@ -282,7 +283,7 @@ recorded_space from_run(const std::string& path, const char* format, const run_i
                 std::isfinite(m->second) && m->second > 0)
                 out = m->second * 1000;  // ms to us
             if (metric) {
-                if (fields.size() < 64)
+                if (chosen == 0 && fields.size() < 64)  // only an error would list them
                     for (const auto& [name, v] : rec.metrics) fields.insert(name);
                 if (const auto m = rec.metrics.find(*metric);
                     m != rec.metrics.end() && std::isfinite(m->second) && m->second > 0)
