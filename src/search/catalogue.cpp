@@ -121,10 +121,10 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"skill_high", 0.4, -1, 1, false,
            "the skill from which it takes share_max proposals per descent step (linear "
            "between)"},
-          {"forest_margin", 2, 0, 2, false,
-           "0.3: a random forest fitted beside the process chooses the model's proposals while "
-           "its rank correlation with the latest 60 outcomes exceeds the process's by this much "
-           "(the process until the forest has predicted 10 of them); 2: no forest"}}},
+          {"forest_margin", 0.3, 0, 2, false,
+           "a random forest fitted beside the process chooses the model's proposals while its "
+           "rank correlation with the latest 60 outcomes exceeds the process's by this much (the "
+           "process until the forest has predicted 10 of them); 2: no forest"}}},
         {"portfolio",
          "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
          "exploits, the walkers explore the basins it undervalues",
@@ -197,10 +197,9 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "drawn again at no cost); 2 the fastest configurations' recombinations (each "
            "parameter one of their values) one after another, each once, the one whose values "
            "are most common among them and rarest among the others first"},
-          {"forest_margin", 2, 0, 2, false,
-           "gp_climb's forest_margin: 0.3, its random forest chooses the model's proposals "
-           "while it predicts the latest outcomes better than the process by this much; 2: no "
-           "forest"},
+          {"forest_margin", 0.3, 0, 2, false,
+           "gp_climb's forest_margin: its random forest chooses the model's proposals while it "
+           "predicts the latest outcomes better than the process by this much; 2: no forest"},
           {"rank", 3, 0, 1000, true,
            "from rank_from proposals on, one in this many is the unseen configuration of best "
            "predicted time under a ridge regression on the parameters' main effects and pairs "

@@ -26,19 +26,18 @@
 // skill, the rank correlation of its predictions with the outcomes (`skill_low`, `skill_high`,
 // `share_max`): where it predicts well it proposes up to 30 configurations per descent step,
 // without waiting for the descents, and scores 300 random candidates a fit (more pick outliers
-// of the process's fit). With `forest_margin` under 2 (0.3; not the default), a random forest
-// (bayes_opt's model) is fitted beside the process at every fit and predicts the same proposals;
-// while its rank correlation with the latest outcomes exceeds the process's by the margin, the
-// forest's expected improvement chooses the model's proposals instead. On the heat stencil's space
+// of the process's fit). A random forest (bayes_opt's model) is fitted beside the process at
+// every fit and predicts the same proposals; while its rank correlation with the latest outcomes
+// exceeds the process's by `forest_margin` (0.3), the forest's expected improvement chooses the
+// model's proposals instead. On the heat stencil's space
 // (bench/configs/heat_space.yaml: steps per launch that shared memory and the unroll constrain
 // together with the tile) the forest ranks the outcomes at 0.6-0.7 where the process ranks them at
 // 0.3-0.4, leads in about two fits of three, and its picks reach the optimum that descents beside
 // the process miss; on the convolution, GEMM and pnpoly spaces the two rank alike (convolution
 // A100: 0.45 and 0.43) and the process keeps most fits (70-95%), as its picks beside the descents
 // find a lone optimum that the forest's do not. A margin of 0.2 cost convolution A100 that optimum,
-// 0.4 gained less on heat. Not the default: on configs/sgemm_large.yaml (an H200, 9 seeds
-// alternated in one call) it found 1% less on average, 4 seeds of 9 at 93% of cuBLAS or more
-// against 7 (bench/strategies-protocol.md). Designed on recorded spaces (Kernel Tuner caches, `hone
+// 0.4 gained less on heat; on configs/sgemm_large.yaml (an H200) it led in none of 316 fits
+// (bench/strategies-protocol.md). Designed on recorded spaces (Kernel Tuner caches, `hone
 // replay`): descents alone are best where one optimum's basin is large, the model where many optima
 // share the good values.
 #include <algorithm>

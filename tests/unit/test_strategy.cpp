@@ -131,7 +131,10 @@ std::unique_ptr<strategy> make(const std::string& name, const grid& g, uint64_t 
     s.options = std::move(options);
     // gp_sweep's tests of its other parts run without `rank` (its own tests set it): its
     // proposals from evaluation 100 on change every later one. `auto` keeps every default.
+    // gp_climb's and gp_sweep's tests of their other parts run without gp_climb's forest (its
+    // own tests set it), whose proposals likewise change every later one; `auto` keeps it.
     if (name == "gp_sweep") s.options.try_emplace("rank", 0);
+    if (name == "gp_sweep" || name == "gp_climb") s.options.try_emplace("forest_margin", 2);
     return make_strategy(s, g, [&g](uint64_t i) { return g.all()[i]; });
 }
 
