@@ -1103,6 +1103,12 @@ TEST_CASE("the catalogue checks options, and auto resolves") {
           std::string::npos);
     CHECK(strategy_option_error("gp_climb", "random_first", 2.5).find("integer") !=
           std::string::npos);
+    CHECK(strategy_option_error("gp_climb", "forest_margin", 2) == "");
+    CHECK(strategy_option_error("gp_climb", "forest_margin", -0.1).find("must be in 0 .. 2") !=
+          std::string::npos);
+    CHECK(strategy_option_error("gp_sweep", "forest_margin", 0) == "");
+    CHECK(strategy_option_error("gp_sweep", "forest_margin", 3).find("must be in 0 .. 2") !=
+          std::string::npos);
     CHECK(strategy_option_error("gp_climb", "skill_low", -0.5) == "");
     CHECK(strategy_option_error("gp_climb", "skill_high", 1.5).find("must be in -1 .. 1") !=
           std::string::npos);
