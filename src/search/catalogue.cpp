@@ -124,7 +124,12 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"forest_margin", 0.3, 0, 2, false,
            "a random forest fitted beside the process chooses the model's proposals while its "
            "rank correlation with the latest 60 outcomes exceeds the process's by this much (the "
-           "process until the forest has predicted 10 of them); 2: no forest"}}},
+           "process until the forest has predicted 10 of them); 2: no forest"},
+          {"by_value", 1, 0, 1, true,
+           "1: at every fit the process places each positive integer parameter of 3 or more "
+           "values (not a geometric list such as powers of two) by its position in the list or "
+           "by the log of its value, whichever gives the outcomes the higher marginal "
+           "likelihood; 0: by position"}}},
         {"portfolio",
          "bayes_opt and annealing walkers taking turns, each told every outcome: the model "
          "exploits, the walkers explore the basins it undervalues",
@@ -200,6 +205,9 @@ const std::vector<strategy_info>& strategy_catalogue() {
           {"forest_margin", 0.3, 0, 2, false,
            "gp_climb's forest_margin: its random forest chooses the model's proposals while it "
            "predicts the latest outcomes better than the process by this much; 2: no forest"},
+          {"by_value", 1, 0, 1, true,
+           "gp_climb's by_value: 1, its process places integer parameters by position or by log "
+           "value, whichever explains the outcomes better at each fit; 0: by position"},
           {"rank", 3, 0, 1000, true,
            "from rank_from proposals on, one in this many is the unseen configuration of best "
            "predicted time under a ridge regression on the parameters' main effects and pairs "

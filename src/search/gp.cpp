@@ -130,6 +130,7 @@ void gaussian_process::fit(const std::vector<std::vector<double>>& x, const std:
         length_ = length;
     }
     if (std::isfinite(best_ll)) x_ = x;
+    ll_ = best_ll;
 }
 
 double gaussian_process::kernel(const std::vector<double>& a, const std::vector<double>& b) const {

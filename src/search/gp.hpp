@@ -19,12 +19,14 @@ class gaussian_process {
     double kernel(const std::vector<double>& a, const std::vector<double>& b) const;
     bool fitted() const { return !x_.empty(); }
     double length_scale() const { return length_; }
+    double log_likelihood() const { return ll_; }
 
   private:
     std::vector<std::vector<double>> x_;
     std::vector<double> chol_;   // lower triangle L of K, by columns: L(i, j) at j * n + i
     std::vector<double> alpha_;  // K^-1 y
     double length_ = 0.3;
+    double ll_ = 0;
 };
 
 // Expected improvement below `best` (smaller is better) of a prediction.

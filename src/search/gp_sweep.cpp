@@ -149,7 +149,8 @@ class gp_sweep final : public strategy {
         strategy_setup climb = s, sweep = s;
         climb.name = "gp_climb";  // its own seed: the same proposals as gp_climb alone
         climb.options.clear();
-        climb.options["forest_margin"] = opt("forest_margin");  // the one option passed on
+        climb.options["forest_margin"] = opt("forest_margin");  // the options passed on
+        climb.options["by_value"] = opt("by_value");
         sweep.name = "sweep";
         sweep.options.clear();
         sweep.seed = s.seed ^ 0x9e3779b97f4a7c15ull;  // draws independent of gp_climb's
