@@ -1304,16 +1304,35 @@ TEST_CASE("gp_sweep's flip tries the other values of a short list at every lasti
     CHECK(flipped[0] < held[0]);
 }
 
+namespace {
+
+// Whether gp_climb with option `name` at a and at b makes the same proposals on a bowl over 5
+// parameters of powers of two (seeds 1-3).
+bool same_on_bowl(const std::string& name, double a, double b) {
+    const grid g({8, 8, 8, 8, 8}, [](const point&) { return true; });
+    const auto f = bowl({5, 2, 6, 1, 3});
+    bool same = true;
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        auto x = make("gp_climb", g, seed, 300, {{name, a}});
+        auto y = make("gp_climb", g, seed, 300, {{name, b}});
+        same = same && drive(*x, g, f).order == drive(*y, g, f).order;
+    }
+    return same;
+}
+
+// Evaluations until the first outcome at or under `target` (all of them if none).
+std::size_t evals_to(const std::vector<point>& order, const objective_fn& f, double target) {
+    for (std::size_t i = 0; i < order.size(); ++i)
+        if (*f(order[i]) <= target) return i + 1;
+    return order.size();
+}
+
+}  // namespace
+
 TEST_CASE("gp_climb's forest: its fits leave the process's draws as they are") {
     // The forest draws from its own stream: where it never takes the model's proposals (a
     // margin that a rank correlation cannot exceed on a bowl), the run is the one without it.
-    const grid g({8, 8, 8, 8, 8}, [](const point&) { return true; });
-    const auto f = bowl({5, 2, 6, 1, 3});
-    for (uint64_t seed = 1; seed <= 3; ++seed) {
-        auto fitted = make("gp_climb", g, seed, 300, {{"forest_margin", 1.9}});
-        auto without = make("gp_climb", g, seed, 300, {{"forest_margin", 2}});
-        CHECK(drive(*fitted, g, f).order == drive(*without, g, f).order);
-    }
+    CHECK(same_on_bowl("forest_margin", 1.9, 2));
 }
 TEST_CASE("gp_climb's forest chooses the proposals where it predicts better") {
     // Times that step at thresholds of single parameters and of a pair (as shared memory and
@@ -1336,15 +1355,10 @@ TEST_CASE("gp_climb's forest chooses the proposals where it predicts better") {
             auto st = make("gp_climb", g, seed, 400, {{"forest_margin", margin}});
             return drive(*st, g, steps).order;
         };
-        const auto to_optimum = [&](const std::vector<point>& order) {
-            for (std::size_t i = 0; i < order.size(); ++i)
-                if (*steps(order[i]) <= 1.0) return i + 1;
-            return order.size();
-        };
         const auto a = run(0.3), b = run(2);
         differ += a != b;
-        with += to_optimum(a);
-        without += to_optimum(b);
+        with += evals_to(a, steps, 1.0);
+        without += evals_to(b, steps, 1.0);
     }
     MESSAGE("evaluations to the optimum, 8 seeds: forest " << with << ", without " << without
                                                            << "; runs that differ " << differ);
@@ -1355,13 +1369,7 @@ TEST_CASE("gp_climb's forest chooses the proposals where it predicts better") {
 TEST_CASE("gp_climb's fit by value: nothing to choose where values are powers of two") {
     // The test grid's values are 1, 2, 4, ...: their logs are their positions, so the process
     // is fitted once, by position, and the run is the one without by_value.
-    const grid g({8, 8, 8, 8, 8}, [](const point&) { return true; });
-    const auto f = bowl({5, 2, 6, 1, 3});
-    for (uint64_t seed = 1; seed <= 3; ++seed) {
-        auto on = make("gp_climb", g, seed, 300, {{"by_value", 1}});
-        auto off = make("gp_climb", g, seed, 300, {{"by_value", 0}});
-        CHECK(drive(*on, g, f).order == drive(*off, g, f).order);
-    }
+    CHECK(same_on_bowl("by_value", 1, 0));
 }
 
 TEST_CASE("gp_climb's fit by value: log values where times follow them") {
@@ -1387,15 +1395,10 @@ TEST_CASE("gp_climb's fit by value: log values where times follow them") {
             auto st = make("gp_climb", g, seed, 600, {{"by_value", by_value}});
             return drive(*st, g, f).order;
         };
-        const auto to_optimum = [&](const std::vector<point>& order) {
-            for (std::size_t i = 0; i < order.size(); ++i)
-                if (*f(order[i]) <= 1.0 + 1e-12) return i + 1;
-            return order.size();
-        };
         const auto a = run(1), b = run(0);
         differ += a != b;
-        on += to_optimum(a);
-        off += to_optimum(b);
+        on += evals_to(a, f, 1.0 + 1e-12);
+        off += evals_to(b, f, 1.0 + 1e-12);
     }
     MESSAGE("evaluations to the optimum, 8 seeds: by value " << on << ", by position " << off
                                                              << "; runs that differ " << differ);
