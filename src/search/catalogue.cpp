@@ -1,6 +1,7 @@
 // The strategies by name, their options with defaults and ranges, and `auto`.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -8,8 +9,10 @@
 
 namespace hone {
 
-const std::vector<strategy_info>& strategy_catalogue() {
-    static const std::vector<strategy_info> all = {
+namespace {
+
+std::vector<strategy_info> build_catalogue() {
+    std::vector<strategy_info> all = {
         {"auto",
          "gp_sweep: gp_climb, the best on SGEMM's large space on an H100 and on most recorded "
          "spaces; once its best stalls, the best configuration's untried neighbours and children "
@@ -202,12 +205,6 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "drawn again at no cost); 2 the fastest configurations' recombinations (each "
            "parameter one of their values) one after another, each once, the one whose values "
            "are most common among them and rarest among the others first"},
-          {"forest_margin", 0.3, 0, 2, false,
-           "gp_climb's forest_margin: its random forest chooses the model's proposals while it "
-           "predicts the latest outcomes better than the process by this much; 2: no forest"},
-          {"by_value", 1, 0, 1, true,
-           "gp_climb's by_value: 1, its process places integer parameters by position or by log "
-           "value, whichever explains the outcomes better at each fit; 0: by position"},
           {"rank", 3, 0, 1000, true,
            "from rank_from proposals on, one in this many is the unseen configuration of best "
            "predicted time under a ridge regression on the parameters' main effects and pairs "
@@ -219,6 +216,26 @@ const std::vector<strategy_info>& strategy_catalogue() {
            "neighbours in a parameter of up to 4 values (any other value), once for each best; "
            "0: none"}}},
     };
+    // gp_sweep's options passed on to its gp_climb, as gp_climb has them.
+    const auto named = [&all](std::string_view name) {
+        return std::find_if(all.begin(), all.end(), [&](const auto& s) { return s.name == name; });
+    };
+    const auto climb = named("gp_climb");
+    const auto sweep = named("gp_sweep");
+    for (std::string_view name : gp_sweep_climb_options)
+        for (const auto& o : climb->options)
+            if (o.name == name) {
+                strategy_option_info passed = o;
+                passed.help = fmt::format("gp_climb's {}: {}", o.name, o.help);
+                sweep->options.push_back(std::move(passed));
+            }
+    return all;
+}
+
+}  // namespace
+
+const std::vector<strategy_info>& strategy_catalogue() {
+    static const std::vector<strategy_info> all = build_catalogue();
     return all;
 }
 

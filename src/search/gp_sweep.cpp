@@ -136,7 +136,7 @@ class gp_sweep final : public strategy {
         : d_(d),
           rng_(s.seed ^ 0xbb67ae8584caa73bull),
           budget_(s.budget > 0 ? static_cast<std::size_t>(s.budget) : 0) {
-        auto opt = [&](const char* k) {
+        auto opt = [&](const std::string& k) {
             if (s.options.count(k)) return s.options.at(k);
             for (const auto& o : find_strategy("gp_sweep")->options)
                 if (o.name == k) return o.fallback;
@@ -149,8 +149,8 @@ class gp_sweep final : public strategy {
         strategy_setup climb = s, sweep = s;
         climb.name = "gp_climb";  // its own seed: the same proposals as gp_climb alone
         climb.options.clear();
-        climb.options["forest_margin"] = opt("forest_margin");  // the options passed on
-        climb.options["by_value"] = opt("by_value");
+        for (std::string_view k : gp_sweep_climb_options)
+            climb.options[std::string(k)] = opt(std::string(k));  // passed on
         sweep.name = "sweep";
         sweep.options.clear();
         sweep.seed = s.seed ^ 0x9e3779b97f4a7c15ull;  // draws independent of gp_climb's

@@ -12,6 +12,7 @@
 
 #include "hone/spec.hpp"
 #include "search/domain.hpp"
+#include "search/strategies.hpp"
 #include "search/strategy.hpp"
 #include "space/space.hpp"
 #include "spec_test_util.hpp"
@@ -1071,6 +1072,25 @@ TEST_CASE("a run resumed with a larger budget goes on to it, whichever points we
             const run_result all = drive(*whole, g, f);
             CHECK(std::vector<point>(all.order.begin() + 250, all.order.end()) == more.order);
         }
+    }
+}
+
+TEST_CASE("gp_sweep lists the gp_climb options it passes on with gp_climb's default and range") {
+    const auto option = [](std::string_view strategy, std::string_view name) {
+        for (const auto& o : find_strategy(strategy)->options)
+            if (o.name == name) return std::optional<strategy_option_info>(o);
+        return std::optional<strategy_option_info>();
+    };
+    for (std::string_view name : gp_sweep_climb_options) {
+        CAPTURE(name);
+        const auto climb = option("gp_climb", name), sweep = option("gp_sweep", name);
+        REQUIRE(climb);
+        REQUIRE(sweep);
+        CHECK(sweep->fallback == climb->fallback);
+        CHECK(sweep->lo == climb->lo);
+        CHECK(sweep->hi == climb->hi);
+        CHECK(sweep->integer == climb->integer);
+        CHECK(sweep->help.find("gp_climb's") == 0);
     }
 }
 
