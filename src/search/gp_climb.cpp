@@ -440,13 +440,16 @@ class gp_climb final : public search_base {
                             sum / static_cast<double>(n);
     }
 
-    // The process's coordinates of p in [0, 1]: each parameter's position in its list, or,
-    // while the fit by value is in use, the log of a positive integer parameter's value.
-    std::vector<double> coordinates(const point& p) const {
+    // The coordinates of p in [0, 1] of the process in use.
+    std::vector<double> coordinates(const point& p) const { return coordinates(p, by_value_); }
+
+    // Each parameter's position in its list, or, by value, the log of a positive integer
+    // parameter's value (where log_value_ has it).
+    std::vector<double> coordinates(const point& p, bool by_value) const {
         std::vector<double> x;
         for (std::size_t i = 0; i < p.size(); ++i) {
             const uint32_t card = d_.cardinality(i);
-            if (by_value_ && !log_value_[i].empty())
+            if (by_value && !log_value_[i].empty())
                 x.push_back(log_value_[i][p[i]]);
             else if (card > 1)
                 x.push_back(static_cast<double>(p[i]) / (card - 1));
@@ -506,9 +509,8 @@ class gp_climb final : public search_base {
         std::vector<double> t;
         for (std::size_t i : use) t.push_back(y[i]);
         const auto fit = [&](bool by_value) {
-            by_value_ = by_value;
             std::vector<std::vector<double>> x;
-            for (std::size_t i : use) x.push_back(coordinates(history_[i].first));
+            for (std::size_t i : use) x.push_back(coordinates(history_[i].first, by_value));
             gaussian_process g;
             g.fit(x, t, length_scales, noise);
             return g;
@@ -516,12 +518,13 @@ class gp_climb final : public search_base {
         // By position or by value, whichever explains the outcomes better (as the length scale
         // is chosen); position on a tie.
         gp_ = fit(false);
+        by_value_ = false;
         if (by_value_on_) {
             gaussian_process v = fit(true);
-            if (v.fitted() && (!gp_.fitted() || v.log_likelihood() > gp_.log_likelihood()))
+            if (v.fitted() && (!gp_.fitted() || v.log_likelihood() > gp_.log_likelihood())) {
                 gp_ = std::move(v);
-            else
-                by_value_ = false;
+                by_value_ = true;
+            }
         }
         if (!gp_.fitted()) return;
 
