@@ -9,7 +9,8 @@
 #     95% of the best the 1-GPU run found (each g with a compile cache of its own, filled by
 #     an untimed run of the same search first).
 # Knobs (defaults sized for ~6 min on a 4-GPU H100 machine): MG_GPUS="1 2 4", MG_A_EVALS=0
-# (0 = all 2,064), MG_SIZES=10, MG_C_EVALS=500, MG_STEPS="a b c faults kill", MG_KEEP=S (the
+# (0 = all 2,064), MG_SIZES=10, MG_C_EVALS=500, MG_C_SEEDS="1" (the search seeds of (c), each
+# timed on every GPU count; a median over them), MG_STEPS="a b c faults kill", MG_KEEP=S (the
 # timed runs of (b) and (c) with `--keep-workers S`, after an untimed run that starts the
 # resident workers on every GPU; `hone workers --stop` at the end).
 set -uo pipefail
@@ -102,24 +103,26 @@ print(f\"{len(r)} runs, {sum(x['evaluated'] for x in r)} evaluated\")" 2>/dev/nu
 fi
 
 if [[ $steps == *" c "* ]]; then
-  echo "== (c) sgemm_large, strategy auto, ${MG_C_EVALS:-500} evaluations: time to 95% of the 1-GPU best"
+  echo "== (c) sgemm_large, strategy auto, ${MG_C_EVALS:-500} evaluations: time to 95% of the 1-GPU best (seeds ${MG_C_SEEDS:-1})"
   cfg=configs/.multi_gpu_sgemm_large_auto.yaml  # beside the original: its paths stay valid
-  sed -E 's/^(  strategy: ).*/\1auto/' configs/sgemm_large.yaml >"$cfg"
-  for g in "${gpus[@]}"; do
-    # A first run fills this g's compile cache with what its search proposes; the timed run
-    # (the same search, --fresh) then mostly measures, as in (a): with a cold cache the
-    # compiles, not the GPUs, set the pace, and they run on the same CPUs whatever g is.
-    "$H" tune "$cfg" --devices "$(devs $g)" -o "$work/c_warm$g.db" --cache-dir "$work/cache-c$g" --max-evals "${MG_C_EVALS:-500}" -q "${keep[@]}" >/dev/null 2>&1
-    timed c_g$g "$H" tune "$cfg" --devices "$(devs $g)" -o "$work/c_g$g.db" --fresh --cache-dir "$work/cache-c$g" --max-evals "${MG_C_EVALS:-500}" -q --json "${keep[@]}"
+  for seed in ${MG_C_SEEDS:-1}; do
+    sed -E -e 's/^(  strategy: ).*/\1auto/' -e "s/^(  seed: ).*/\1$seed/" configs/sgemm_large.yaml >"$cfg"
+    for g in "${gpus[@]}"; do
+      # A first run fills this g's compile cache with what its search proposes; the timed run
+      # (the same search, --fresh) then mostly measures, as in (a): with a cold cache the
+      # compiles, not the GPUs, set the pace, and they run on the same CPUs whatever g is.
+      "$H" tune "$cfg" --devices "$(devs $g)" -o "$work/c_warm$seed-$g.db" --cache-dir "$work/cache-c$seed-$g" --max-evals "${MG_C_EVALS:-500}" -q "${keep[@]}" >/dev/null 2>&1
+      timed c_s${seed}_g$g "$H" tune "$cfg" --devices "$(devs $g)" -o "$work/c_s${seed}_g$g.db" --fresh --cache-dir "$work/cache-c$seed-$g" --max-evals "${MG_C_EVALS:-500}" -q --json "${keep[@]}"
+    done
   done
   rm -f "$cfg"
-  python3 - "$work" "$out" "${gpus[@]}" >>"$table" <<'PY'
-import json, sys
+  python3 - "$work" "$out" "${MG_C_SEEDS:-1}" "${gpus[@]}" >>"$table" <<'PY'
+import json, statistics, sys
 from datetime import datetime, timezone
-w, o, gs = sys.argv[1], sys.argv[2], sys.argv[3:]
-def trace(g):
-    r = json.load(open(f"{o}/c_g{g}.json"))
-    start = float(open(f"{w}/c_g{g}.start").read())
+w, o, seeds, gs = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4:]
+def trace(s, g):
+    r = json.load(open(f"{o}/c_s{s}_g{g}.json"))
+    start = float(open(f"{w}/c_s{s}_g{g}.start").read())
     pts = []
     for x in r["results"]:
         t = (x.get("timing") or {}).get("median_us")
@@ -127,24 +130,30 @@ def trace(g):
         at = datetime.strptime(x["created_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp()
         pts.append((at - start, t))
     return sorted(pts)
-best1 = min(t for _, t in trace(gs[0]))
-def reach(g, share):  # seconds from the start until the best is within `share` of best1
-    best = float("inf")
-    for at, t in trace(g):
-        best = min(best, t)
-        if best <= best1 / share:
-            return at
-    return None
-for g in gs:
-    t95, t100 = reach(g, 0.95), reach(g, 1.0)
+fmt = lambda x: "-" if x is None else f"{x:.2f}"
+ratios = {g: [] for g in gs}
+for s in seeds:
+    best1 = min(t for _, t in trace(s, gs[0]))
+    def reach(g, share):  # seconds from the start until the best is within `share` of best1
+        best = float("inf")
+        for at, t in trace(s, g):
+            best = min(best, t)
+            if best <= best1 / share:
+                return at
+        return None
     b95, b100 = reach(gs[0], 0.95), reach(gs[0], 1.0)
-    bg = min(t for _, t in trace(g))
-    wall = float(open(f"{w}/c_g{g}.wall").read())
-    sp = f"{b95 / t95:.2f}x" if t95 and b95 else "-"
-    sp100 = f"{b100 / t100:.2f}x" if t100 and b100 else "-"
-    fmt = lambda x: "-" if x is None else f"{x:.2f}"
-    print(f"| (c) sgemm_large auto, to 95% of 1-GPU best | {g} | {fmt(t95)} (wall {wall:.1f}) | {sp} | "
-          f"to the 1-GPU best itself {fmt(t100)} s ({sp100}); best {bg:.1f} us vs 1-GPU {best1:.1f} us |")
+    for g in gs:
+        t95, t100 = reach(g, 0.95), reach(g, 1.0)
+        bg = min(t for _, t in trace(s, g))
+        wall = float(open(f"{w}/c_s{s}_g{g}.wall").read())
+        sp = f"{b95 / t95:.2f}x" if t95 and b95 else "-"
+        if t95 and b95: ratios[g].append(b95 / t95)
+        sp100 = f"{b100 / t100:.2f}x" if t100 and b100 else "-"
+        print(f"| (c) sgemm_large auto seed {s}, to 95% of 1-GPU best | {g} | {fmt(t95)} (wall {wall:.1f}) | {sp} | "
+              f"to the 1-GPU best itself {fmt(t100)} s ({sp100}); best {bg:.1f} us vs 1-GPU {best1:.1f} us |")
+for g in gs[1:]:
+    if ratios[g]:
+        print(f"| (c) median over {len(ratios[g])} seeds | {g} | | {statistics.median(ratios[g]):.2f}x | |")
 PY
 fi
 echo
