@@ -51,6 +51,9 @@ struct tune_options {
     int jobs = 0;               // compile worker processes; 0 = default_jobs()
     std::string cache_dir;      // "" = compile_cache::default_dir()
     bool use_cache = true;
+    // Idle compile workers, two left free, compile what the strategy expects to propose next
+    // (into the cache); off also with HONE_COMPILE_AHEAD=0.
+    bool compile_ahead = true;
     std::string output;        // "" = spec.output
     std::string only;          // a config key: evaluate just this configuration
     int64_t max_evals = -1;    // -1 = spec.search.max_evals

@@ -126,14 +126,15 @@ std::string time_split_text(const time_split& t, const tune_result& r) {
         "{:.2f} s, warm-up {:.2f} s, samples {:.2f} s; {} waits for the GPU); storing results "
         "meanwhile {:.2f} s\n"
         "      GPU busy in warm-up and samples {:.2f} s ({:.2f} s with the flushes or spins "
-        "between samples); compile CPU {:.2f} s; {} compiled, {} from cache\n",
+        "between samples); compile CPU {:.2f} s; {} compiled, {} from cache; {} compiled ahead "
+        "of the search, {} of them used\n",
         t.wall_s, t.setup_s, t.compile_wait_s, t.gpu_s,
         t.final_word_s > 0 ? fmt::format("final word {:.2f} s + ", t.final_word_s) : "", other,
         t.session_start_s, t.reference_compile_s, t.prepare_s, p.inputs_s, p.upload_s,
         p.reference_s, p.timer_s, p.clock_mhz, p.clock_s, p.timer.empty() ? "-" : p.timer,
         p.timer_note.empty() ? "" : " (" + p.timer_note + ")", t.worker_s, g.load_s, g.verify_s,
         g.warmup_s, g.samples_s, g.waits, t.store_s, t.gpu_busy_s, t.gpu_span_s, t.compile_cpu_s,
-        r.compiled, r.cache_hits);
+        r.compiled, r.cache_hits, t.compiled_ahead, t.ahead_used);
 }
 
 // The best's figure in the progress line where the objective is a rate; "" for time.
@@ -645,7 +646,9 @@ int tune_spec(const tune_args& a, spec s, const std::map<std::string, int64_t>& 
                        {"waits", diag.time.gpu_steps.waits}}},
                      {"store_s", diag.time.store_s},
                      {"compiled", r.compiled},
-                     {"cache_hits", r.cache_hits}};
+                     {"cache_hits", r.cache_hits},
+                     {"compiled_ahead", diag.time.compiled_ahead},
+                     {"ahead_used", diag.time.ahead_used}};
         j["rusage"] = rusage_json();
         const std::string winner = r.final ? r.final->winner() : "";
         j["best"] = !winner.empty() ? nlohmann::ordered_json(winner)

@@ -166,6 +166,11 @@ std::string compile_cache::default_dir() {
     throw env_error("no compile cache directory: set HONE_CACHE_DIR or HOME");
 }
 
+bool compile_cache::contains(const std::string& key) const {
+    std::error_code ec;
+    return valid_key(key) && fs::exists(entry_path(dir_, key), ec);
+}
+
 std::optional<compile_result> compile_cache::get(const std::string& key) {
     if (!valid_key(key)) return std::nullopt;
     const fs::path p = entry_path(dir_, key);

@@ -20,6 +20,8 @@ class compile_cache {
     // Atomic: written to a temp file then renamed. Evicts least recently used entries above
     // max_bytes. Only successful compiles are stored.
     void put(const std::string& key, const compile_result& r);
+    // Whether an entry for key exists (a stat, not read or checked: get() may still miss).
+    bool contains(const std::string& key) const;
     const std::string& dir() const { return dir_; }
 
   private:

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <unordered_set>
 
 #include "compile/compile_json.hpp"
 #include "hone/error.hpp"
@@ -25,6 +26,7 @@ struct task {
     std::string key;
     compile_request req;
     std::vector<uint64_t> tickets;  // every submission of this key while it compiles
+    bool unasked = false;           // compiled ahead, not submitted yet
 };
 
 struct worker {
@@ -97,6 +99,7 @@ struct compile_pool::impl {
     std::vector<remote> remotes;
     uint64_t next_remote_id = 1;
     std::size_t remote_capacity = 0;
+    std::unordered_set<std::string> ahead_keys;  // compiled ahead, not submitted yet
 
     bool remote_busy() const {
         for (const auto& r : remotes)
@@ -126,7 +129,13 @@ struct compile_pool::impl {
         for (auto& w : workers) {
             if (!w.busy) return &w;
         }
-        if (static_cast<int>(workers.size()) >= jobs) return nullptr;
+        // A compile ahead that nobody has asked for yet does not hold up one that is asked
+        // for: it gets a worker of its own.
+        const auto unasked = std::count_if(workers.begin(), workers.end(), [](const worker& w) {
+            return w.busy && w.busy->unasked;
+        });
+        if (static_cast<int>(workers.size() - static_cast<std::size_t>(unasked)) >= jobs)
+            return nullptr;
         ++counts.workers_started;
         return &workers.emplace_back(start_worker());
     }
@@ -169,17 +178,25 @@ struct compile_pool::impl {
                 if (dispatch_remote()) continue;
                 return;
             }
-            w->busy = std::move(queue.front());
+            start(*w, std::move(queue.front()));
             queue.pop_front();
-            ++counts.compiled;
-            // The worker cancels at the deadline itself; the kill is for a compile stuck
-            // where NVRTC does not poll its flow callback.
-            w->kill_at = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
-                                                 std::chrono::duration<double>(2 * timeout_s));
-            // A worker gone before the send is reported by the next receive().
-            w->proc->send(
-                {{"type", "compile"}, {"request", w->busy->req}, {"timeout_s", timeout_s}});
         }
+    }
+
+    void start(worker& w, task&& t) {
+        w.busy = std::move(t);
+        ++counts.compiled;
+        // The worker cancels at the deadline itself; the kill is for a compile stuck where
+        // NVRTC does not poll its flow callback.
+        w.kill_at = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
+                                            std::chrono::duration<double>(2 * timeout_s));
+        // A worker gone before the send is reported by the next receive().
+        w.proc->send({{"type", "compile"}, {"request", w.busy->req}, {"timeout_s", timeout_s}});
+    }
+
+    std::size_t busy_workers() const {
+        return static_cast<std::size_t>(std::count_if(
+            workers.begin(), workers.end(), [](const worker& w) { return bool(w.busy); }));
     }
 
     // Handles what worker w has to say; false when the worker is gone.
@@ -302,16 +319,20 @@ uint64_t compile_pool::submit(compile_request req) {
     const uint64_t ticket = p_->next_ticket++;
     ++p_->in_flight;
     task t{req.cache_key(), std::move(req), {ticket}};
+    const bool ahead = p_->ahead_keys.erase(t.key) > 0;
     if (p_->cache) {
         if (auto hit = p_->cache->get(t.key)) {
             ++p_->counts.cache_hits;
+            p_->counts.ahead_used += ahead;
             p_->ready.emplace_back(ticket, std::move(*hit));
             return ticket;
         }
     }
     if (task* same = p_->find_task(t.key)) {
         ++p_->counts.deduplicated;
+        p_->counts.ahead_used += ahead;
         same->tickets.push_back(ticket);
+        same->unasked = false;
         return ticket;
     }
     if (p_->jobs == 0) {
@@ -341,6 +362,26 @@ std::optional<std::pair<uint64_t, compile_result>> compile_pool::wait(double tim
         if (p_->ready.empty() && timeout_s >= 0 && seconds_until(deadline) <= 0)
             return std::nullopt;
     }
+}
+
+std::size_t compile_pool::ahead_room(std::size_t spare) {
+    if (!p_->cache || p_->jobs == 0 || !p_->queue.empty()) return 0;
+    p_->poll_local(0);  // what finished frees its worker (a result without a ticket: cached)
+    const std::size_t used = p_->busy_workers() + spare;
+    const auto jobs = static_cast<std::size_t>(p_->jobs);
+    return used < jobs ? jobs - used : 0;
+}
+
+bool compile_pool::compile_ahead(compile_request req, std::size_t spare) {
+    if (ahead_room(spare) == 0) return false;
+    task t{req.cache_key(), std::move(req), {}, true};
+    if (p_->cache->contains(t.key) || p_->find_task(t.key)) return false;
+    worker* w = p_->idle_worker();
+    if (!w) return false;
+    p_->ahead_keys.insert(t.key);
+    ++p_->counts.ahead;
+    p_->start(*w, std::move(t));
+    return true;
 }
 
 void compile_pool::abandon() {

@@ -23,7 +23,9 @@ struct compile_pool_counts {
     uint64_t remote = 0;        // compiles run by remote compilers (add_remote)
     uint64_t remotes_lost = 0;  // remote compilers that failed (their requests compiled here)
     uint64_t workers_started =
-        0;  // worker processes spawned (a pool kept across runs: all of them)
+        0;                    // worker processes spawned (a pool kept across runs: all of them)
+    uint64_t ahead = 0;       // compiles run ahead of any submission (compile_ahead)
+    uint64_t ahead_used = 0;  // submissions that found one of them done or under way
 };
 
 class compile_pool {
@@ -45,6 +47,14 @@ class compile_pool {
     // nothing is in flight.
     std::optional<std::pair<uint64_t, compile_result>> wait(double timeout_s);
     std::size_t in_flight() const;  // submitted, not yet returned by wait()
+    // Workers free for compiles ahead: idle ones, less `spare` kept for submissions, while no
+    // submission waits for a worker and a cache keeps what they compile (0 otherwise).
+    std::size_t ahead_room(std::size_t spare);
+    // Compiles req into the cache on a free worker (ahead_room) before anyone submits it: a
+    // configuration the search will probably ask for. It has no ticket (wait() never returns
+    // it); a later submit() of the same key shares it or finds it cached. False when the
+    // cache holds it, it is under way, or no worker is free.
+    bool compile_ahead(compile_request req, std::size_t spare);
     // Forgets every submission not yet returned by wait(), so that a pool kept for another run
     // (tune_options::pool) starts that run empty: queued compiles are dropped, and those under
     // way finish into the cache without a ticket. The workers stay.

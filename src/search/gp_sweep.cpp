@@ -176,6 +176,21 @@ class gp_sweep final : public strategy {
         }
     }
 
+    // gp_climb's descents and the sweep or polish under way are the predictable part (each
+    // told of every point the others propose): theirs in turn.
+    std::vector<point> likely(std::size_t n) const override {
+        const search_base* aside = sweeping_ ? sweep_.get() : polishing_ ? polish_.get() : nullptr;
+        std::vector<point> a = climb_->done() ? std::vector<point>{} : climb_->likely(n);
+        std::vector<point> b = aside && !aside->done() ? aside->likely(n) : std::vector<point>{};
+        std::vector<point> out;
+        point_set taken;
+        for (std::size_t k = 0; k < std::max(a.size(), b.size()) && out.size() < n; ++k)
+            for (std::vector<point>* v : {&a, &b})
+                if (k < v->size() && out.size() < n && taken.insert((*v)[k]).second)
+                    out.push_back(std::move((*v)[k]));
+        return out;
+    }
+
     std::vector<point> propose(std::size_t n) override {
         // Option rank: from rank_from proposals on, one slot in rank_ goes to the unseen
         // configuration of best predicted mean under the pairs model (ranked()), placed last in

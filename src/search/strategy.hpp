@@ -26,6 +26,10 @@ class strategy {
     // observed too (resume: what the store holds), before or between proposals.
     virtual void observe(const point& p, std::optional<double> objective) = 0;
     virtual bool done() const = 0;
+    // Up to n points the strategy expects to propose soon, the likeliest first, none proposed
+    // yet: a hint (they may never be proposed) for compiling ahead while the compile pool has
+    // room. None by default.
+    virtual std::vector<point> likely(std::size_t n) const { return {}; }
 };
 
 // What a strategy accepts, for the YAML loader, the CLI and their help.

@@ -19,6 +19,14 @@ class sweep final : public search_base {
     sweep(const search_domain& d, const strategy_setup& s)
         : search_base(d, s), near_(option("reach") > 0) {}
 
+    // The current centre's neighbours still to propose, in the order they will be.
+    std::vector<point> likely(std::size_t n) const override {
+        std::vector<point> out;
+        for (auto it = todo_.rbegin(); it != todo_.rend() && out.size() < n; ++it)
+            if (!seen(*it)) out.push_back(*it);
+        return out;
+    }
+
   private:
     void next(std::size_t n, std::vector<point>& out) override {
         while (out.size() < n) {

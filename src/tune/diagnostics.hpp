@@ -24,6 +24,8 @@ struct time_split {
     double gpu_span_s = 0;    // the GPU time warm-ups and samples occupied (with flushes, spins)
     double store_s = 0;       // writing results (while the next job runs, but for the last)
     double final_word_s = 0;  // several GPUs: the top configurations measured again on one
+    uint64_t compiled_ahead = 0;  // compiles run ahead of the strategy's proposals
+    uint64_t ahead_used = 0;      // of those, the ones it then proposed
 };
 
 struct tune_diagnostics {

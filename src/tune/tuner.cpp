@@ -7,10 +7,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 #include "common/clock.hpp"
 #include "common/trace.hpp"
@@ -96,6 +98,7 @@ class pipeline {
 
   private:
     void fill_queue();
+    void compile_ahead();
     void wait_head();
     void hand_over();
     void submit(in_flight&& f);
@@ -131,6 +134,9 @@ class pipeline {
     std::string strategy_name_;            // as resolved
     std::unique_ptr<compile_cache> cache_;
     std::shared_ptr<compile_pool> pool_;
+    compile_pool_counts counts_at_start_;  // a pool kept across runs counts them all
+    std::set<point> ahead_asked_;          // offered to compile_ahead already
+    bool ahead_on_ = false;
     std::unique_ptr<results_store> store_;
     int64_t run_id_ = 0;
     std::deque<pending> queue_;
@@ -202,6 +208,9 @@ tune_result pipeline::run() {
             std::make_shared<compile_pool>(jobs, cache_.get(), std::max(60.0, s_.timing.timeout_s));
         for (const auto& c : opt_.compilers) pool_->add_remote(c);
     }
+    counts_at_start_ = pool_->counts();
+    const char* ahead_env = std::getenv("HONE_COMPILE_AHEAD");
+    ahead_on_ = opt_.compile_ahead && !(ahead_env && std::string_view(ahead_env) == "0");
 
     const std::string arch = out_.device.attrs.arch();
     const bool final_word_due =
@@ -315,6 +324,8 @@ tune_result pipeline::run() {
         time_.final_word_s = seconds_since(t);
     } else if (const auto stored = final_word_from_json(store_->final_word(id)))
         out_.final = stored;
+    time_.compiled_ahead = pool_->counts().ahead - counts_at_start_.ahead;
+    time_.ahead_used = pool_->counts().ahead_used - counts_at_start_.ahead_used;
     time_.wall_s = seconds_since(t0_);
     trace_mark("run: final word given");
     if (opt_.diagnostics) opt_.diagnostics->time = time_;
@@ -551,6 +562,28 @@ void pipeline::fill_queue() {
         }
     }
     state_.compiling = pool_->in_flight();
+    compile_ahead();
+}
+
+// Compile workers that the queue leaves idle compile what the strategy expects to propose next
+// (strategy::likely), so that a descent's next step is compiled while its current one is
+// measured: where the strategy keeps few configurations in flight (auto on a space whose
+// compiles take a second), the compiles otherwise set the pace. Two workers stay free for what
+// the strategy does propose.
+void pipeline::compile_ahead() {
+    constexpr std::size_t spare = 2;
+    if (!ahead_on_ || !strategy_ || exhausted_) return;
+    const std::size_t room = pool_->ahead_room(spare);
+    if (room == 0) return;
+    const std::string arch = out_.device.attrs.arch();
+    std::size_t started = 0;
+    for (auto& pt : strategy_->likely(2 * room)) {
+        if (started == room) break;
+        if (!ahead_asked_.insert(pt).second) continue;
+        const config cfg = space_->to_config(pt);
+        started += pool_->compile_ahead(
+            make_compile_request(s_, cfg, cfg.scope(s_, space_->base()), arch), spare);
+    }
 }
 
 // The strategy (or the one configuration of --only), told what the store holds already; the

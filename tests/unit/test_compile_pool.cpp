@@ -72,6 +72,59 @@ TEST_CASE("compile_pool answers from the cache and stores new results") {
     CHECK(pool.counts().compiled == 1);
 }
 
+TEST_CASE("compile_pool compiles ahead on free workers, and a later submission uses it") {
+    temp_dir dir;
+    compile_cache cache(dir.path.string());
+    compile_pool pool(3, &cache, 60.0);
+    CHECK(pool.ahead_room(1) == 2);
+    CHECK(pool.compile_ahead(kernel_request(1), 1));
+    CHECK_FALSE(pool.compile_ahead(kernel_request(1), 1));  // under way
+    CHECK(pool.ahead_room(1) == 1);
+    CHECK(pool.in_flight() == 0);  // no ticket: wait() returns nothing of it
+    CHECK_FALSE(pool.wait(0));
+    // Submitted while it compiles: shares it.
+    const uint64_t t1 = pool.submit(kernel_request(1));
+    auto got = wait_all(pool);
+    REQUIRE(got.count(t1));
+    CHECK(got[t1].ok);
+    // Compiled ahead to the end (ahead_room collects it into the cache), then submitted: a hit.
+    CHECK(pool.compile_ahead(kernel_request(2), 1));
+    const std::string key2 = kernel_request(2).cache_key();
+    for (int i = 0; i < 6000 && !cache.contains(key2); ++i) {
+        pool.ahead_room(1);
+        ::usleep(10000);
+    }
+    REQUIRE(cache.contains(key2));
+    CHECK_FALSE(pool.compile_ahead(kernel_request(2), 1));  // cached
+    const uint64_t t2 = pool.submit(kernel_request(2));
+    got = wait_all(pool);
+    REQUIRE(got.count(t2));
+    CHECK(got[t2].from_cache);
+    CHECK(pool.counts().compiled == 2);
+    CHECK(pool.counts().ahead == 2);
+    CHECK(pool.counts().ahead_used == 2);
+    // A submission waiting for a worker comes first: no room ahead meanwhile.
+    pool.submit(kernel_request(3));
+    CHECK(pool.ahead_room(0) == 0);
+    CHECK_FALSE(pool.compile_ahead(kernel_request(4), 0));
+    wait_all(pool);
+    // Submissions do not wait for compiles ahead that nobody asked for: they get workers of
+    // their own (2 ahead on a pool of 3 leave one worker, and 2 are submitted).
+    compile_pool busy(3, &cache, 60.0);
+    CHECK(busy.compile_ahead(kernel_request(11), 1));
+    CHECK(busy.compile_ahead(kernel_request(12), 1));
+    CHECK(busy.ahead_room(1) == 0);
+    busy.submit(kernel_request(13));
+    busy.submit(kernel_request(14));
+    CHECK(wait_all(busy).size() == 2);
+    CHECK(busy.counts().workers_started == 4);
+    // Spare workers and a pool without cache leave no room.
+    CHECK(pool.ahead_room(3) == 0);
+    compile_pool uncached(3, nullptr, 60.0);
+    CHECK(uncached.ahead_room(0) == 0);
+    CHECK_FALSE(uncached.compile_ahead(kernel_request(5), 0));
+}
+
 TEST_CASE("compile_pool with jobs = 0 compiles inside submit") {
     compile_pool pool(0, nullptr, 60.0);
     const uint64_t t = pool.submit(kernel_request(5));

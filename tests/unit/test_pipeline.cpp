@@ -19,6 +19,7 @@
 #include "measure/stats.hpp"
 #include "search/strategy.hpp"
 #include "temp_dir.hpp"
+#include "tune/diagnostics.hpp"
 #include "tune/internal.hpp"
 
 using namespace hone;
@@ -409,4 +410,39 @@ TEST_CASE("a compile pool kept across runs serves each of them, a cut-short run 
     CHECK(failed == 4);  // FAIL=1 does not compile
     CHECK(f.opt.pool->in_flight() == 0);
     CHECK(f.opt.pool->counts().workers_started <= 2);  // the pool's own, never more than jobs
+}
+
+TEST_CASE("idle compile workers compile the descents' next steps ahead, which the run then uses") {
+    // gp_climb without its model: random draws, then descents, whose next steps the pool's
+    // free workers (6 jobs, 2 kept spare) compile while the current ones are measured.
+    pipeline_fixture f;
+    f.dir.write("scale.cu", pipeline_kernel);
+    f.dir.write("scale.yaml",
+                "kernel: {source: scale.cu, name: scale}\n"
+                "problem: {N: 4096}\n"
+                "params: {X: [1, 2, 3, 4, 5, 6, 7, 8], Y: [0, 1, 2, 3, 4, 5, 6, 7], FAIL: [0]}\n"
+                "buffers: {x: {type: float, count: N, role: inout}}\n"
+                "args: [x, {value: N, type: int64}]\n"
+                "launch: {grid: [\"ceil_div(N, 256)\"], block: [256]}\n"
+                "verify: {reference: {X: 1, Y: 0, FAIL: 0}}\n"
+                "search: {strategy: gp_climb, max_evals: 24, seed: 5,\n"
+                "         model_from: 1000, random_first: 4}\n");
+    const spec s = load_spec(f.dir.file("scale.yaml"));
+    f.opt.jobs = 6;
+    tune_diagnostics diag;
+    f.opt.diagnostics = &diag;
+    const tune_result r = tune(s, f.opt);
+    CHECK(r.evaluated == 24);
+    MESSAGE(diag.time.compiled_ahead << " compiled ahead, " << diag.time.ahead_used << " used");
+    CHECK(diag.time.compiled_ahead > 0);
+    CHECK(diag.time.ahead_used > 0);
+    CHECK(diag.time.ahead_used <= diag.time.compiled_ahead);
+    // Off: nothing compiled ahead.
+    tune_options off = f.opt;
+    off.compile_ahead = false;
+    off.fresh = true;
+    off.cache_dir = f.dir.file("cache-off");
+    const tune_result o = tune(s, off);
+    CHECK(o.evaluated == 24);
+    CHECK(diag.time.compiled_ahead == 0);
 }

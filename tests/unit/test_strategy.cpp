@@ -1425,3 +1425,63 @@ TEST_CASE("gp_climb's fit by value: log values where times follow them") {
     CHECK(differ == 8);
     CHECK(on < off);
 }
+
+namespace {
+
+struct likely_run {
+    std::vector<point> order;
+    std::size_t proposed_hinted = 0;  // proposals that an earlier likely() named
+};
+
+// Drives st as drive() does, asking likely(16) before each proposal, and checks what it names:
+// valid points never proposed before.
+likely_run drive_likely(strategy& st, const grid& g, const objective_fn& f, std::size_t evals) {
+    likely_run r;
+    std::vector<point> queue;
+    std::set<point> proposed, hinted;
+    while (r.order.size() < evals) {
+        for (const point& q : st.likely(16)) {
+            CHECK(g.contains(q));
+            CHECK(proposed.count(q) == 0);
+            hinted.insert(q);
+        }
+        if (queue.size() < 8 && !st.done())
+            for (auto& p : st.propose(8 - queue.size())) {
+                r.proposed_hinted += hinted.count(p);
+                proposed.insert(p);
+                queue.push_back(std::move(p));
+            }
+        if (queue.empty()) break;
+        const point p = queue.front();
+        queue.erase(queue.begin());
+        r.order.push_back(p);
+        st.observe(p, f(p));
+    }
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("likely names what descents and sweeps propose next, and asking changes nothing") {
+    // The tuner compiles strategy::likely's points while the compile pool has room: they must
+    // be valid and new, most of a descent's or a sweep's proposals must have been named first,
+    // and asking must not change the search.
+    grid g({8, 8, 8, 8}, [](const point& p) { return (p[0] + p[1] + p[2]) % 5 != 0; });
+    const auto f = bowl({6, 1, 4, 3});
+    // gp_climb without its model (from evaluation 1,000 on): random draws, then descents.
+    for (const auto& [name, options] :
+         std::vector<std::pair<std::string, std::map<std::string, double>>>{
+             {"gp_climb", {{"model_from", 1000}}}, {"sweep", {}}}) {
+        CAPTURE(name);
+        const auto st = make(name, g, 3, 300, options);
+        const likely_run r = drive_likely(*st, g, f, 300);
+        MESSAGE(name << ": " << r.proposed_hinted << " of " << r.order.size() << " named first");
+        CHECK(r.proposed_hinted * 2 >= r.order.size());
+        CHECK(drive(*make(name, g, 3, 300, options), g, f, 8, 300).order == r.order);
+    }
+    // auto's model picks are drawn afresh at each fit: only its descents' and sweep's are named.
+    const auto st = make("auto", g, 3, 300);
+    const likely_run r = drive_likely(*st, g, f, 300);
+    CHECK(r.proposed_hinted > 0);
+    CHECK(drive(*make("auto", g, 3, 300), g, f, 8, 300).order == r.order);
+}
