@@ -131,11 +131,7 @@ struct compile_pool::impl {
         }
         // A compile ahead that nobody has asked for yet does not hold up one that is asked
         // for: it gets a worker of its own.
-        const auto unasked = std::count_if(workers.begin(), workers.end(), [](const worker& w) {
-            return w.busy && w.busy->unasked;
-        });
-        if (static_cast<int>(workers.size() - static_cast<std::size_t>(unasked)) >= jobs)
-            return nullptr;
+        if (static_cast<int>(workers.size() - unasked_workers()) >= jobs) return nullptr;
         ++counts.workers_started;
         return &workers.emplace_back(start_worker());
     }
@@ -192,6 +188,12 @@ struct compile_pool::impl {
                                             std::chrono::duration<double>(2 * timeout_s));
         // A worker gone before the send is reported by the next receive().
         w.proc->send({{"type", "compile"}, {"request", w.busy->req}, {"timeout_s", timeout_s}});
+    }
+
+    std::size_t unasked_workers() const {
+        return static_cast<std::size_t>(
+            std::count_if(workers.begin(), workers.end(),
+                          [](const worker& w) { return w.busy && w.busy->unasked; }));
     }
 
     std::size_t busy_workers() const {
@@ -369,7 +371,10 @@ std::size_t compile_pool::ahead_room(std::size_t spare) {
     p_->poll_local(0);  // what finished frees its worker (a result without a ticket: cached)
     const std::size_t used = p_->busy_workers() + spare;
     const auto jobs = static_cast<std::size_t>(p_->jobs);
-    return used < jobs ? jobs - used : 0;
+    // At most half the jobs ahead at once: with the workers that asked-for compiles may start
+    // beside them, never more than 1.5 times `jobs` processes.
+    const std::size_t unasked = p_->unasked_workers(), cap = jobs / 2;
+    return used < jobs && unasked < cap ? std::min(jobs - used, cap - unasked) : 0;
 }
 
 bool compile_pool::compile_ahead(compile_request req, std::size_t spare) {

@@ -47,8 +47,9 @@ class compile_pool {
     // nothing is in flight.
     std::optional<std::pair<uint64_t, compile_result>> wait(double timeout_s);
     std::size_t in_flight() const;  // submitted, not yet returned by wait()
-    // Workers free for compiles ahead: idle ones, less `spare` kept for submissions, while no
-    // submission waits for a worker and a cache keeps what they compile (0 otherwise).
+    // Workers free for compiles ahead: idle ones, less `spare` kept for submissions, at most
+    // half the jobs ahead at once, while no submission waits for a worker and a cache keeps
+    // what they compile (0 otherwise).
     std::size_t ahead_room(std::size_t spare);
     // Compiles req into the cache on a free worker (ahead_room) before anyone submits it: a
     // configuration the search will probably ask for. It has no ticket (wait() never returns

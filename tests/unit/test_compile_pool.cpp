@@ -75,8 +75,9 @@ TEST_CASE("compile_pool answers from the cache and stores new results") {
 TEST_CASE("compile_pool compiles ahead on free workers, and a later submission uses it") {
     temp_dir dir;
     compile_cache cache(dir.path.string());
-    compile_pool pool(3, &cache, 60.0);
-    CHECK(pool.ahead_room(1) == 2);
+    compile_pool pool(4, &cache, 60.0);
+    CHECK(pool.ahead_room(1) == 2);  // half the jobs
+    CHECK(pool.ahead_room(3) == 1);  // the idle ones less the spare
     CHECK(pool.compile_ahead(kernel_request(1), 1));
     CHECK_FALSE(pool.compile_ahead(kernel_request(1), 1));  // under way
     CHECK(pool.ahead_room(1) == 1);
@@ -109,17 +110,16 @@ TEST_CASE("compile_pool compiles ahead on free workers, and a later submission u
     CHECK_FALSE(pool.compile_ahead(kernel_request(4), 0));
     wait_all(pool);
     // Submissions do not wait for compiles ahead that nobody asked for: they get workers of
-    // their own (2 ahead on a pool of 3 leave one worker, and 2 are submitted).
-    compile_pool busy(3, &cache, 60.0);
-    CHECK(busy.compile_ahead(kernel_request(11), 1));
-    CHECK(busy.compile_ahead(kernel_request(12), 1));
-    CHECK(busy.ahead_room(1) == 0);
-    busy.submit(kernel_request(13));
-    busy.submit(kernel_request(14));
-    CHECK(wait_all(busy).size() == 2);
-    CHECK(busy.counts().workers_started == 4);
+    // their own (2 ahead on a pool of 4, then 4 submitted: 6 workers).
+    compile_pool busy(4, &cache, 60.0);
+    CHECK(busy.compile_ahead(kernel_request(11), 0));
+    CHECK(busy.compile_ahead(kernel_request(12), 0));
+    CHECK(busy.ahead_room(0) == 0);  // half the jobs are ahead
+    for (int n = 13; n <= 16; ++n) busy.submit(kernel_request(n));
+    CHECK(wait_all(busy).size() == 4);
+    CHECK(busy.counts().workers_started == 6);
     // Spare workers and a pool without cache leave no room.
-    CHECK(pool.ahead_room(3) == 0);
+    CHECK(pool.ahead_room(4) == 0);
     compile_pool uncached(3, nullptr, 60.0);
     CHECK(uncached.ahead_room(0) == 0);
     CHECK_FALSE(uncached.compile_ahead(kernel_request(5), 0));
