@@ -62,8 +62,8 @@ outcome simulate(const recorded_space& sp, const options& o, uint64_t seed, bool
     outcome out;
     double best = 0;
     const auto unasked = [&] {
-        return static_cast<std::size_t>(std::count_if(compiling.begin(), compiling.end(),
-                                                      [](const auto& c) { return c.second.unasked; }));
+        return static_cast<std::size_t>(std::count_if(
+            compiling.begin(), compiling.end(), [](const auto& c) { return c.second.unasked; }));
     };
     const auto start_waiting = [&] {
         while (!waiting.empty() && compiling.size() - unasked() < jobs) {
@@ -140,7 +140,9 @@ outcome simulate(const recorded_space& sp, const options& o, uint64_t seed, bool
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    return v.empty()      ? 0
+           : v.size() % 2 ? v[v.size() / 2]
+                          : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 }  // namespace
@@ -150,24 +152,35 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-        if (a == "--jobs") o.jobs = std::stoi(next());
-        else if (a == "--compile-s") o.compile_s = std::stod(next());
-        else if (a == "--gpu-s") o.gpu_s = std::stod(next());
-        else if (a == "--evals") o.evals = std::stoi(next());
-        else if (a == "--seeds") o.seeds = std::stoi(next());
-        else if (a == "--seed") o.seed = std::stoull(next());
-        else if (a == "--strategy") o.strategy = next();
-        else o.space = a;
+        if (a == "--jobs")
+            o.jobs = std::stoi(next());
+        else if (a == "--compile-s")
+            o.compile_s = std::stod(next());
+        else if (a == "--gpu-s")
+            o.gpu_s = std::stod(next());
+        else if (a == "--evals")
+            o.evals = std::stoi(next());
+        else if (a == "--seeds")
+            o.seeds = std::stoi(next());
+        else if (a == "--seed")
+            o.seed = std::stoull(next());
+        else if (a == "--strategy")
+            o.strategy = next();
+        else
+            o.space = a;
     }
     if (o.space.empty()) {
-        fmt::print(stderr, "usage: hone_pipeline_sim SPACE [--jobs J] [--compile-s C] [--gpu-s G] "
-                           "[--evals N] [--seeds K] [--seed S] [--strategy NAME]\n");
+        fmt::print(stderr,
+                   "usage: hone_pipeline_sim SPACE [--jobs J] [--compile-s C] [--gpu-s G] "
+                   "[--evals N] [--seeds K] [--seed S] [--strategy NAME]\n");
         return 2;
     }
     const recorded_space sp = load_recorded_space(o.space);
     fmt::print("{}: {} jobs, compile {} s, GPU {} s, {} evaluations, {}\n", o.space, o.jobs,
                o.compile_s, o.gpu_s, o.evals, o.strategy);
-    fmt::print("| seed | wall without / with s | to 95% without / with s | ahead, used |\n|---|---|---|---|\n");
+    fmt::print(
+        "| seed | wall without / with s | to 95% without / with s | ahead, used "
+        "|\n|---|---|---|---|\n");
     std::vector<double> w0, w1, r0, r1;
     for (int k = 0; k < o.seeds; ++k) {
         const uint64_t seed = o.seed + static_cast<uint64_t>(k);
@@ -177,6 +190,8 @@ int main(int argc, char** argv) {
         w0.push_back(a.wall), w1.push_back(b.wall);
         if (a.to95 >= 0 && b.to95 >= 0) r0.push_back(a.to95), r1.push_back(b.to95);
     }
-    fmt::print("median wall {:.1f} / {:.1f} s; median to 95% {:.1f} / {:.1f} s (seeds reaching it both ways: {})\n",
-               median(w0), median(w1), median(r0), median(r1), r0.size());
+    fmt::print(
+        "median wall {:.1f} / {:.1f} s; median to 95% {:.1f} / {:.1f} s (seeds reaching it both "
+        "ways: {})\n",
+        median(w0), median(w1), median(r0), median(r1), r0.size());
 }
