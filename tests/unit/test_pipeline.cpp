@@ -17,6 +17,7 @@
 #include "hone/store.hpp"
 #include "hone/tuner.hpp"
 #include "measure/stats.hpp"
+#include "scoped_env.hpp"
 #include "search/strategy.hpp"
 #include "temp_dir.hpp"
 #include "tune/diagnostics.hpp"
@@ -444,5 +445,12 @@ TEST_CASE("idle compile workers compile the descents' next steps ahead, which th
     off.cache_dir = f.dir.file("cache-off");
     const tune_result o = tune(s, off);
     CHECK(o.evaluated == 24);
+    CHECK(diag.time.compiled_ahead == 0);
+    // Off from the environment too.
+    const scoped_env env("HONE_COMPILE_AHEAD", "0");
+    tune_options by_env = f.opt;
+    by_env.fresh = true;
+    by_env.cache_dir = f.dir.file("cache-env");
+    CHECK(tune(s, by_env).evaluated == 24);
     CHECK(diag.time.compiled_ahead == 0);
 }
