@@ -196,6 +196,16 @@ struct compile_pool::impl {
                           [](const worker& w) { return w.busy && w.busy->unasked; }));
     }
 
+    // ahead_room() without collecting what finished.
+    std::size_t room_ahead(std::size_t spare) const {
+        const std::size_t used = busy_workers() + spare;
+        const auto n = static_cast<std::size_t>(jobs);
+        // At most half the jobs ahead at once: with the workers that asked-for compiles may
+        // start beside them, never more than 1.5 times `jobs` processes.
+        const std::size_t unasked = unasked_workers(), cap = n / 2;
+        return used < n && unasked < cap ? std::min(n - used, cap - unasked) : 0;
+    }
+
     std::size_t busy_workers() const {
         return static_cast<std::size_t>(std::count_if(
             workers.begin(), workers.end(), [](const worker& w) { return bool(w.busy); }));
@@ -369,16 +379,13 @@ std::optional<std::pair<uint64_t, compile_result>> compile_pool::wait(double tim
 std::size_t compile_pool::ahead_room(std::size_t spare) {
     if (!p_->cache || p_->jobs == 0 || !p_->queue.empty()) return 0;
     p_->poll_local(0);  // what finished frees its worker (a result without a ticket: cached)
-    const std::size_t used = p_->busy_workers() + spare;
-    const auto jobs = static_cast<std::size_t>(p_->jobs);
-    // At most half the jobs ahead at once: with the workers that asked-for compiles may start
-    // beside them, never more than 1.5 times `jobs` processes.
-    const std::size_t unasked = p_->unasked_workers(), cap = jobs / 2;
-    return used < jobs && unasked < cap ? std::min(jobs - used, cap - unasked) : 0;
+    return p_->room_ahead(spare);
 }
 
 bool compile_pool::compile_ahead(compile_request req, std::size_t spare) {
-    if (ahead_room(spare) == 0) return false;
+    // The workers as the last ahead_room() found them, less what was started since.
+    if (!p_->cache || p_->jobs == 0 || !p_->queue.empty() || p_->room_ahead(spare) == 0)
+        return false;
     task t{req.cache_key(), std::move(req), {}, true};
     if (p_->cache->contains(t.key) || p_->find_task(t.key)) return false;
     worker* w = p_->idle_worker();

@@ -51,10 +51,11 @@ class compile_pool {
     // half the jobs ahead at once, while no submission waits for a worker and a cache keeps
     // what they compile (0 otherwise).
     std::size_t ahead_room(std::size_t spare);
-    // Compiles req into the cache on a free worker (ahead_room) before anyone submits it: a
-    // configuration the search will probably ask for. It has no ticket (wait() never returns
-    // it); a later submit() of the same key shares it or finds it cached. False when the
-    // cache holds it, it is under way, or no worker is free.
+    // Compiles req into the cache on a free worker before anyone submits it: a configuration
+    // the search will probably ask for. It counts the workers as the last ahead_room() left
+    // them, without collecting again. It has no ticket (wait() never returns it); a later
+    // submit() of the same key shares it or finds it cached. False when the cache holds it,
+    // it is under way, or no worker is free.
     bool compile_ahead(compile_request req, std::size_t spare);
     // Forgets every submission not yet returned by wait(), so that a pool kept for another run
     // (tune_options::pool) starts that run empty: queued compiles are dropped, and those under
