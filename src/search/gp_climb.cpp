@@ -192,8 +192,7 @@ class gp_climb final : public search_base {
         std::vector<point> out;
         point_set taken;
         const auto add = [&](const point& q) {
-            if (out.size() < n && !seen(q) && !known_.count(q) && taken.insert(q).second)
-                out.push_back(q);
+            if (out.size() < n && !seen(q) && taken.insert(q).second) out.push_back(q);
         };
         for (const auto& c : climbs_) {
             for (std::size_t k = c.next; c.at && k < c.order.size(); ++k)
@@ -205,7 +204,7 @@ class gp_climb final : public search_base {
             std::vector<point> moved = neighbours(*c.trial, true, any_value_up_to);
             if (model_order_) fastest_first(moved);
             for (const point& q : moved)
-                if (!ruled_out(*c.trial, q) && !seen(q) && !known_.count(q)) {
+                if (!ruled_out(*c.trial, q) && !seen(q)) {
                     add(q);
                     break;
                 }
