@@ -1347,6 +1347,28 @@ std::size_t evals_to(const std::vector<point>& order, const objective_fn& f, dou
     return order.size();
 }
 
+struct option_runs {
+    std::size_t on = 0, off = 0;  // evaluations to the target, summed over the seeds
+    std::size_t differ = 0;       // seeds whose runs differ
+};
+
+// gp_climb with option `name` at `on` and at `off`, seeds 1-8, each with `budget` evaluations.
+option_runs compare_option(const grid& g, const objective_fn& f, int64_t budget,
+                           const std::string& name, double on, double off, double target) {
+    option_runs r;
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+        const auto run = [&](double v) {
+            auto st = make("gp_climb", g, seed, budget, {{name, v}});
+            return drive(*st, g, f).order;
+        };
+        const auto a = run(on), b = run(off);
+        r.differ += a != b;
+        r.on += evals_to(a, f, target);
+        r.off += evals_to(b, f, target);
+    }
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("gp_climb's forest: its fits leave the process's draws as they are") {
@@ -1369,21 +1391,11 @@ TEST_CASE("gp_climb's forest chooses the proposals where it predicts better") {
         t *= 1.0 + 0.01 * p[5];
         return t;
     };
-    std::size_t with = 0, without = 0, differ = 0;
-    for (uint64_t seed = 1; seed <= 8; ++seed) {
-        const auto run = [&](double margin) {
-            auto st = make("gp_climb", g, seed, 400, {{"forest_margin", margin}});
-            return drive(*st, g, steps).order;
-        };
-        const auto a = run(0.3), b = run(2);
-        differ += a != b;
-        with += evals_to(a, steps, 1.0);
-        without += evals_to(b, steps, 1.0);
-    }
-    MESSAGE("evaluations to the optimum, 8 seeds: forest " << with << ", without " << without
-                                                           << "; runs that differ " << differ);
-    CHECK(differ >= 3);  // 4 of 8 when written: in the others the process kept predicting as well
-    CHECK(with < without);
+    const option_runs r = compare_option(g, steps, 400, "forest_margin", 0.3, 2, 1.0);
+    MESSAGE("evaluations to the optimum, 8 seeds: forest " << r.on << ", without " << r.off
+                                                           << "; runs that differ " << r.differ);
+    CHECK(r.differ >= 3);  // 4 of 8 when written: in the others the process kept predicting as well
+    CHECK(r.on < r.off);
 }
 
 TEST_CASE("gp_climb's fit by value: nothing to choose where values are powers of two") {
@@ -1409,21 +1421,11 @@ TEST_CASE("gp_climb's fit by value: log values where times follow them") {
         }
         return t;
     };
-    std::size_t on = 0, off = 0, differ = 0;
-    for (uint64_t seed = 1; seed <= 8; ++seed) {
-        const auto run = [&](double by_value) {
-            auto st = make("gp_climb", g, seed, 600, {{"by_value", by_value}});
-            return drive(*st, g, f).order;
-        };
-        const auto a = run(1), b = run(0);
-        differ += a != b;
-        on += evals_to(a, f, 1.0 + 1e-12);
-        off += evals_to(b, f, 1.0 + 1e-12);
-    }
-    MESSAGE("evaluations to the optimum, 8 seeds: by value " << on << ", by position " << off
-                                                             << "; runs that differ " << differ);
-    CHECK(differ == 8);
-    CHECK(on < off);
+    const option_runs r = compare_option(g, f, 600, "by_value", 1, 0, 1.0 + 1e-12);
+    MESSAGE("evaluations to the optimum, 8 seeds: by value " << r.on << ", by position " << r.off
+                                                             << "; runs that differ " << r.differ);
+    CHECK(r.differ == 8);
+    CHECK(r.on < r.off);
 }
 
 namespace {
