@@ -6,11 +6,12 @@
 // tuner's rules (two workers spare, at most half the jobs ahead, an asked-for compile never
 // waiting for an unasked one). The search path is the same either way: only time differs.
 //   hone_pipeline_sim SPACE [--jobs J] [--compile-s C] [--gpu-s G] [--evals N] [--seeds K]
-//                     [--seed S] [--strategy NAME]
+//                     [--seed S] [--strategy NAME]          (--help: the defaults)
 // Prints, per seed, the modelled wall time and the time to 95% of the optimum without and with
 // compiling ahead, and the medians.
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <deque>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "formats/recorded_space.hpp"
+#include "report/analysis.hpp"
 #include "search/replay.hpp"
 #include "search/strategy.hpp"
 
@@ -138,44 +140,45 @@ outcome simulate(const recorded_space& sp, const options& o, uint64_t seed, bool
     return out;
 }
 
+// The median, 0 for none (no seed reached 95% both ways).
 double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty()      ? 0
-           : v.size() % 2 ? v[v.size() / 2]
-                          : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    return v.empty() ? 0 : report_detail::median_of(v);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        const auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-        if (a == "--jobs")
-            o.jobs = std::stoi(next());
-        else if (a == "--compile-s")
-            o.compile_s = std::stod(next());
-        else if (a == "--gpu-s")
-            o.gpu_s = std::stod(next());
-        else if (a == "--evals")
-            o.evals = std::stoi(next());
-        else if (a == "--seeds")
-            o.seeds = std::stoi(next());
-        else if (a == "--seed")
-            o.seed = std::stoull(next());
-        else if (a == "--strategy")
-            o.strategy = next();
-        else
-            o.space = a;
-    }
-    if (o.space.empty()) {
-        fmt::print(stderr,
-                   "usage: hone_pipeline_sim SPACE [--jobs J] [--compile-s C] [--gpu-s G] "
-                   "[--evals N] [--seeds K] [--seed S] [--strategy NAME]\n");
+    CLI::App app{
+        "A model of the tuning loop's compiles and GPU on a recorded space, with and "
+        "without compiling ahead"};
+    app.add_option("space", o.space, "recorded space (as hone replay reads)")->required();
+    app.add_option("--jobs", o.jobs, "compile workers")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    app.add_option("--compile-s", o.compile_s, "seconds a compile takes")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--gpu-s", o.gpu_s, "seconds a measurement takes")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--evals", o.evals, "evaluations a run")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--seeds", o.seeds, "seeds")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    app.add_option("--seed", o.seed, "first seed")->capture_default_str();
+    app.add_option("--strategy", o.strategy, "strategy")->capture_default_str();
+    CLI11_PARSE(app, argc, argv);
+    std::optional<recorded_space> loaded;
+    try {
+        loaded = load_recorded_space(o.space);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "hone_pipeline_sim: {}\n", e.what());
         return 2;
     }
-    const recorded_space sp = load_recorded_space(o.space);
+    const recorded_space& sp = *loaded;
     fmt::print("{}: {} jobs, compile {} s, GPU {} s, {} evaluations, {}\n", o.space, o.jobs,
                o.compile_s, o.gpu_s, o.evals, o.strategy);
     fmt::print(
